@@ -1,0 +1,39 @@
+//! The rules of Djambi ("Machiavelli's chessboard", 1975) as specified in RULES.md:
+//! pure, no I/O.
+//!
+//! - Value types: [`Square`], [`Seat`], [`Piece`], [`Move`].
+//! - [`Position`]: legal moves ([`Position::legal_moves`]), [`Position::play`],
+//!   [`Position::resign`], DFEN parsing (`FromStr`) and formatting (`Display`).
+//! - [`Game`]: a whole game replayed from its actions, with each action's [`Effect`]s,
+//!   the outcome and the ranking.
+//! - [`perft`], and the `djambi` command in [`cli`].
+
+mod bitboard;
+mod board;
+pub mod cli;
+mod dfen;
+mod effects;
+mod error;
+mod game;
+mod json;
+mod movegen;
+mod moves;
+mod notation;
+mod perft;
+mod piece;
+mod position;
+mod resolve;
+mod seat;
+mod square;
+
+pub use board::Board;
+pub use effects::{Effect, EffectSink};
+pub use error::{MoveError, ParseError, ResignError};
+pub use game::{Action, ActionError, Game, GameSettings, Outcome, ReplayError, Ruleset, Step};
+pub use moves::Move;
+pub use notation::MoveText;
+pub use perft::perft;
+pub use piece::{Kind, Piece};
+pub use position::{Control, Position, Turn};
+pub use seat::{Seat, SeatSet};
+pub use square::Square;

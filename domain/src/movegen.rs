@@ -1,0 +1,404 @@
+//! Legal move generation and move checking.
+//!
+//! Moves are generated in *families*: one piece's path to one destination, with the
+//! choices still open (placement square, exit square). A family's moves can be listed,
+//! or counted with bit arithmetic (perft, random playouts), and a given move is checked
+//! against the families of its one piece, so that generation and checking share one
+//! definition of the rules.
+
+use std::ops::ControlFlow;
+
+use crate::bitboard::Bitboard;
+use crate::error::MoveError;
+use crate::moves::Move;
+use crate::piece::{Kind, Piece};
+use crate::position::Position;
+use crate::seat::Seat;
+use crate::square::{DIRECTIONS, ORTHOGONAL, Square};
+
+/// One piece's path to one destination, with the choices it leaves open.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Family {
+    /// A move to an empty square, the reporter's move without a kill included.
+    Plain { from: Square, to: Square },
+    /// A reporter's move to `to` that kills the enemy on `victim`.
+    ReporterKill {
+        from: Square,
+        to: Square,
+        victim: Square,
+    },
+    /// A militant or chief killing, or a diplomat or necromobile lifting, on `to`; the
+    /// mover then places the corpse or piece on an empty square (the maze only when
+    /// `maze_allowed`: a diplomat's lifted chief).
+    Place {
+        from: Square,
+        to: Square,
+        maze_allowed: bool,
+    },
+    /// An assassin's kill off the maze: the corpse goes to `from`.
+    AssassinKill { from: Square, to: Square },
+    /// An assassin's kill of the chief on the maze, then an exit.
+    AssassinMaze { from: Square },
+    /// A diplomat or necromobile lifting from the maze, then an exit and a placement.
+    LiftMaze { from: Square },
+}
+
+impl Family {
+    pub(crate) fn from(self) -> Square {
+        match self {
+            Family::Plain { from, .. }
+            | Family::ReporterKill { from, .. }
+            | Family::Place { from, .. }
+            | Family::AssassinKill { from, .. }
+            | Family::AssassinMaze { from }
+            | Family::LiftMaze { from } => from,
+        }
+    }
+
+    pub(crate) fn to(self) -> Square {
+        match self {
+            Family::Plain { to, .. }
+            | Family::ReporterKill { to, .. }
+            | Family::Place { to, .. }
+            | Family::AssassinKill { to, .. } => to,
+            Family::AssassinMaze { .. } | Family::LiftMaze { .. } => Square::MAZE,
+        }
+    }
+}
+
+/// Squares reachable in straight lines from the maze over `empty` squares: the exits.
+fn exits(empty: Bitboard) -> Bitboard {
+    let mut exits = Bitboard::EMPTY;
+    for dir in DIRECTIONS {
+        let mut sq = Square::MAZE;
+        while let Some(next) = sq.step(dir) {
+            if !empty.contains(next) {
+                break;
+            }
+            exits.insert(next);
+            sq = next;
+        }
+    }
+    exits
+}
+
+/// Where a placement may go after a family's action, given the board's empty squares
+/// before the move (the departure square counts as empty).
+fn placements(empty: Bitboard, from: Square, maze_allowed: bool) -> Bitboard {
+    let squares = empty.with(from);
+    if maze_allowed {
+        squares
+    } else {
+        squares.without(Square::MAZE)
+    }
+}
+
+impl Position {
+    /// Calls `visit` with every legal family of the piece on `from`, for `seat`.
+    fn piece_families(
+        &self,
+        seat: Seat,
+        from: Square,
+        piece: Piece,
+        empty: Bitboard,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let range = piece.kind.range();
+        for dir in DIRECTIONS {
+            let mut sq = from;
+            for _ in 0..range {
+                let Some(next) = sq.step(dir) else { break };
+                sq = next;
+                let Some(target) = self.board.get(sq) else {
+                    if sq.is_maze() {
+                        // Anyone may cross the empty maze; only a chief may stop on it.
+                        if piece.kind == Kind::Chief {
+                            visit(Family::Plain { from, to: sq })?;
+                        }
+                        continue;
+                    }
+                    visit(Family::Plain { from, to: sq })?;
+                    if piece.kind == Kind::Reporter {
+                        for odir in ORTHOGONAL {
+                            if let Some(victim) = sq.step(odir)
+                                && let Some(p) = self.board.get(victim)
+                                && self.is_enemy(p, seat)
+                            {
+                                visit(Family::ReporterKill {
+                                    from,
+                                    to: sq,
+                                    victim,
+                                })?;
+                            }
+                        }
+                    }
+                    continue;
+                };
+                let on_maze = sq.is_maze();
+                let family = match piece.kind {
+                    Kind::Militant if !on_maze && self.is_enemy(target, seat) => {
+                        Some(Family::Place {
+                            from,
+                            to: sq,
+                            maze_allowed: false,
+                        })
+                    }
+                    Kind::Chief if self.is_enemy(target, seat) => Some(Family::Place {
+                        from,
+                        to: sq,
+                        maze_allowed: false,
+                    }),
+                    Kind::Assassin if self.is_enemy(target, seat) => Some(if on_maze {
+                        Family::AssassinMaze { from }
+                    } else {
+                        Family::AssassinKill { from, to: sq }
+                    }),
+                    Kind::Diplomat if self.is_enemy(target, seat) => Some(if on_maze {
+                        Family::LiftMaze { from }
+                    } else {
+                        Family::Place {
+                            from,
+                            to: sq,
+                            maze_allowed: target.kind == Kind::Chief,
+                        }
+                    }),
+                    Kind::Necromobile if !target.alive => Some(if on_maze {
+                        Family::LiftMaze { from }
+                    } else {
+                        Family::Place {
+                            from,
+                            to: sq,
+                            maze_allowed: false,
+                        }
+                    }),
+                    _ => None,
+                };
+                if let Some(family) = family
+                    && family_size(family, empty) > 0
+                {
+                    visit(family)?;
+                }
+                break;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Calls `visit` with every legal family for `seat`, piece by piece from `A1`.
+    pub(crate) fn families(
+        &self,
+        seat: Seat,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let empty = self.board.empty_squares();
+        for (from, piece) in self.board.pieces() {
+            if self.is_friendly(piece, seat) {
+                self.piece_families(seat, from, piece, empty, visit)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Whether `seat` would have a legal move if it were its turn.
+    pub fn has_legal_move(&self, seat: Seat) -> bool {
+        self.families(seat, &mut |_| ControlFlow::Break(()))
+            .is_break()
+    }
+
+    /// Every complete legal move for the seat to move (none when the game is over),
+    /// in generation order. Sort their texts for the canonical listing.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut moves = Vec::new();
+        self.legal_moves_into(&mut moves);
+        moves
+    }
+
+    /// Like [`Position::legal_moves`], appending to a buffer that can be reused.
+    pub fn legal_moves_into(&self, moves: &mut Vec<Move>) {
+        let Some(seat) = self.to_move() else { return };
+        let empty = self.board.empty_squares();
+        let _ = self.families(seat, &mut |family| {
+            expand(family, empty, &mut |mv| moves.push(mv));
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// The number of complete legal moves, counted without listing them.
+    pub fn count_legal_moves(&self) -> u64 {
+        let Some(seat) = self.to_move() else { return 0 };
+        let empty = self.board.empty_squares();
+        let mut count = 0u64;
+        let _ = self.families(seat, &mut |family| {
+            count += u64::from(family_size(family, empty));
+            ControlFlow::Continue(())
+        });
+        count
+    }
+
+    /// Checks a move for the seat to move and says precisely what is wrong with it.
+    pub(crate) fn check(&self, mv: &Move) -> Result<Family, MoveError> {
+        let seat = self.to_move().ok_or(MoveError::GameOver)?;
+        let piece = self
+            .board
+            .get(mv.from)
+            .ok_or(MoveError::EmptySquare(mv.from))?;
+        if !self.is_friendly(piece, seat) {
+            return Err(MoveError::NotYourPiece {
+                square: mv.from,
+                seat,
+            });
+        }
+        let empty = self.board.empty_squares();
+        let mut found: Option<Family> = None;
+        let mut reporter_kill = false;
+        let _ = self.piece_families(seat, mv.from, piece, empty, &mut |family| {
+            if family.to() != mv.to {
+                return ControlFlow::Continue(());
+            }
+            match family {
+                Family::ReporterKill { victim, .. } => {
+                    reporter_kill = true;
+                    if mv.victim == Some(victim) {
+                        found = Some(family);
+                        return ControlFlow::Break(());
+                    }
+                }
+                _ => found = found.or(Some(family)),
+            }
+            ControlFlow::Continue(())
+        });
+        let family = found.ok_or(MoveError::Unreachable {
+            from: mv.from,
+            to: mv.to,
+        })?;
+        let what = if matches!(piece.kind, Kind::Militant | Kind::Chief | Kind::Necromobile) {
+            "corpse"
+        } else {
+            "lifted piece"
+        };
+        let no_victim = || match mv.victim {
+            Some(v) if piece.kind == Kind::Reporter || reporter_kill => {
+                Err(MoveError::ForbiddenVictim(v))
+            }
+            Some(_) => Err(MoveError::UnexpectedVictim),
+            None => Ok(()),
+        };
+        let no_exit = || {
+            if mv.exit.is_some() {
+                Err(MoveError::UnexpectedExit)
+            } else {
+                Ok(())
+            }
+        };
+        let no_place = || {
+            if mv.place.is_some() {
+                Err(MoveError::UnexpectedPlacement)
+            } else {
+                Ok(())
+            }
+        };
+        let place_in = |allowed: Bitboard| match mv.place {
+            None => Err(MoveError::MissingPlacement { what }),
+            Some(p) if allowed.contains(p) => Ok(()),
+            Some(p) => Err(MoveError::ForbiddenPlacement { what, square: p }),
+        };
+        let exit_in = |allowed: Bitboard| match mv.exit {
+            None => Err(MoveError::MissingExit),
+            Some(e) if allowed.contains(e) => Ok(()),
+            Some(e) => Err(MoveError::ForbiddenExit(e)),
+        };
+        match family {
+            Family::Plain { .. } | Family::AssassinKill { .. } => {
+                no_victim()?;
+                no_exit()?;
+                no_place()?;
+            }
+            Family::ReporterKill { .. } => {
+                no_exit()?;
+                no_place()?;
+            }
+            Family::Place {
+                from, maze_allowed, ..
+            } => {
+                no_victim()?;
+                no_exit()?;
+                place_in(placements(empty, from, maze_allowed))?;
+            }
+            Family::AssassinMaze { .. } => {
+                no_victim()?;
+                exit_in(exits(empty))?;
+                no_place()?;
+            }
+            Family::LiftMaze { from } => {
+                no_victim()?;
+                let open = empty.with(from);
+                exit_in(exits(open))?;
+                let exit = mv.exit.expect("checked above");
+                place_in(placements(empty, from, false).without(exit))?;
+            }
+        }
+        Ok(family)
+    }
+}
+
+/// How many complete moves a family holds.
+pub(crate) fn family_size(family: Family, empty: Bitboard) -> u32 {
+    match family {
+        Family::Plain { .. } | Family::ReporterKill { .. } | Family::AssassinKill { .. } => 1,
+        Family::Place {
+            from, maze_allowed, ..
+        } => placements(empty, from, maze_allowed).count(),
+        Family::AssassinMaze { .. } => exits(empty).count(),
+        Family::LiftMaze { from } => {
+            let exit_count = exits(empty.with(from)).count();
+            // The exit square is taken; the maze (emptied by the lift) stays excluded.
+            let places = placements(empty, from, false).count().saturating_sub(1);
+            exit_count * places
+        }
+    }
+}
+
+/// Lists a family's complete moves.
+pub(crate) fn expand(family: Family, empty: Bitboard, out: &mut impl FnMut(Move)) {
+    match family {
+        Family::Plain { from, to } | Family::AssassinKill { from, to } => {
+            out(Move::plain(from, to))
+        }
+        Family::ReporterKill { from, to, victim } => out(Move {
+            victim: Some(victim),
+            ..Move::plain(from, to)
+        }),
+        Family::Place {
+            from,
+            to,
+            maze_allowed,
+        } => {
+            for place in placements(empty, from, maze_allowed).iter() {
+                out(Move {
+                    place: Some(place),
+                    ..Move::plain(from, to)
+                });
+            }
+        }
+        Family::AssassinMaze { from } => {
+            for exit in exits(empty).iter() {
+                out(Move {
+                    exit: Some(exit),
+                    ..Move::plain(from, Square::MAZE)
+                });
+            }
+        }
+        Family::LiftMaze { from } => {
+            let places = placements(empty, from, false);
+            for exit in exits(empty.with(from)).iter() {
+                for place in places.without(exit).iter() {
+                    out(Move {
+                        exit: Some(exit),
+                        place: Some(place),
+                        ..Move::plain(from, Square::MAZE)
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! Playing a move and resolving it (RULES.md sections 3 to 5): the piece action, then
+//! chief killed, surrounded chiefs to a fixpoint, orphans taken, end, next turn.
+
+use crate::bitboard::Bitboard;
+use crate::effects::{Effect, EffectSink};
+use crate::error::{MoveError, ResignError};
+use crate::movegen::Family;
+use crate::moves::Move;
+use crate::piece::Kind;
+use crate::position::{Control, Position, Turn};
+use crate::seat::{Seat, SeatSet};
+use crate::square::Square;
+
+impl Position {
+    /// The position after a legal move, or why the move is illegal.
+    pub fn play(&self, mv: &Move) -> Result<Position, MoveError> {
+        let mut next = self.clone();
+        next.play_in_place(mv, &mut ())?;
+        Ok(next)
+    }
+
+    /// Plays a move on this position, reporting its effects to `sink`. On error the
+    /// position is unchanged.
+    pub fn play_in_place(
+        &mut self,
+        mv: &Move,
+        sink: &mut impl EffectSink,
+    ) -> Result<(), MoveError> {
+        let family = self.check(mv)?;
+        self.apply(family, mv, sink);
+        Ok(())
+    }
+
+    /// Plays a move taken from this position's own generator, without checking it again.
+    pub(crate) fn apply(&mut self, family: Family, mv: &Move, sink: &mut impl EffectSink) {
+        let Some(seat) = self.to_move() else { return };
+        let from = family.from();
+        let Some(piece) = self.board[from].take() else {
+            return;
+        };
+        let mut killed_chief = None;
+        let mut kill =
+            |board: &mut crate::board::Board, square: Square, sink: &mut dyn FnMut(Effect)| {
+                let victim = board[square].take()?;
+                if victim.is_living_chief() {
+                    killed_chief = Some(victim.party);
+                }
+                sink(Effect::Killed {
+                    piece: victim,
+                    square,
+                });
+                Some(victim.corpse())
+            };
+        let mut record = |e: Effect| sink.record(e);
+        match family {
+            Family::Plain { to, .. } => {
+                self.board[to] = Some(piece);
+                record(Effect::Moved { piece, from, to });
+            }
+            Family::ReporterKill { to, victim, .. } => {
+                self.board[to] = Some(piece);
+                record(Effect::Moved { piece, from, to });
+                let corpse = kill(&mut self.board, victim, &mut record);
+                self.board[victim] = corpse;
+            }
+            Family::Place { to, .. } => {
+                let place = mv.place.unwrap_or(from);
+                record(Effect::Moved { piece, from, to });
+                let placed = if matches!(piece.kind, Kind::Militant | Kind::Chief) {
+                    kill(&mut self.board, to, &mut record)
+                } else {
+                    self.board[to].take()
+                };
+                self.board[to] = Some(piece);
+                if let Some(placed) = placed {
+                    self.board[place] = Some(placed);
+                    record(Effect::Placed {
+                        piece: placed,
+                        from: to,
+                        to: place,
+                    });
+                }
+            }
+            Family::AssassinKill { to, .. } => {
+                record(Effect::Moved { piece, from, to });
+                let corpse = kill(&mut self.board, to, &mut record);
+                self.board[to] = Some(piece);
+                if let Some(corpse) = corpse {
+                    self.board[from] = Some(corpse);
+                    record(Effect::Placed {
+                        piece: corpse,
+                        from: to,
+                        to: from,
+                    });
+                }
+            }
+            Family::AssassinMaze { .. } => {
+                let exit = mv.exit.unwrap_or(from);
+                record(Effect::Moved {
+                    piece,
+                    from,
+                    to: exit,
+                });
+                let corpse = kill(&mut self.board, Square::MAZE, &mut record);
+                self.board[from] = corpse;
+                if let Some(corpse) = corpse {
+                    record(Effect::Placed {
+                        piece: corpse,
+                        from: Square::MAZE,
+                        to: from,
+                    });
+                }
+                self.board[exit] = Some(piece);
+            }
+            Family::LiftMaze { .. } => {
+                let exit = mv.exit.unwrap_or(from);
+                let place = mv.place.unwrap_or(from);
+                record(Effect::Moved {
+                    piece,
+                    from,
+                    to: exit,
+                });
+                let lifted = self.board[Square::MAZE].take();
+                self.board[exit] = Some(piece);
+                if let Some(lifted) = lifted {
+                    self.board[place] = Some(lifted);
+                    record(Effect::Placed {
+                        piece: lifted,
+                        from: Square::MAZE,
+                        to: place,
+                    });
+                }
+            }
+        }
+        self.ply += 1;
+        let (was_regular, last_regular) = match self.turn {
+            Turn::Regular(s) => (true, s),
+            Turn::Bonus { after, .. } => (false, after),
+            Turn::Over => (false, seat),
+        };
+        self.resolve(seat, killed_chief, sink);
+        if !self.is_over() {
+            self.advance_turn(seat, was_regular, last_regular, sink);
+        }
+    }
+
+    /// Steps 1 to 4 of RULES.md section 4; ends the game when at most one seat is active.
+    fn resolve(&mut self, mover: Seat, killed_chief: Option<Seat>, sink: &mut impl EffectSink) {
+        // 1. Chief killed: the victim's seat loses everything to the mover.
+        if let Some(party) = killed_chief {
+            match self.control(party) {
+                Control::Seat(victim) => {
+                    self.transfer_all(victim, Control::Seat(mover), sink);
+                    sink.record(Effect::Eliminated { seat: victim });
+                }
+                Control::Hostage => self.set_control(party, Control::Seat(mover), sink),
+                Control::Orphaned => {}
+            }
+        }
+        // 2. Surrounded chiefs, until none is left.
+        while let Some((seat, square)) = self.find_surrounded_chief() {
+            if let Some(chief) = self.board[square] {
+                self.board[square] = Some(chief.corpse());
+                sink.record(Effect::Surrounded {
+                    piece: chief,
+                    square,
+                });
+            }
+            let heir = match self.ruler() {
+                Some(ruler) if ruler != seat => Control::Seat(ruler),
+                _ => Control::Orphaned,
+            };
+            self.transfer_all(seat, heir, sink);
+            sink.record(Effect::Eliminated { seat });
+        }
+        // 3. Orphans taken by the ruler.
+        if let Some(ruler) = self.ruler() {
+            for party in Seat::ALL {
+                if self.control(party) == Control::Orphaned {
+                    self.set_control(party, Control::Seat(ruler), sink);
+                }
+            }
+        }
+        // 4. End.
+        if self.active_seats().len() <= 1 {
+            self.turn = Turn::Over;
+        }
+    }
+
+    fn set_control(&mut self, party: Seat, to: Control, sink: &mut impl EffectSink) {
+        let from = self.control[party.index()];
+        if from != to {
+            self.control[party.index()] = to;
+            sink.record(Effect::ControlChanged { party, from, to });
+        }
+    }
+
+    /// Hands every party `seat` controls to `to`.
+    fn transfer_all(&mut self, seat: Seat, to: Control, sink: &mut impl EffectSink) {
+        for party in Seat::ALL {
+            if self.control(party) == Control::Seat(seat) {
+                self.set_control(party, to, sink);
+            }
+        }
+    }
+
+    /// The first living chief, in play order of the seats, that RULES.md section 4.2 kills.
+    fn find_surrounded_chief(&self) -> Option<(Seat, Square)> {
+        let mut seat_pieces = [Bitboard::EMPTY; 4];
+        let mut chiefs = [Bitboard::EMPTY; 4];
+        let mut has_necromobile = SeatSet::EMPTY;
+        let mut walls = Bitboard::EMPTY; // corpses and orphaned pieces
+        for (sq, piece) in self.board.pieces() {
+            match (piece.alive, self.control(piece.party)) {
+                (false, _) | (true, Control::Orphaned) => walls.insert(sq),
+                (true, Control::Seat(s)) => {
+                    seat_pieces[s.index()].insert(sq);
+                    match piece.kind {
+                        Kind::Chief if !sq.is_maze() => chiefs[s.index()].insert(sq),
+                        Kind::Necromobile => has_necromobile.insert(s),
+                        _ => {}
+                    }
+                }
+                (true, Control::Hostage) => {}
+            }
+        }
+        for seat in Seat::ALL {
+            if !self.is_active(seat) || has_necromobile.contains(seat) {
+                continue;
+            }
+            for chief in chiefs[seat.index()].iter() {
+                let group = Bitboard::from_square(chief).flood(seat_pieces[seat.index()]);
+                let border = group.neighbours() & !group;
+                if (border & !walls).is_empty() {
+                    return Some((seat, chief));
+                }
+            }
+        }
+        None
+    }
+
+    /// RULES.md section 5: the next turn after `mover` played, applying automatic passes.
+    fn advance_turn(
+        &mut self,
+        mover: Seat,
+        was_regular: bool,
+        last_regular: Seat,
+        sink: &mut impl EffectSink,
+    ) {
+        let active = self.active_seats();
+        let ruler = self.ruler();
+        let (mut mover, mut was_regular, mut last_regular) = (mover, was_regular, last_regular);
+        let mut stuck = SeatSet::EMPTY;
+        // Every active seat is reached within a few turns; the bound only guards the loop.
+        for _ in 0..32 {
+            let next = match ruler {
+                Some(r) if was_regular && r != mover => Turn::Bonus {
+                    seat: r,
+                    after: mover,
+                },
+                _ => Turn::Regular(next_regular(active, ruler, mover, last_regular)),
+            };
+            let Some(seat) = next.seat() else { break };
+            if !stuck.contains(seat) && self.has_legal_move(seat) {
+                self.turn = next;
+                return;
+            }
+            stuck.insert(seat);
+            sink.record(Effect::Passed { seat });
+            if stuck == active {
+                break;
+            }
+            mover = seat;
+            was_regular = matches!(next, Turn::Regular(_));
+            if was_regular {
+                last_regular = seat;
+            }
+        }
+        // No active seat can move: a draw among them.
+        self.turn = Turn::Over;
+    }
+
+    /// The position after `seat` resigns (RULES.md section 7): its parties become
+    /// hostage; if it was to move, its turn counts as played.
+    pub fn resign(&self, seat: Seat) -> Result<Position, ResignError> {
+        let mut next = self.clone();
+        next.resign_in_place(seat, &mut ())?;
+        Ok(next)
+    }
+
+    pub fn resign_in_place(
+        &mut self,
+        seat: Seat,
+        sink: &mut impl EffectSink,
+    ) -> Result<(), ResignError> {
+        if self.is_over() {
+            return Err(ResignError::GameOver);
+        }
+        if !self.is_active(seat) {
+            return Err(ResignError::NotActive(seat));
+        }
+        self.transfer_all(seat, Control::Hostage, sink);
+        sink.record(Effect::Eliminated { seat });
+        if self.active_seats().len() <= 1 {
+            self.turn = Turn::Over;
+            return Ok(());
+        }
+        match self.turn {
+            Turn::Regular(s) if s == seat => self.advance_turn(seat, true, seat, sink),
+            Turn::Bonus { seat: s, after } if s == seat => {
+                self.advance_turn(seat, false, after, sink)
+            }
+            Turn::Regular(s) | Turn::Bonus { seat: s, .. } => {
+                // The seat to move keeps its turn; it still has a move, as nothing of its own changed.
+                if !self.has_legal_move(s) {
+                    let (regular, last) = match self.turn {
+                        Turn::Bonus { after, .. } => (false, after),
+                        _ => (true, s),
+                    };
+                    sink.record(Effect::Passed { seat: s });
+                    self.advance_turn(s, regular, last, sink);
+                }
+            }
+            Turn::Over => {}
+        }
+        Ok(())
+    }
+}
+
+/// The next regular turn: the first active seat after `last_regular`, skipping the
+/// ruler and the seat that just moved while three or more seats are active.
+fn next_regular(active: SeatSet, ruler: Option<Seat>, mover: Seat, last_regular: Seat) -> Seat {
+    let skip = active.len() >= 3;
+    let mut seat = last_regular;
+    for _ in 0..4 {
+        seat = seat.next();
+        if active.contains(seat) && !(skip && (Some(seat) == ruler || seat == mover)) {
+            return seat;
+        }
+    }
+    // Unreachable with two or more active seats; stay well-defined anyway.
+    active.iter().next().unwrap_or(mover)
+}
