@@ -1,16 +1,45 @@
 //! The board: what stands on each of the 81 squares.
 
-use std::ops::{Index, IndexMut};
+use std::ops::Index;
 
 use crate::bitboard::Bitboard;
 use crate::piece::{Kind, Piece};
 use crate::seat::Seat;
 use crate::square::Square;
 
+/// One byte a square (0 for empty) so that copies are cheap and scans vectorise.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Board {
-    squares: [Option<Piece>; 81],
+    cells: [u8; 81],
+    /// Kept in step with `cells` by [`Board::set`], so that move generation and the
+    /// surround rule read bit sets instead of scanning squares.
+    masks: Masks,
 }
+
+const fn encode(piece: Option<Piece>) -> u8 {
+    match piece {
+        None => 0,
+        Some(p) => 1 + (p.party as u8) * 12 + (p.kind as u8) * 2 + !p.alive as u8,
+    }
+}
+
+/// Every cell code to its piece, so that reads can hand out references.
+static DECODE: [Option<Piece>; 49] = {
+    let mut table = [None; 49];
+    let mut code = 1;
+    while code < 49 {
+        let i = code - 1;
+        let party = Seat::ALL[i / 12];
+        let kind = Kind::ALL[(i % 12) / 2];
+        table[code] = Some(Piece {
+            party,
+            kind,
+            alive: i % 2 == 0,
+        });
+        code += 1;
+    }
+    table
+};
 
 impl Default for Board {
     fn default() -> Board {
@@ -21,7 +50,8 @@ impl Default for Board {
 impl Board {
     pub const fn empty() -> Board {
         Board {
-            squares: [None; 81],
+            cells: [0; 81],
+            masks: Masks::EMPTY,
         }
     }
 
@@ -60,49 +90,112 @@ impl Board {
         for (party, squares) in layout {
             for (name, kind) in squares.into_iter().zip(kinds) {
                 let square: Square = name.parse().expect("layout squares are valid");
-                board[square] = Some(Piece::living(party, kind));
+                board.set(square, Some(Piece::living(party, kind)));
             }
         }
         board
     }
 
+    #[inline]
     pub fn get(&self, sq: Square) -> Option<Piece> {
-        self.squares[sq.index()]
+        DECODE[self.cells[sq.index()] as usize]
     }
 
+    #[inline]
     pub fn is_empty(&self, sq: Square) -> bool {
-        self.squares[sq.index()].is_none()
+        self.cells[sq.index()] == 0
+    }
+
+    #[inline]
+    pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
+        if let Some(old) = self.get(sq) {
+            self.masks.toggle(sq, old);
+        }
+        if let Some(new) = piece {
+            self.masks.toggle(sq, new);
+        }
+        self.cells[sq.index()] = encode(piece);
+    }
+
+    /// Empties the square and returns what stood there.
+    #[inline]
+    pub fn take(&mut self, sq: Square) -> Option<Piece> {
+        let piece = self.get(sq);
+        self.set(sq, None);
+        piece
     }
 
     /// Every occupied square with its piece, from `A1` to `I9`.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        Square::all().filter_map(|sq| self.get(sq).map(|p| (sq, p)))
+        self.cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != 0)
+            .filter_map(|(i, c)| Some((Square::from_index(i)?, DECODE[*c as usize]?)))
     }
 
     pub fn empty_squares(&self) -> Bitboard {
-        let mut mask = 0u128;
-        for (i, cell) in self.squares.iter().enumerate() {
-            if cell.is_none() {
-                mask |= 1u128 << i;
-            }
-        }
-        Bitboard(mask)
+        !Bitboard(self.masks.occupied)
+    }
+
+    /// The board as bit sets.
+    #[inline]
+    pub(crate) fn masks(&self) -> &Masks {
+        &self.masks
     }
 
     pub fn piece_count(&self) -> usize {
-        self.squares.iter().filter(|c| c.is_some()).count()
+        self.cells.iter().filter(|c| **c != 0).count()
+    }
+}
+
+/// Bit sets of the board by party and role (see [`Board::masks`]).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct Masks {
+    pub occupied: u128,
+    pub corpses: u128,
+    /// Living pieces, by party.
+    pub living: [u128; 4],
+    /// Living pieces, by kind.
+    pub kinds: [u128; 6],
+}
+
+impl Masks {
+    const EMPTY: Masks = Masks {
+        occupied: 0,
+        corpses: 0,
+        living: [0; 4],
+        kinds: [0; 6],
+    };
+
+    /// Adds the piece on `sq` to the sets, or removes it when it is there.
+    #[inline]
+    fn toggle(&mut self, sq: Square, piece: Piece) {
+        let bit = 1u128 << sq.index();
+        self.occupied ^= bit;
+        if piece.alive {
+            self.living[piece.party.index()] ^= bit;
+            self.kinds[piece.kind as usize] ^= bit;
+        } else {
+            self.corpses ^= bit;
+        }
+    }
+
+    /// Living chiefs of a party.
+    #[inline]
+    pub fn chiefs(&self, party: Seat) -> u128 {
+        self.living[party.index()] & self.kinds[Kind::Chief as usize]
+    }
+
+    #[inline]
+    pub fn has_necromobile(&self, party: Seat) -> bool {
+        self.living[party.index()] & self.kinds[Kind::Necromobile as usize] != 0
     }
 }
 
 impl Index<Square> for Board {
     type Output = Option<Piece>;
     fn index(&self, sq: Square) -> &Option<Piece> {
-        &self.squares[sq.index()]
-    }
-}
-
-impl IndexMut<Square> for Board {
-    fn index_mut(&mut self, sq: Square) -> &mut Option<Piece> {
-        &mut self.squares[sq.index()]
+        &DECODE[self.cells[sq.index()] as usize]
     }
 }

@@ -56,7 +56,7 @@ fn parse_placement(field: &str) -> Result<Board, ParseError> {
                 let Some(sq) = Square::new(file, rank) else {
                     return malformed(format!("rank {} has more than 9 squares", rank + 1));
                 };
-                board[sq] = Some(Piece { party, kind, alive });
+                board.set(sq, Some(Piece { party, kind, alive }));
                 file += 1;
             }
             if file > 9 {

@@ -69,14 +69,12 @@ impl Family {
 /// Squares reachable in straight lines from the maze over `empty` squares: the exits.
 fn exits(empty: Bitboard) -> Bitboard {
     let mut exits = Bitboard::EMPTY;
-    for dir in DIRECTIONS {
-        let mut sq = Square::MAZE;
-        while let Some(next) = sq.step(dir) {
-            if !empty.contains(next) {
+    for dir in 0..DIRECTIONS.len() {
+        for &sq in Square::MAZE.ray(dir) {
+            if !empty.contains(sq) {
                 break;
             }
-            exits.insert(next);
-            sq = next;
+            exits.insert(sq);
         }
     }
     exits
@@ -103,12 +101,10 @@ impl Position {
         empty: Bitboard,
         visit: &mut impl FnMut(Family) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
-        let range = piece.kind.range();
-        for dir in DIRECTIONS {
-            let mut sq = from;
-            for _ in 0..range {
-                let Some(next) = sq.step(dir) else { break };
-                sq = next;
+        let range = usize::from(piece.kind.range());
+        for dir in 0..DIRECTIONS.len() {
+            let ray = from.ray(dir);
+            for &sq in &ray[..ray.len().min(range)] {
                 let Some(target) = self.board.get(sq) else {
                     if sq.is_maze() {
                         // Anyone may cross the empty maze; only a chief may stop on it.
@@ -191,16 +187,33 @@ impl Position {
         visit: &mut impl FnMut(Family) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let empty = self.board.empty_squares();
-        for (from, piece) in self.board.pieces() {
-            if self.is_friendly(piece, seat) {
+        for from in self.own_pieces(seat).iter() {
+            if let Some(piece) = self.board.get(from) {
                 self.piece_families(seat, from, piece, empty, visit)?;
             }
         }
         ControlFlow::Continue(())
     }
 
+    /// The living pieces of every party `seat` controls.
+    pub(crate) fn own_pieces(&self, seat: Seat) -> Bitboard {
+        let masks = self.board.masks();
+        let mut own = Bitboard::EMPTY;
+        for party in Seat::ALL {
+            if self.control(party) == crate::position::Control::Seat(seat) {
+                own = own | Bitboard(masks.living[party.index()]);
+            }
+        }
+        own
+    }
+
     /// Whether `seat` would have a legal move if it were its turn.
     pub fn has_legal_move(&self, seat: Seat) -> bool {
+        // Fast path: any piece next to an empty square other than the maze can step there.
+        let free = self.board.empty_squares().without(Square::MAZE);
+        if !(self.own_pieces(seat).neighbours() & free).is_empty() {
+            return true;
+        }
         self.families(seat, &mut |_| ControlFlow::Break(()))
             .is_break()
     }
@@ -233,6 +246,32 @@ impl Position {
             ControlFlow::Continue(())
         });
         count
+    }
+
+    /// The `n`th complete legal move in generation order (the order of
+    /// [`Position::legal_moves`]), found without listing the others: with
+    /// [`Position::count_legal_moves`], a uniform random move costs two generator passes.
+    pub fn nth_legal_move(&self, n: u64) -> Option<Move> {
+        let seat = self.to_move()?;
+        let empty = self.board.empty_squares();
+        let mut skip = n;
+        let mut chosen = None;
+        let _ = self.families(seat, &mut |family| {
+            let size = u64::from(family_size(family, empty));
+            if skip >= size {
+                skip -= size;
+                return ControlFlow::Continue(());
+            }
+            let mut index = 0;
+            expand(family, empty, &mut |mv| {
+                if index == skip {
+                    chosen = Some(mv);
+                }
+                index += 1;
+            });
+            ControlFlow::Break(())
+        });
+        chosen
     }
 
     /// Checks a move for the seat to move and says precisely what is wrong with it.

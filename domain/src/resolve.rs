@@ -35,13 +35,13 @@ impl Position {
     pub(crate) fn apply(&mut self, family: Family, mv: &Move, sink: &mut impl EffectSink) {
         let Some(seat) = self.to_move() else { return };
         let from = family.from();
-        let Some(piece) = self.board[from].take() else {
+        let Some(piece) = self.board.take(from) else {
             return;
         };
         let mut killed_chief = None;
         let mut kill =
             |board: &mut crate::board::Board, square: Square, sink: &mut dyn FnMut(Effect)| {
-                let victim = board[square].take()?;
+                let victim = board.take(square)?;
                 if victim.is_living_chief() {
                     killed_chief = Some(victim.party);
                 }
@@ -54,14 +54,14 @@ impl Position {
         let mut record = |e: Effect| sink.record(e);
         match family {
             Family::Plain { to, .. } => {
-                self.board[to] = Some(piece);
+                self.board.set(to, Some(piece));
                 record(Effect::Moved { piece, from, to });
             }
             Family::ReporterKill { to, victim, .. } => {
-                self.board[to] = Some(piece);
+                self.board.set(to, Some(piece));
                 record(Effect::Moved { piece, from, to });
                 let corpse = kill(&mut self.board, victim, &mut record);
-                self.board[victim] = corpse;
+                self.board.set(victim, corpse);
             }
             Family::Place { to, .. } => {
                 let place = mv.place.unwrap_or(from);
@@ -69,11 +69,11 @@ impl Position {
                 let placed = if matches!(piece.kind, Kind::Militant | Kind::Chief) {
                     kill(&mut self.board, to, &mut record)
                 } else {
-                    self.board[to].take()
+                    self.board.take(to)
                 };
-                self.board[to] = Some(piece);
+                self.board.set(to, Some(piece));
                 if let Some(placed) = placed {
-                    self.board[place] = Some(placed);
+                    self.board.set(place, Some(placed));
                     record(Effect::Placed {
                         piece: placed,
                         from: to,
@@ -84,9 +84,9 @@ impl Position {
             Family::AssassinKill { to, .. } => {
                 record(Effect::Moved { piece, from, to });
                 let corpse = kill(&mut self.board, to, &mut record);
-                self.board[to] = Some(piece);
+                self.board.set(to, Some(piece));
                 if let Some(corpse) = corpse {
-                    self.board[from] = Some(corpse);
+                    self.board.set(from, Some(corpse));
                     record(Effect::Placed {
                         piece: corpse,
                         from: to,
@@ -102,7 +102,7 @@ impl Position {
                     to: exit,
                 });
                 let corpse = kill(&mut self.board, Square::MAZE, &mut record);
-                self.board[from] = corpse;
+                self.board.set(from, corpse);
                 if let Some(corpse) = corpse {
                     record(Effect::Placed {
                         piece: corpse,
@@ -110,7 +110,7 @@ impl Position {
                         to: from,
                     });
                 }
-                self.board[exit] = Some(piece);
+                self.board.set(exit, Some(piece));
             }
             Family::LiftMaze { .. } => {
                 let exit = mv.exit.unwrap_or(from);
@@ -120,10 +120,10 @@ impl Position {
                     from,
                     to: exit,
                 });
-                let lifted = self.board[Square::MAZE].take();
-                self.board[exit] = Some(piece);
+                let lifted = self.board.take(Square::MAZE);
+                self.board.set(exit, Some(piece));
                 if let Some(lifted) = lifted {
-                    self.board[place] = Some(lifted);
+                    self.board.set(place, Some(lifted));
                     record(Effect::Placed {
                         piece: lifted,
                         from: Square::MAZE,
@@ -159,8 +159,8 @@ impl Position {
         }
         // 2. Surrounded chiefs, until none is left.
         while let Some((seat, square)) = self.find_surrounded_chief() {
-            if let Some(chief) = self.board[square] {
-                self.board[square] = Some(chief.corpse());
+            if let Some(chief) = self.board.get(square) {
+                self.board.set(square, Some(chief.corpse()));
                 sink.record(Effect::Surrounded {
                     piece: chief,
                     square,
@@ -206,22 +206,25 @@ impl Position {
 
     /// The first living chief, in play order of the seats, that RULES.md section 4.2 kills.
     fn find_surrounded_chief(&self) -> Option<(Seat, Square)> {
+        let masks = self.board.masks();
+        let empty = !Bitboard(masks.occupied);
         let mut seat_pieces = [Bitboard::EMPTY; 4];
         let mut chiefs = [Bitboard::EMPTY; 4];
         let mut has_necromobile = SeatSet::EMPTY;
-        let mut walls = Bitboard::EMPTY; // corpses and orphaned pieces
-        for (sq, piece) in self.board.pieces() {
-            match (piece.alive, self.control(piece.party)) {
-                (false, _) | (true, Control::Orphaned) => walls.insert(sq),
-                (true, Control::Seat(s)) => {
-                    seat_pieces[s.index()].insert(sq);
-                    match piece.kind {
-                        Kind::Chief if !sq.is_maze() => chiefs[s.index()].insert(sq),
-                        Kind::Necromobile => has_necromobile.insert(s),
-                        _ => {}
+        let mut walls = Bitboard(masks.corpses);
+        for party in Seat::ALL {
+            let i = party.index();
+            match self.control(party) {
+                Control::Seat(s) => {
+                    seat_pieces[s.index()] = seat_pieces[s.index()] | Bitboard(masks.living[i]);
+                    chiefs[s.index()] =
+                        chiefs[s.index()] | Bitboard(masks.chiefs(party)).without(Square::MAZE);
+                    if masks.has_necromobile(party) {
+                        has_necromobile.insert(s);
                     }
                 }
-                (true, Control::Hostage) => {}
+                Control::Orphaned => walls = walls | Bitboard(masks.living[i]),
+                Control::Hostage => {}
             }
         }
         for seat in Seat::ALL {
@@ -229,6 +232,10 @@ impl Position {
                 continue;
             }
             for chief in chiefs[seat.index()].iter() {
+                // Most chiefs touch an empty square: no flood fill needed.
+                if !(Bitboard::from_square(chief).neighbours() & empty).is_empty() {
+                    continue;
+                }
                 let group = Bitboard::from_square(chief).flood(seat_pieces[seat.index()]);
                 let border = group.neighbours() & !group;
                 if (border & !walls).is_empty() {

@@ -48,6 +48,14 @@ impl Square {
         }
     }
 
+    /// The squares met walking from `self` in direction `dir` (an index into
+    /// [`DIRECTIONS`]) to the board's edge, nearest first.
+    #[inline]
+    pub fn ray(self, dir: usize) -> &'static [Square] {
+        let ray = &RAYS[self.index()][dir];
+        &ray.squares[..ray.len as usize]
+    }
+
     pub const fn index(self) -> usize {
         self.0 as usize
     }
@@ -99,6 +107,43 @@ impl Square {
         matches!(self.line_to(other), Some(((df, dr), 1)) if df == 0 || dr == 0)
     }
 }
+
+#[derive(Clone, Copy)]
+struct Ray {
+    len: u8,
+    squares: [Square; 8],
+}
+
+/// Every square's eight rays, computed at compile time.
+static RAYS: [[Ray; 8]; 81] = {
+    let empty = Ray {
+        len: 0,
+        squares: [Square(0); 8],
+    };
+    let mut table = [[empty; 8]; 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let mut dir = 0;
+        while dir < 8 {
+            let (df, dr) = DIRECTIONS[dir];
+            let (mut file, mut rank) = ((sq % 9) as i8, (sq / 9) as i8);
+            let mut len = 0;
+            loop {
+                file += df;
+                rank += dr;
+                if file < 0 || file > 8 || rank < 0 || rank > 8 {
+                    break;
+                }
+                table[sq][dir].squares[len] = Square((rank * 9 + file) as u8);
+                len += 1;
+            }
+            table[sq][dir].len = len as u8;
+            dir += 1;
+        }
+        sq += 1;
+    }
+    table
+};
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
