@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace: the rules engine (unit, property, CLI and worked
+# examples), the service, and the end-to-end tests on PostgreSQL and SQLite.
+# PostgreSQL is started when it does not run; its tests are never skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DJAMBI_TEST_PG_URL="$(scripts/ensure-postgres.sh)"
+export DJAMBI_TEST_PG_URL
+echo "PostgreSQL for the tests: $DJAMBI_TEST_PG_URL"
+
+cargo test --workspace --locked "$@"
