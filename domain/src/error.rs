@@ -18,6 +18,8 @@ pub enum ParseError {
     InvalidPosition(String),
     #[error("unknown seat {0:?}: seats are R, B, Y and G")]
     Seat(String),
+    #[error("malformed game record: {0}")]
+    Record(String),
 }
 
 /// Why a move cannot be played in a position.
