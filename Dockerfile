@@ -19,5 +19,5 @@ WORKDIR /data
 VOLUME /data
 ENV DJAMBI_LISTEN=0.0.0.0:8080
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=3s CMD ["/bin/sh", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080"]
+HEALTHCHECK --interval=30s --timeout=3s CMD ["/bin/bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080"]
 CMD ["djambi-server"]
