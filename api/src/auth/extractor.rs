@@ -1,0 +1,176 @@
+//! The [`Authenticated`] extractor: a handler that takes it requires a valid bearer token.
+//!
+//! ```ignore
+//! async fn handler(auth: Authenticated) -> Result<HttpResponse, ApiError> {
+//!     auth.require(Scope::Play)?;           // 403 `forbidden` without the scope
+//!     let session = auth.require_session()?; // 403 for personal access tokens
+//!     ...
+//! }
+//! ```
+//!
+//! A missing header, a non-Bearer scheme, a malformed, expired, tampered or foreign JWT, a
+//! JWT of a revoked session, and an unknown, revoked or expired personal access token are
+//! all 401 `unauthorized` problems with `WWW-Authenticate: Bearer`.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
+use chrono::TimeDelta;
+use diesel::prelude::*;
+
+use super::Scope;
+use super::tokens::{self, PAT_PREFIX};
+use crate::db::{self, models::PersonalAccessToken, models::Session};
+use crate::error::ApiError;
+use crate::schema::personal_access_tokens;
+use crate::state::AppState;
+
+/// How the caller authenticated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthVia {
+    /// A JWT from a login; `session_id` is its refresh-token family.
+    Session { session_id: String },
+    /// A personal access token.
+    PersonalAccessToken { token_id: String },
+}
+
+/// An authenticated caller.
+#[derive(Debug, Clone)]
+pub struct Authenticated {
+    pub user_id: String,
+    pub scopes: Vec<Scope>,
+    pub via: AuthVia,
+}
+
+impl Authenticated {
+    pub fn has(&self, scope: Scope) -> bool {
+        self.scopes.contains(&scope)
+    }
+
+    /// 403 `forbidden` unless the token carries `scope`.
+    pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
+        if self.has(scope) {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden(format!(
+                "this token lacks the `{}` scope",
+                scope.as_str()
+            )))
+        }
+    }
+
+    /// The login session, or 403 `forbidden` for a personal access token (account
+    /// management and logout need a login).
+    pub fn require_session(&self) -> Result<&str, ApiError> {
+        match &self.via {
+            AuthVia::Session { session_id } => Ok(session_id),
+            AuthVia::PersonalAccessToken { .. } => Err(ApiError::Forbidden(
+                "this needs a login session; personal access tokens cannot manage the account"
+                    .into(),
+            )),
+        }
+    }
+}
+
+/// The bearer token of a request, or a 401.
+pub fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
+    let value = req.headers().get(header::AUTHORIZATION).ok_or_else(|| {
+        ApiError::unauthenticated("an `Authorization: Bearer <token>` header is required")
+    })?;
+    let text = value
+        .to_str()
+        .map_err(|_| ApiError::invalid_token("the Authorization header is not valid text"))?;
+    let (scheme, token) = text.trim().split_once(' ').ok_or_else(|| {
+        ApiError::invalid_token("the Authorization header must be `Bearer <token>`")
+    })?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(ApiError::invalid_token(
+            "the Authorization header must use the Bearer scheme",
+        ));
+    }
+    let token = token.trim();
+    if token.is_empty() || token.len() > 4096 {
+        return Err(ApiError::invalid_token("the bearer token is malformed"));
+    }
+    Ok(token.to_string())
+}
+
+/// How often a personal access token's `last_used_at` is refreshed, at most.
+const LAST_USED_GRANULARITY: TimeDelta = TimeDelta::seconds(60);
+
+async fn authenticate(
+    state: web::Data<AppState>,
+    token: String,
+) -> Result<Authenticated, ApiError> {
+    if token.starts_with(PAT_PREFIX) {
+        let hash = tokens::hash(&token);
+        return db::run(&state.pool, move |conn| {
+            let pat = PersonalAccessToken::find_by_hash(conn, &hash)?
+                .ok_or_else(|| ApiError::invalid_token("unknown personal access token"))?;
+            if pat.revoked_at.is_some() {
+                return Err(ApiError::invalid_token(
+                    "this personal access token has been revoked",
+                ));
+            }
+            let now = db::now();
+            if pat.expires_at.is_some_and(|t| t <= now) {
+                return Err(ApiError::invalid_token(
+                    "this personal access token has expired",
+                ));
+            }
+            if pat
+                .last_used_at
+                .is_none_or(|t| now.signed_duration_since(t) > LAST_USED_GRANULARITY)
+            {
+                diesel::update(personal_access_tokens::table.find(&pat.id))
+                    .set(personal_access_tokens::last_used_at.eq(now))
+                    .execute(conn)?;
+            }
+            Ok(Authenticated {
+                user_id: pat.user_id,
+                scopes: Scope::parse_list(&pat.scopes),
+                via: AuthVia::PersonalAccessToken { token_id: pat.id },
+            })
+        })
+        .await;
+    }
+
+    let claims = state.jwt.verify(&token)?;
+    db::run(&state.pool, move |conn| {
+        let session = Session::find(conn, &claims.sid)?
+            .ok_or_else(|| ApiError::invalid_token("the access token's session does not exist"))?;
+        if session.user_id != claims.sub {
+            return Err(ApiError::invalid_token("the access token is not valid"));
+        }
+        if session.revoked_at.is_some() {
+            return Err(ApiError::invalid_token(
+                "the access token's session has ended (logged out or revoked)",
+            ));
+        }
+        Ok(Authenticated {
+            user_id: claims.sub,
+            scopes: Scope::parse_list(&claims.scope),
+            via: AuthVia::Session {
+                session_id: claims.sid,
+            },
+        })
+    })
+    .await
+}
+
+impl FromRequest for Authenticated {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _payload: &mut Payload) -> Self::Future {
+        let token = bearer_token(req);
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        Box::pin(async move {
+            let token = token?;
+            let state =
+                state.ok_or_else(|| ApiError::internal("application state is not configured"))?;
+            authenticate(state, token).await
+        })
+    }
+}

@@ -1,0 +1,155 @@
+//! Access tokens: short-lived HS256 JWTs signed with `DJAMBI_JWT_SECRET`.
+//!
+//! Claims: `sub` (user id), `sid` (the login session, checked against the database on every
+//! request so that logout revokes the token at once), `scope` ("read play"), `iss`
+//! ("djambi"), `iat`, `exp`.
+
+use std::time::Duration;
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+pub const ISSUER: &str = "djambi";
+/// Clock skew tolerated when checking `exp`, in seconds.
+pub const LEEWAY_SECS: u64 = 5;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    pub sub: String,
+    pub sid: String,
+    pub scope: String,
+    pub iss: String,
+    pub iat: i64,
+    pub exp: i64,
+}
+
+/// Signing and verification keys, and the token lifetime.
+#[derive(Clone)]
+pub struct JwtKeys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for JwtKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtKeys")
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JwtKeys {
+    pub fn new(secret: &[u8], ttl: Duration) -> Result<JwtKeys, String> {
+        let encoding = EncodingKey::from_secret(secret).map_err(|e| format!("JWT key: {e}"))?;
+        let decoding = DecodingKey::from_secret(secret).map_err(|e| format!("JWT key: {e}"))?;
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_issuer(&[ISSUER]);
+        validation.set_required_spec_claims(&["exp", "sub", "iss"]);
+        validation.leeway = LEEWAY_SECS;
+        Ok(JwtKeys {
+            encoding,
+            decoding,
+            validation,
+            ttl,
+        })
+    }
+
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// A new access token for a session; returns it and its lifetime in seconds.
+    pub fn issue(&self, user_id: &str, session_id: &str) -> Result<(String, u64), ApiError> {
+        let now = chrono::Utc::now().timestamp();
+        let ttl = self.ttl.as_secs();
+        let claims = Claims {
+            sub: user_id.to_string(),
+            sid: session_id.to_string(),
+            scope: "read play".to_string(),
+            iss: ISSUER.to_string(),
+            iat: now,
+            exp: now.saturating_add(i64::try_from(ttl).unwrap_or(i64::MAX)),
+        };
+        Ok((self.encode(&claims)?, ttl))
+    }
+
+    /// Signs arbitrary claims (tests use it to make expired tokens).
+    pub fn encode(&self, claims: &Claims) -> Result<String, ApiError> {
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+            .map_err(|e| ApiError::internal(format!("JWT signing failed: {e}")))
+    }
+
+    /// Verifies signature, algorithm, issuer and expiry.
+    pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+        jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map(|d| d.claims)
+            .map_err(|e| {
+                let why = match e.kind() {
+                    ErrorKind::ExpiredSignature => "the access token has expired",
+                    ErrorKind::InvalidSignature => "the access token's signature is not valid",
+                    ErrorKind::InvalidIssuer => "the access token was not issued by this server",
+                    ErrorKind::InvalidAlgorithm => "the access token uses another algorithm",
+                    _ => "the access token is malformed",
+                };
+                ApiError::invalid_token(why)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> JwtKeys {
+        JwtKeys::new(b"0123456789abcdef0123456789abcdef", Duration::from_secs(60)).unwrap()
+    }
+
+    #[test]
+    fn issue_and_verify() {
+        let k = keys();
+        let (t, ttl) = k.issue("u1", "s1").unwrap();
+        assert_eq!(ttl, 60);
+        let c = k.verify(&t).unwrap();
+        assert_eq!((c.sub.as_str(), c.sid.as_str()), ("u1", "s1"));
+    }
+
+    #[test]
+    fn expired_tampered_and_foreign_tokens_fail() {
+        let k = keys();
+        let now = chrono::Utc::now().timestamp();
+        let expired = k
+            .encode(&Claims {
+                sub: "u".into(),
+                sid: "s".into(),
+                scope: "read".into(),
+                iss: ISSUER.into(),
+                iat: now - 7200,
+                exp: now - 3600,
+            })
+            .unwrap();
+        assert!(
+            k.verify(&expired)
+                .unwrap_err()
+                .to_string()
+                .contains("expired")
+        );
+
+        let (t, _) = k.issue("u1", "s1").unwrap();
+        let mut tampered = t.clone().into_bytes();
+        let i = t.find('.').unwrap() + 3;
+        tampered[i] = if tampered[i] == b'A' { b'B' } else { b'A' };
+        assert!(k.verify(&String::from_utf8(tampered).unwrap()).is_err());
+
+        let other = JwtKeys::new(
+            b"another secret another secret 123",
+            Duration::from_secs(60),
+        )
+        .unwrap();
+        assert!(other.verify(&t).is_err());
+        assert!(k.verify("garbage").is_err());
+    }
+}

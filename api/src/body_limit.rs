@@ -1,0 +1,80 @@
+//! The request-body limit (`DJAMBI_MAX_BODY_BYTES`), applied before any handler runs.
+//!
+//! The body is read here, up to the limit, and handed on to the extractors. A larger body is
+//! answered with a 413 `payload-too-large` problem, but only after reading (and discarding)
+//! the rest of it up to a cap: a server that answers early and closes a connection with
+//! unread data makes the client's kernel see a reset instead of the 413.
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, ResponseError, web};
+use futures_util::StreamExt;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Read and discard at most this many times the limit before giving up on a huge body.
+const DRAIN_FACTOR: usize = 16;
+
+/// Middleware (use with `actix_web::middleware::from_fn`).
+pub async fn limit_body(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let limit = req
+        .app_data::<web::Data<AppState>>()
+        .map(|s| s.config.max_body_bytes)
+        .unwrap_or(64 * 1024);
+    let headers = req.headers();
+    let declared: Option<usize> = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok());
+    let chunked = headers.contains_key(header::TRANSFER_ENCODING);
+    if declared.unwrap_or(0) == 0 && !chunked {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body);
+    }
+
+    let mut too_big = declared.is_some_and(|n| n > limit);
+    let cap = limit.saturating_mul(DRAIN_FACTOR).max(1 << 20);
+    let mut body = web::BytesMut::new();
+    let mut seen = 0usize;
+    let mut payload = req.take_payload();
+    while let Some(chunk) = payload.next().await {
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => {
+                let err = ApiError::field("body", format!("could not read the body: {e}"));
+                return Ok(req
+                    .into_response(err.error_response())
+                    .map_into_right_body());
+            }
+        };
+        seen = seen.saturating_add(chunk.len());
+        if seen > limit {
+            too_big = true;
+        }
+        if too_big {
+            if seen > cap {
+                break;
+            }
+        } else {
+            body.extend_from_slice(&chunk);
+        }
+    }
+    if too_big {
+        let err = ApiError::PayloadTooLarge { limit };
+        return Ok(req
+            .into_response(err.error_response())
+            .map_into_right_body());
+    }
+    req.set_payload(Payload::from(body.freeze()));
+    next.call(req)
+        .await
+        .map(ServiceResponse::map_into_left_body)
+}

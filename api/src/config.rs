@@ -1,0 +1,697 @@
+//! Typed server configuration.
+//!
+//! Every setting has an environment variable (the names in API.md, plus more with the
+//! `DJAMBI_` prefix). An optional TOML file named by `DJAMBI_CONFIG` may hold the same
+//! settings under the lower-case name without the prefix (`listen = "0.0.0.0:8080"`,
+//! `database_url = "postgres://..."`); the environment wins over the file. Everything is
+//! parsed and checked once, at start, and a bad value is one clear line naming the setting.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The database URL used when `DATABASE_URL` is not set: the embedded development default.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://./data/djambi.sqlite";
+/// Where the server listens when `DJAMBI_LISTEN` is not set.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+/// The shortest accepted JWT signing secret, in bytes.
+pub const MIN_JWT_SECRET_BYTES: usize = 32;
+
+/// Every setting: (environment variable, key in the TOML file, what it is).
+pub const SETTINGS: &[(&str, &str, &str)] = &[
+    (
+        "DATABASE_URL",
+        "database_url",
+        "postgres://... or sqlite://PATH (default sqlite://./data/djambi.sqlite)",
+    ),
+    (
+        "DJAMBI_LISTEN",
+        "listen",
+        "address:port to listen on (default 127.0.0.1:8080)",
+    ),
+    (
+        "DJAMBI_JWT_SECRET",
+        "jwt_secret",
+        "access-token signing secret, at least 32 bytes; required unless DATABASE_URL is unset",
+    ),
+    (
+        "DJAMBI_PUBLIC_URL",
+        "public_url",
+        "the URL clients reach the server at (default http://LISTEN)",
+    ),
+    (
+        "DJAMBI_ACCESS_TOKEN_TTL",
+        "access_token_ttl",
+        "lifetime of access tokens, e.g. 900, 15m (default 15m)",
+    ),
+    (
+        "DJAMBI_REFRESH_TOKEN_TTL",
+        "refresh_token_ttl",
+        "lifetime of refresh tokens (default 30d)",
+    ),
+    (
+        "DJAMBI_DB_POOL_SIZE",
+        "db_pool_size",
+        "database connections in the pool (default 8)",
+    ),
+    (
+        "DJAMBI_DB_TIMEOUT",
+        "db_timeout",
+        "how long a request waits for a database connection (default 5s)",
+    ),
+    (
+        "DJAMBI_WORKERS",
+        "workers",
+        "HTTP worker threads (default: one per core)",
+    ),
+    (
+        "DJAMBI_MAX_BODY_BYTES",
+        "max_body_bytes",
+        "largest accepted request body (default 65536)",
+    ),
+    (
+        "DJAMBI_LOGIN_LIMIT_PER_ACCOUNT",
+        "login_limit_per_account",
+        "failed logins allowed per account name, as N/DURATION (default 5/5m)",
+    ),
+    (
+        "DJAMBI_LOGIN_LIMIT_PER_IP",
+        "login_limit_per_ip",
+        "login attempts allowed per client address, as N/DURATION (default 30/1m)",
+    ),
+    (
+        "DJAMBI_ARGON2_MEMORY_KIB",
+        "argon2_memory_kib",
+        "argon2id memory cost in KiB (default 19456)",
+    ),
+    (
+        "DJAMBI_ARGON2_ITERATIONS",
+        "argon2_iterations",
+        "argon2id time cost (default 2)",
+    ),
+    (
+        "DJAMBI_ARGON2_PARALLELISM",
+        "argon2_parallelism",
+        "argon2id lanes (default 1)",
+    ),
+];
+
+/// A start-up configuration error: which setting, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The environment variable (or file) at fault.
+    pub setting: String,
+    /// What is wrong, in one line.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "configuration error: {}: {}", self.setting, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn err(setting: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        setting: setting.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Which database engine a URL selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+/// Database settings.
+#[derive(Debug, Clone)]
+pub struct DatabaseConfig {
+    /// What diesel connects to: the URL for PostgreSQL, a file path for SQLite.
+    pub url: String,
+    pub backend: Backend,
+    /// True when `DATABASE_URL` was not given and the embedded SQLite default is used.
+    pub is_embedded_default: bool,
+    pub pool_size: u32,
+    pub timeout: Duration,
+}
+
+/// A secret that never prints itself.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+/// Where the JWT secret came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretSource {
+    Configured,
+    /// Generated at start because the server runs the embedded development default.
+    GeneratedForDevelopment,
+}
+
+/// A rate: `burst` events, refilled evenly over `period`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateSpec {
+    pub burst: u32,
+    pub period: Duration,
+}
+
+/// Argon2id cost parameters for new password hashes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Argon2Config {
+    pub memory_kib: u32,
+    pub iterations: u32,
+    pub parallelism: u32,
+}
+
+impl Default for Argon2Config {
+    /// OWASP's recommended minimum for argon2id (m=19 MiB, t=2, p=1).
+    fn default() -> Self {
+        Argon2Config {
+            memory_kib: 19_456,
+            iterations: 2,
+            parallelism: 1,
+        }
+    }
+}
+
+/// The whole server configuration, validated.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub database: DatabaseConfig,
+    pub listen: SocketAddr,
+    pub public_url: url::Url,
+    pub jwt_secret: Secret,
+    pub jwt_secret_source: SecretSource,
+    pub access_token_ttl: Duration,
+    pub refresh_token_ttl: Duration,
+    pub workers: Option<usize>,
+    pub max_body_bytes: usize,
+    pub login_limit_per_account: RateSpec,
+    pub login_limit_per_ip: RateSpec,
+    pub argon2: Argon2Config,
+}
+
+impl Config {
+    /// Reads the process environment (and the file `DJAMBI_CONFIG` names, if any).
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Config::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Builds the configuration from any source of variables; `lookup` answers for an
+    /// environment variable's name. Tests use this to configure a server in-process.
+    pub fn from_lookup<F>(lookup: F) -> Result<Config, ConfigError>
+    where
+        F: Fn(&str) -> Option<String>,
+    {
+        let file = match lookup("DJAMBI_CONFIG").filter(|p| !p.trim().is_empty()) {
+            Some(path) => read_file(&PathBuf::from(path))?,
+            None => BTreeMap::new(),
+        };
+        let get = |env: &str| -> Option<String> {
+            if let Some(v) = lookup(env) {
+                return Some(v);
+            }
+            let key = SETTINGS.iter().find(|(e, _, _)| *e == env).map(|s| s.1)?;
+            file.get(key).cloned()
+        };
+
+        let (database_url, is_embedded_default) = match get("DATABASE_URL") {
+            Some(url) if !url.trim().is_empty() => (url.trim().to_string(), false),
+            _ => (DEFAULT_DATABASE_URL.to_string(), true),
+        };
+        let (url, backend) = parse_database_url(&database_url)?;
+        let pool_size = parse_int("DJAMBI_DB_POOL_SIZE", get("DJAMBI_DB_POOL_SIZE"), 8, 1, 200)?;
+        let timeout = parse_duration_setting(
+            "DJAMBI_DB_TIMEOUT",
+            get("DJAMBI_DB_TIMEOUT"),
+            Duration::from_secs(5),
+            Duration::from_millis(100),
+            Duration::from_secs(600),
+        )?;
+
+        let listen_text = get("DJAMBI_LISTEN").unwrap_or_else(|| DEFAULT_LISTEN.to_string());
+        let listen = listen_text
+            .trim()
+            .to_socket_addrs()
+            .map_err(|e| {
+                err(
+                    "DJAMBI_LISTEN",
+                    format!("`{listen_text}` is not host:port ({e})"),
+                )
+            })?
+            .next()
+            .ok_or_else(|| {
+                err(
+                    "DJAMBI_LISTEN",
+                    format!("`{listen_text}` resolves to nothing"),
+                )
+            })?;
+
+        let public_url_text = get("DJAMBI_PUBLIC_URL")
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| format!("http://{listen}"));
+        let public_url = url::Url::parse(public_url_text.trim()).map_err(|e| {
+            err(
+                "DJAMBI_PUBLIC_URL",
+                format!("`{public_url_text}` is not a URL ({e})"),
+            )
+        })?;
+        if !matches!(public_url.scheme(), "http" | "https") || public_url.host().is_none() {
+            return Err(err(
+                "DJAMBI_PUBLIC_URL",
+                format!("`{public_url_text}` must be an http:// or https:// URL with a host"),
+            ));
+        }
+
+        let (jwt_secret, jwt_secret_source) = match get("DJAMBI_JWT_SECRET") {
+            Some(s) if !s.is_empty() => {
+                if s.len() < MIN_JWT_SECRET_BYTES {
+                    return Err(err(
+                        "DJAMBI_JWT_SECRET",
+                        format!(
+                            "too short: {} bytes, at least {MIN_JWT_SECRET_BYTES} are required \
+                             (e.g. `openssl rand -base64 48`)",
+                            s.len()
+                        ),
+                    ));
+                }
+                (Secret::new(s), SecretSource::Configured)
+            }
+            _ if is_embedded_default => (
+                Secret::new(random_secret()),
+                SecretSource::GeneratedForDevelopment,
+            ),
+            _ => {
+                return Err(err(
+                    "DJAMBI_JWT_SECRET",
+                    "is required when DATABASE_URL is set (at least 32 bytes, e.g. \
+                     `openssl rand -base64 48`); only the embedded development default \
+                     runs without one",
+                ));
+            }
+        };
+
+        let access_token_ttl = parse_duration_setting(
+            "DJAMBI_ACCESS_TOKEN_TTL",
+            get("DJAMBI_ACCESS_TOKEN_TTL"),
+            Duration::from_secs(15 * 60),
+            Duration::from_secs(10),
+            Duration::from_secs(24 * 3600),
+        )?;
+        let refresh_token_ttl = parse_duration_setting(
+            "DJAMBI_REFRESH_TOKEN_TTL",
+            get("DJAMBI_REFRESH_TOKEN_TTL"),
+            Duration::from_secs(30 * 24 * 3600),
+            Duration::from_secs(1),
+            Duration::from_secs(400 * 24 * 3600),
+        )?;
+        let workers = match get("DJAMBI_WORKERS") {
+            None => None,
+            some => Some(parse_int("DJAMBI_WORKERS", some, 1, 1, 256)? as usize),
+        };
+        let max_body_bytes = parse_int(
+            "DJAMBI_MAX_BODY_BYTES",
+            get("DJAMBI_MAX_BODY_BYTES"),
+            64 * 1024,
+            1024,
+            16 * 1024 * 1024,
+        )? as usize;
+        let login_limit_per_account = parse_rate(
+            "DJAMBI_LOGIN_LIMIT_PER_ACCOUNT",
+            get("DJAMBI_LOGIN_LIMIT_PER_ACCOUNT"),
+            RateSpec {
+                burst: 5,
+                period: Duration::from_secs(300),
+            },
+        )?;
+        let login_limit_per_ip = parse_rate(
+            "DJAMBI_LOGIN_LIMIT_PER_IP",
+            get("DJAMBI_LOGIN_LIMIT_PER_IP"),
+            RateSpec {
+                burst: 30,
+                period: Duration::from_secs(60),
+            },
+        )?;
+        let d = Argon2Config::default();
+        let argon2 = Argon2Config {
+            memory_kib: parse_int(
+                "DJAMBI_ARGON2_MEMORY_KIB",
+                get("DJAMBI_ARGON2_MEMORY_KIB"),
+                d.memory_kib.into(),
+                8,
+                4 * 1024 * 1024,
+            )? as u32,
+            iterations: parse_int(
+                "DJAMBI_ARGON2_ITERATIONS",
+                get("DJAMBI_ARGON2_ITERATIONS"),
+                d.iterations.into(),
+                1,
+                100,
+            )? as u32,
+            parallelism: parse_int(
+                "DJAMBI_ARGON2_PARALLELISM",
+                get("DJAMBI_ARGON2_PARALLELISM"),
+                d.parallelism.into(),
+                1,
+                64,
+            )? as u32,
+        };
+        if argon2.memory_kib < 8 * argon2.parallelism {
+            return Err(err(
+                "DJAMBI_ARGON2_MEMORY_KIB",
+                "must be at least 8 KiB per lane (DJAMBI_ARGON2_PARALLELISM)",
+            ));
+        }
+
+        Ok(Config {
+            database: DatabaseConfig {
+                url,
+                backend,
+                is_embedded_default,
+                pool_size: pool_size as u32,
+                timeout,
+            },
+            listen,
+            public_url,
+            jwt_secret,
+            jwt_secret_source,
+            access_token_ttl,
+            refresh_token_ttl,
+            workers,
+            max_body_bytes,
+            login_limit_per_account,
+            login_limit_per_ip,
+            argon2,
+        })
+    }
+}
+
+fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, ConfigError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| err("DJAMBI_CONFIG", format!("cannot read `{shown}`: {e}")))?;
+    let table: toml::Table = toml::from_str(&text)
+        .map_err(|e| err("DJAMBI_CONFIG", format!("`{shown}` is not valid TOML: {e}")))?;
+    let mut out = BTreeMap::new();
+    for (key, value) in table {
+        if !SETTINGS.iter().any(|(_, k, _)| *k == key) {
+            let known: Vec<&str> = SETTINGS.iter().map(|s| s.1).collect();
+            return Err(err(
+                "DJAMBI_CONFIG",
+                format!(
+                    "`{shown}`: unknown setting `{key}` (known: {})",
+                    known.join(", ")
+                ),
+            ));
+        }
+        let text = match value {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(i) => i.to_string(),
+            other => {
+                return Err(err(
+                    "DJAMBI_CONFIG",
+                    format!(
+                        "`{shown}`: `{key}` must be a string or an integer, not {}",
+                        other.type_str()
+                    ),
+                ));
+            }
+        };
+        out.insert(key, text);
+    }
+    Ok(out)
+}
+
+/// Splits a database URL into what diesel connects to and the backend it names.
+pub fn parse_database_url(url: &str) -> Result<(String, Backend), ConfigError> {
+    const NAME: &str = "DATABASE_URL";
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok((url.to_string(), Backend::Postgres));
+    }
+    let path = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"));
+    match path {
+        Some(p) if p.trim().is_empty() => Err(err(NAME, "sqlite:// needs a file path")),
+        Some(p) if p.contains(":memory:") || p.contains("mode=memory") => Err(err(
+            NAME,
+            "an in-memory SQLite database is not supported (each pooled connection would \
+             see its own); use a file path",
+        )),
+        Some(p) if p.contains('?') => Err(err(
+            NAME,
+            "query parameters are not supported on sqlite:// URLs; give a plain file path",
+        )),
+        Some(p) => Ok((p.to_string(), Backend::Sqlite)),
+        None => Err(err(
+            NAME,
+            format!(
+                "`{}` is neither postgres://... nor sqlite://PATH",
+                redact_url(url)
+            ),
+        )),
+    }
+}
+
+/// The URL without its password, for messages and logs.
+pub fn redact_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("****"));
+            u.to_string()
+        }
+        Ok(u) => u.to_string(),
+        Err(_) => url.chars().take(40).collect(),
+    }
+}
+
+fn parse_int(
+    name: &str,
+    value: Option<String>,
+    default: u64,
+    min: u64,
+    max: u64,
+) -> Result<u64, ConfigError> {
+    let Some(text) = value else {
+        return Ok(default);
+    };
+    let n: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| err(name, format!("`{text}` is not a whole number")))?;
+    if n < min || n > max {
+        return Err(err(name, format!("{n} is out of range ({min}..={max})")));
+    }
+    Ok(n)
+}
+
+/// Parses `90`, `90s`, `15m`, `12h`, `30d` (a bare number is seconds).
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let t = text.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let n: u64 = digits.parse().ok()?;
+    let mult = match unit.trim() {
+        "ms" => return Some(Duration::from_millis(n)),
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    n.checked_mul(mult).map(Duration::from_secs)
+}
+
+fn parse_duration_setting(
+    name: &str,
+    value: Option<String>,
+    default: Duration,
+    min: Duration,
+    max: Duration,
+) -> Result<Duration, ConfigError> {
+    let Some(text) = value else {
+        return Ok(default);
+    };
+    let d = parse_duration(&text).ok_or_else(|| {
+        err(
+            name,
+            format!("`{text}` is not a duration (examples: 90, 90s, 15m, 12h, 30d)"),
+        )
+    })?;
+    if d < min || d > max {
+        return Err(err(
+            name,
+            format!("`{text}` is out of range ({min:?}..={max:?})"),
+        ));
+    }
+    Ok(d)
+}
+
+fn parse_rate(
+    name: &str,
+    value: Option<String>,
+    default: RateSpec,
+) -> Result<RateSpec, ConfigError> {
+    let Some(text) = value else {
+        return Ok(default);
+    };
+    let bad = || {
+        err(
+            name,
+            format!("`{text}` is not a rate N/DURATION (examples: 5/5m, 30/1m)"),
+        )
+    };
+    let (n, d) = text.split_once('/').ok_or_else(bad)?;
+    let burst: u32 = n.trim().parse().map_err(|_| bad())?;
+    let period = parse_duration(d).ok_or_else(bad)?;
+    if burst == 0 || period.is_zero() {
+        return Err(err(
+            name,
+            format!("`{text}`: both parts must be above zero"),
+        ));
+    }
+    Ok(RateSpec { burst, period })
+}
+
+fn random_secret() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 48];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn cfg(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn embedded_default_runs_without_a_secret() {
+        let c = cfg(&[]).expect("defaults are valid");
+        assert!(c.database.is_embedded_default);
+        assert_eq!(c.database.backend, Backend::Sqlite);
+        assert_eq!(c.database.url, "./data/djambi.sqlite");
+        assert_eq!(c.jwt_secret_source, SecretSource::GeneratedForDevelopment);
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.public_url.as_str(), "http://127.0.0.1:8080/");
+        assert_eq!(c.argon2, Argon2Config::default());
+    }
+
+    #[test]
+    fn explicit_database_requires_a_secret() {
+        let e = cfg(&[("DATABASE_URL", "postgres://x@localhost/db")]).unwrap_err();
+        assert_eq!(e.setting, "DJAMBI_JWT_SECRET");
+        let e = cfg(&[("DATABASE_URL", "sqlite://x.db")]).unwrap_err();
+        assert_eq!(e.setting, "DJAMBI_JWT_SECRET");
+        let c = cfg(&[
+            ("DATABASE_URL", "postgres://x@localhost/db"),
+            ("DJAMBI_JWT_SECRET", SECRET),
+        ])
+        .unwrap();
+        assert_eq!(c.database.backend, Backend::Postgres);
+        assert_eq!(c.jwt_secret_source, SecretSource::Configured);
+    }
+
+    #[test]
+    fn short_secret_is_rejected_even_in_development() {
+        let e = cfg(&[("DJAMBI_JWT_SECRET", "short")]).unwrap_err();
+        assert_eq!(e.setting, "DJAMBI_JWT_SECRET");
+        assert!(e.to_string().contains("too short"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_their_setting() {
+        for (name, value) in [
+            ("DATABASE_URL", "mysql://x"),
+            ("DATABASE_URL", "sqlite://:memory:"),
+            ("DJAMBI_LISTEN", "nonsense"),
+            ("DJAMBI_PUBLIC_URL", "ftp://x"),
+            ("DJAMBI_ACCESS_TOKEN_TTL", "soon"),
+            ("DJAMBI_ACCESS_TOKEN_TTL", "2s"),
+            ("DJAMBI_DB_POOL_SIZE", "0"),
+            ("DJAMBI_DB_POOL_SIZE", "-3"),
+            ("DJAMBI_LOGIN_LIMIT_PER_IP", "5"),
+            ("DJAMBI_LOGIN_LIMIT_PER_IP", "0/1m"),
+            ("DJAMBI_MAX_BODY_BYTES", "10"),
+        ] {
+            let e = cfg(&[(name, value), ("DJAMBI_JWT_SECRET", SECRET)]).unwrap_err();
+            assert_eq!(e.setting, name, "{name}={value}: {e}");
+            assert!(!e.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn durations_and_rates_parse() {
+        assert_eq!(parse_duration("90"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("15m"), Some(Duration::from_secs(900)));
+        assert_eq!(parse_duration("2d"), Some(Duration::from_secs(172_800)));
+        assert_eq!(parse_duration("x"), None);
+        let c = cfg(&[("DJAMBI_LOGIN_LIMIT_PER_ACCOUNT", "3/10s")]).unwrap();
+        assert_eq!(
+            c.login_limit_per_account,
+            RateSpec {
+                burst: 3,
+                period: Duration::from_secs(10)
+            }
+        );
+    }
+
+    #[test]
+    fn file_settings_apply_and_env_wins() {
+        let dir = std::env::temp_dir().join(format!("djambi-cfg-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("djambi.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "database_url = \"postgres://a@b/c\"\njwt_secret = \"{SECRET}\"\n\
+                 listen = \"127.0.0.1:9000\"\ndb_pool_size = 3\n"
+            ),
+        )
+        .unwrap();
+        let p = path.to_string_lossy().to_string();
+        let c = cfg(&[("DJAMBI_CONFIG", &p), ("DJAMBI_LISTEN", "127.0.0.1:9001")]).unwrap();
+        assert_eq!(c.database.backend, Backend::Postgres);
+        assert_eq!(c.database.pool_size, 3);
+        assert_eq!(c.listen.port(), 9001);
+
+        std::fs::write(&path, "colour = \"blue\"\n").unwrap();
+        let e = cfg(&[("DJAMBI_CONFIG", &p)]).unwrap_err();
+        assert!(e.message.contains("unknown setting `colour`"), "{e}");
+        let e = cfg(&[("DJAMBI_CONFIG", "/nonexistent/djambi.toml")]).unwrap_err();
+        assert_eq!(e.setting, "DJAMBI_CONFIG");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

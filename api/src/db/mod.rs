@@ -1,0 +1,233 @@
+//! The store: one diesel connection type over PostgreSQL and SQLite, its r2d2 pool, the
+//! embedded migrations, and [`run`], the way handlers reach the database.
+//!
+//! Diesel is synchronous, so every database call goes through [`run`], which moves the
+//! closure onto the blocking thread pool (`web::block`), takes a pooled connection and maps
+//! every failure to an [`ApiError`]. Write transactions use [`transaction`] (on SQLite it
+//! takes the write lock up front with `BEGIN IMMEDIATE`, so two writers wait for each other
+//! through `busy_timeout` instead of failing with `SQLITE_BUSY`).
+//!
+//! Migrations live in `migrations/postgres` and `migrations/sqlite` (same names, one SQL
+//! dialect each) and run at start-up; on PostgreSQL under an advisory lock, so several
+//! instances may start at once.
+
+pub mod models;
+
+use chrono::{NaiveDateTime, SubsecRound, Utc};
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::prelude::*;
+use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, PooledConnection, R2D2Connection};
+use diesel::sql_types::BigInt;
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+use crate::config::{Backend, DatabaseConfig};
+use crate::error::ApiError;
+
+/// One connection type for both backends; the URL picks the variant at run time.
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    Pg(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+pub type DbPool = Pool<DbManager>;
+pub type DbPooled = PooledConnection<DbManager>;
+
+/// The r2d2 connection manager. It opens the backend the configuration names (diesel's
+/// derived `MultiConnection::establish` would try each backend in turn and hide the real
+/// connection error).
+#[derive(Debug)]
+pub struct DbManager {
+    url: String,
+    backend: Backend,
+}
+
+impl ManageConnection for DbManager {
+    type Connection = DbConnection;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<DbConnection, Self::Error> {
+        let conn = match self.backend {
+            Backend::Postgres => PgConnection::establish(&self.url).map(DbConnection::Pg),
+            Backend::Sqlite => SqliteConnection::establish(&self.url).map(DbConnection::Sqlite),
+        };
+        conn.map_err(diesel::r2d2::Error::ConnectionError)
+    }
+
+    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), Self::Error> {
+        conn.ping().map_err(diesel::r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut DbConnection) -> bool {
+        conn.is_broken()
+    }
+}
+
+pub const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
+pub const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
+
+/// The PostgreSQL advisory lock key held while migrating ("djambi" in ASCII).
+const MIGRATION_LOCK_KEY: i64 = 0x0000_646a_616d_6269;
+
+/// Start-up failures of the store.
+#[derive(Debug, thiserror::Error)]
+pub enum DbSetupError {
+    #[error("cannot create the directory for the SQLite file `{path}`: {source}")]
+    CreateDir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot connect to the database: {0}")]
+    Connect(String),
+    #[error("database migration failed: {0}")]
+    Migrate(String),
+}
+
+/// The current time as stored: UTC, truncated to microseconds (what PostgreSQL keeps), so a
+/// value reads back equal to what was written.
+pub fn now() -> NaiveDateTime {
+    Utc::now().naive_utc().trunc_subsecs(6)
+}
+
+#[derive(Debug)]
+struct SqlitePragmas {
+    busy_timeout_ms: u128,
+}
+
+impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
+        if let DbConnection::Sqlite(c) = conn {
+            c.batch_execute(&format!(
+                "PRAGMA busy_timeout = {}; PRAGMA journal_mode = WAL; \
+                 PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+                self.busy_timeout_ms
+            ))
+            .map_err(diesel::r2d2::Error::QueryError)?;
+        }
+        Ok(())
+    }
+}
+
+/// Builds the pool (creating the SQLite file's directory if needed) and checks that a
+/// connection can be made.
+pub fn build_pool(cfg: &DatabaseConfig) -> Result<DbPool, DbSetupError> {
+    if cfg.backend == Backend::Sqlite {
+        let path = std::path::Path::new(&cfg.url);
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| DbSetupError::CreateDir {
+                path: cfg.url.clone(),
+                source,
+            })?;
+        }
+    }
+    let manager = DbManager {
+        url: cfg.url.clone(),
+        backend: cfg.backend,
+    };
+    Pool::builder()
+        .max_size(cfg.pool_size)
+        .min_idle(Some(1))
+        .connection_timeout(cfg.timeout)
+        .test_on_check_out(true)
+        .connection_customizer(Box::new(SqlitePragmas {
+            busy_timeout_ms: cfg.timeout.as_millis().max(1000),
+        }))
+        .build(manager)
+        .map_err(|e| DbSetupError::Connect(e.to_string().trim().to_string()))
+}
+
+/// Runs the pending migrations of the pool's backend. On PostgreSQL this holds a session
+/// advisory lock, so concurrent starts migrate one after the other.
+pub fn run_migrations(pool: &DbPool) -> Result<(), DbSetupError> {
+    let mut conn = pool
+        .get()
+        .map_err(|e| DbSetupError::Connect(e.to_string().trim().to_string()))?;
+    let migrate =
+        |e: Box<dyn std::error::Error + Send + Sync>| DbSetupError::Migrate(e.to_string());
+    match &mut *conn {
+        DbConnection::Pg(c) => {
+            diesel::sql_query("SELECT pg_advisory_lock($1)")
+                .bind::<BigInt, _>(MIGRATION_LOCK_KEY)
+                .execute(c)
+                .map_err(|e| DbSetupError::Migrate(format!("advisory lock: {e}")))?;
+            let result = c.run_pending_migrations(PG_MIGRATIONS).map(|v| v.len());
+            let unlock = diesel::sql_query("SELECT pg_advisory_unlock($1)")
+                .bind::<BigInt, _>(MIGRATION_LOCK_KEY)
+                .execute(c);
+            let applied = result.map_err(migrate)?;
+            unlock.map_err(|e| DbSetupError::Migrate(format!("advisory unlock: {e}")))?;
+            tracing::info!(applied, "PostgreSQL migrations up to date");
+        }
+        DbConnection::Sqlite(c) => {
+            let applied = c
+                .run_pending_migrations(SQLITE_MIGRATIONS)
+                .map_err(migrate)?
+                .len();
+            tracing::info!(applied, "SQLite migrations up to date");
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f` with a pooled connection on the blocking thread pool. A pool timeout is a 503
+/// (`unavailable`); errors from `f` pass through.
+pub async fn run<F, T>(pool: &DbPool, f: F) -> Result<T, ApiError>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, ApiError> + Send + 'static,
+    T: Send + 'static,
+{
+    let pool = pool.clone();
+    actix_web::web::block(move || {
+        let mut conn = pool
+            .get()
+            .map_err(|e| ApiError::Unavailable(format!("no database connection: {e}")))?;
+        f(&mut conn)
+    })
+    .await?
+}
+
+/// Runs `f` in a write transaction: committed if it returns `Ok`, rolled back otherwise.
+/// On SQLite the transaction begins with `BEGIN IMMEDIATE`. Nested `conn.transaction(..)`
+/// calls inside `f` become savepoints as usual.
+pub fn transaction<T, E, F>(conn: &mut DbConnection, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, E>,
+    E: From<diesel::result::Error>,
+{
+    match conn {
+        DbConnection::Pg(c) => AnsiTransactionManager::begin_transaction(c)?,
+        DbConnection::Sqlite(c) => {
+            AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE")?
+        }
+    }
+    type Tm = <DbConnection as Connection>::TransactionManager;
+    match f(conn) {
+        Ok(value) => match Tm::commit_transaction(conn) {
+            Ok(()) => Ok(value),
+            Err(commit_error) => {
+                if Tm::transaction_manager_status_mut(conn)
+                    .transaction_depth()
+                    .ok()
+                    .flatten()
+                    .is_some()
+                {
+                    let _ = Tm::rollback_transaction(conn);
+                }
+                Err(commit_error.into())
+            }
+        },
+        Err(e) => {
+            let _ = Tm::rollback_transaction(conn);
+            Err(e)
+        }
+    }
+}
+
+/// Checks that the database answers (for `/readyz`).
+pub async fn ping(pool: &DbPool) -> Result<(), ApiError> {
+    run(pool, |conn| {
+        conn.batch_execute("SELECT 1")
+            .map_err(|e| ApiError::Unavailable(format!("database ping failed: {e}")))
+    })
+    .await
+}

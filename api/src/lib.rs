@@ -1,0 +1,203 @@
+//! The Djambi correspondence server as a library: [`start`] builds the store, runs the
+//! migrations and binds the HTTP server; `main.rs` is a thin wrapper, and the end-to-end
+//! tests call [`start`] in-process on `127.0.0.1:0`.
+//!
+//! Modules: [`config`] (settings), [`db`] (diesel over PostgreSQL/SQLite, pool, migrations),
+//! [`schema`], [`error`] (the `ApiError` → problem+json), [`auth`] (passwords, JWTs,
+//! tokens, the `Authenticated` extractor), [`routes`] (one module per resource),
+//! [`openapi`], [`rate_limit`], [`body_limit`], [`validate`], [`pagination`], [`state`].
+
+pub mod auth;
+pub mod body_limit;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod openapi;
+pub mod pagination;
+pub mod rate_limit;
+pub mod routes;
+pub mod schema;
+pub mod state;
+pub mod validate;
+
+use std::net::SocketAddr;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServerHandle, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::{Compress, ErrorHandlerResponse, ErrorHandlers, from_fn};
+use actix_web::{App, HttpResponse, HttpServer, ResponseError, web};
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::config::{Config, SecretSource};
+use crate::db::DbSetupError;
+use crate::error::{ApiError, PROBLEM_JSON};
+use crate::state::AppState;
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    #[error(transparent)]
+    Database(#[from] DbSetupError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// A bound, running server.
+pub struct RunningServer {
+    /// The address actually bound (useful with port 0).
+    pub addr: SocketAddr,
+    server: actix_web::dev::Server,
+}
+
+impl RunningServer {
+    /// A handle to stop the server (`handle.stop(true).await`).
+    pub fn handle(&self) -> ServerHandle {
+        self.server.handle()
+    }
+
+    /// Serves until stopped (by the handle or a signal).
+    pub async fn wait(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+/// Connects to the database, migrates it, and binds the HTTP server. Must be called inside
+/// an actix system (e.g. `actix_web::rt::System::new().block_on(..)`).
+pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    if config.jwt_secret_source == SecretSource::GeneratedForDevelopment {
+        tracing::warn!(
+            "DEVELOPMENT MODE: DATABASE_URL is unset, so the embedded SQLite database `{}` is used \
+             and access tokens are signed with a random secret made at start (they stop working \
+             on restart). Set DATABASE_URL and DJAMBI_JWT_SECRET in production.",
+            config.database.url
+        );
+    }
+    let db_cfg = config.database.clone();
+    let pool = web::block(move || {
+        let pool = db::build_pool(&db_cfg)?;
+        db::run_migrations(&pool)?;
+        Ok::<_, DbSetupError>(pool)
+    })
+    .await
+    .map_err(|e| StartError::Setup(format!("start-up task failed: {e}")))??;
+    tracing::info!(
+        backend = ?config.database.backend,
+        database = %config::redact_url(&config.database.url),
+        "database ready"
+    );
+
+    let addr = config.listen;
+    let workers = config.workers;
+    let state = web::Data::new(AppState::new(config, pool).map_err(StartError::Setup)?);
+    let _ = openapi::document_json();
+    let mut server = HttpServer::new(move || app(state.clone())).shutdown_timeout(10);
+    if let Some(n) = workers {
+        server = server.workers(n);
+    }
+    let server = server
+        .bind(addr)
+        .map_err(|source| StartError::Bind { addr, source })?;
+    let bound = server.addrs().first().copied().unwrap_or(addr);
+    tracing::info!("listening on http://{bound} (docs at /docs)");
+    Ok(RunningServer {
+        addr: bound,
+        server: server.run(),
+    })
+}
+
+/// Loads nothing, starts the server and serves until it stops.
+pub async fn run(config: Config) -> Result<(), StartError> {
+    let server = start(config).await?;
+    server
+        .wait()
+        .await
+        .map_err(|e| StartError::Setup(format!("server error: {e}")))
+}
+
+/// The application: routes, extractor configuration, middleware, docs.
+pub fn app(
+    state: web::Data<AppState>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let limit = state.config.max_body_bytes;
+    let (app, _) = routes::register(App::new().into_utoipa_app()).split_for_parts();
+    app.app_data(state)
+        .app_data(error::json_config(limit))
+        .app_data(error::path_config())
+        .app_data(error::query_config())
+        .app_data(web::PayloadConfig::new(limit))
+        .service(
+            SwaggerUi::new("/docs/{_:.*}").config(
+                utoipa_swagger_ui::Config::new(["/openapi.json"])
+                    .validator_url("none")
+                    .try_it_out_enabled(true),
+            ),
+        )
+        .route(
+            "/docs",
+            web::get().to(|| async {
+                HttpResponse::PermanentRedirect()
+                    .insert_header((header::LOCATION, "/docs/"))
+                    .finish()
+            }),
+        )
+        .default_service(web::to(error::not_found))
+        .wrap(from_fn(body_limit::limit_body))
+        .wrap(ErrorHandlers::new().default_handler(problem_for_bare_errors))
+        .wrap(Compress::default())
+        .wrap(tracing_actix_web::TracingLogger::default())
+}
+
+/// Replaces any error response that is not already problem+json (from actix itself or a
+/// library) with the problem of its status, so no client ever sees a bare error page.
+fn problem_for_bare_errors<B>(
+    res: ServiceResponse<B>,
+) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    let is_problem = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(PROBLEM_JSON));
+    if is_problem {
+        return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
+    }
+    let status = res.status();
+    let err = match status.as_u16() {
+        400 => ApiError::field("request", "the request is malformed"),
+        401 => ApiError::unauthenticated("authentication is required"),
+        403 => ApiError::Forbidden("not allowed".into()),
+        404 => ApiError::NotFound(format!("nothing at {}", res.request().path())),
+        405 => ApiError::MethodNotAllowed,
+        413 => ApiError::PayloadTooLarge { limit: 0 },
+        415 => ApiError::UnsupportedMediaType("unsupported media type".into()),
+        429 => ApiError::RateLimited {
+            retry_after_secs: 1,
+        },
+        503 => ApiError::Unavailable("service unavailable".into()),
+        _ => ApiError::Internal(format!("unexpected {status} response")),
+    };
+    let mut response = err.error_response();
+    if !status.is_server_error() || status.as_u16() == 503 {
+        *response.status_mut() = status;
+    }
+    let (req, _) = res.into_parts();
+    Ok(ErrorHandlerResponse::Response(
+        ServiceResponse::new(req, response).map_into_right_body(),
+    ))
+}

@@ -1,0 +1,94 @@
+//! `POST /v1/accounts`: registration.
+
+use actix_web::{HttpResponse, http::header, post, web};
+use diesel::prelude::*;
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+use super::me::Profile;
+use crate::db::{self, models::User};
+use crate::error::{ApiError, Problem};
+use crate::schema::users;
+use crate::state::AppState;
+use crate::validate::Checks;
+
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(register);
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "alice", "email": "alice@example.org", "password": "correct horse battery"}))]
+pub struct RegisterRequest {
+    /// 3 to 32 characters: letters, digits, `_`, `-`; unique regardless of case.
+    pub username: String,
+    /// Up to 254 bytes.
+    pub email: String,
+    /// 8 to 128 characters.
+    pub password: String,
+}
+
+/// Create an account.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = RegisterRequest,
+    responses(
+        (status = 201, description = "The account was created", body = Profile,
+            headers(("Location" = String, description = "`/v1/me`"))),
+        (status = 400, description = "A field is invalid or the body is malformed", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 409, description = "The username is taken", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 413, description = "The body is too large", body = Problem,
+            content_type = "application/problem+json")
+    )
+)]
+#[post("/accounts")]
+pub async fn register(
+    state: web::Data<AppState>,
+    body: web::Json<RegisterRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let req = body.into_inner();
+    let mut checks = Checks::new();
+    checks.username("username", &req.username);
+    checks.email("email", req.email.trim());
+    checks.password("password", &req.password);
+    checks.finish()?;
+
+    let passwords = state.passwords.clone();
+    let password = req.password;
+    let password_hash = web::block(move || passwords.hash(&password)).await??;
+
+    let now = db::now();
+    let user = User {
+        id: uuid::Uuid::now_v7().to_string(),
+        username_key: req.username.to_lowercase(),
+        username: req.username,
+        email: req.email.trim().to_string(),
+        password_hash,
+        created_at: now,
+        updated_at: now,
+    };
+    let user = db::run(&state.pool, move |conn| {
+        match diesel::insert_into(users::table)
+            .values(&user)
+            .execute(conn)
+        {
+            Ok(_) => Ok(user),
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            )) => Err(ApiError::Conflict(format!(
+                "the username `{}` is taken",
+                user.username
+            ))),
+            Err(e) => Err(e.into()),
+        }
+    })
+    .await?;
+    tracing::info!(user_id = %user.id, username = %user.username, "account registered");
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, "/v1/me"))
+        .json(Profile::from(&user)))
+}

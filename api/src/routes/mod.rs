@@ -1,0 +1,33 @@
+//! The HTTP routes, one module per resource. Handlers are attribute-routed
+//! (`#[get(..)]` + `#[utoipa::path(..)]`) and registered through utoipa-actix-web so that the
+//! OpenAPI document is collected from the same registration the server uses.
+//!
+//! To add a resource: write `routes/<name>.rs` with a `configure` function, and call it from
+//! [`configure_v1`] (for `/v1/...`) or [`register`].
+
+pub mod accounts;
+pub mod health;
+pub mod me;
+pub mod sessions;
+pub mod tokens;
+
+use actix_web::Error;
+use actix_web::dev::{ServiceFactory, ServiceRequest};
+use utoipa_actix_web::{UtoipaApp, scope, service_config::ServiceConfig};
+
+/// Registers every documented route on `app`.
+pub fn register<T>(app: UtoipaApp<T>) -> UtoipaApp<T>
+where
+    T: ServiceFactory<ServiceRequest, Config = (), Error = Error, InitError = ()>,
+{
+    app.configure(health::configure)
+        .service(scope("/v1").configure(configure_v1))
+}
+
+/// Everything under `/v1`.
+pub fn configure_v1(cfg: &mut ServiceConfig) {
+    accounts::configure(cfg);
+    sessions::configure(cfg);
+    me::configure(cfg);
+    tokens::configure(cfg);
+}

@@ -1,0 +1,282 @@
+//! Personal access tokens: `POST /v1/me/tokens` (create; the token is shown once),
+//! `GET /v1/me/tokens` (list, without the secret) and `DELETE /v1/me/tokens/{id}` (revoke).
+//! Managing tokens needs a login session; a token cannot mint or list tokens.
+
+use actix_web::{HttpResponse, delete, get, http::header, post, web};
+use chrono::{DateTime, TimeDelta, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+use crate::auth::{Authenticated, Scope, tokens};
+use crate::db::{self, models::PersonalAccessToken};
+use crate::error::{ApiError, Problem};
+use crate::pagination::{PageParams, next_link};
+use crate::schema::personal_access_tokens as pat;
+use crate::state::AppState;
+use crate::validate::{Checks, TOKEN_NAME_MAX};
+
+/// Live (unrevoked) tokens one account may hold.
+pub const MAX_TOKENS_PER_USER: i64 = 100;
+/// Longest lifetime a token may be given, in days.
+pub const MAX_TOKEN_DAYS: u32 = 3650;
+
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(create_token)
+        .service(list_tokens)
+        .service(revoke_token);
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "my bot", "scopes": ["read", "play"], "expires_in_days": 90}))]
+pub struct CreateTokenRequest {
+    /// A label for the owner, 1 to 64 characters.
+    pub name: String,
+    /// What the token may do: one or both of `read`, `play`.
+    pub scopes: Vec<Scope>,
+    /// Days until the token expires (1 to 3650); absent: it never expires.
+    pub expires_in_days: Option<u32>,
+}
+
+/// A personal access token, without its secret.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12", "name": "my bot", "scopes": ["read", "play"],
+    "token_hint": "djp_Zk3l…", "created_at": "2026-11-30T12:00:00Z",
+    "expires_at": "2027-02-28T12:00:00Z", "last_used_at": null
+}))]
+pub struct TokenInfo {
+    pub id: String,
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    /// The first characters of the token, to recognise it.
+    pub token_hint: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+impl From<&PersonalAccessToken> for TokenInfo {
+    fn from(t: &PersonalAccessToken) -> Self {
+        TokenInfo {
+            id: t.id.clone(),
+            name: t.name.clone(),
+            scopes: Scope::parse_list(&t.scopes),
+            token_hint: t.token_hint.clone(),
+            created_at: t.created_at.and_utc(),
+            expires_at: t.expires_at.map(|x| x.and_utc()),
+            last_used_at: t.last_used_at.map(|x| x.and_utc()),
+        }
+    }
+}
+
+/// A newly created token: `token` is shown this once and never again.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12", "name": "my bot", "scopes": ["read", "play"],
+    "token_hint": "djp_Zk3l…", "created_at": "2026-11-30T12:00:00Z",
+    "expires_at": null, "last_used_at": null,
+    "token": "djp_Zk3lq0t1N9QmJb2Hc0R7Yp4sVx8wKe6uAa5LdFgTnMo"
+}))]
+pub struct CreatedToken {
+    #[serde(flatten)]
+    pub info: TokenInfo,
+    /// Use as `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
+/// A page of tokens, oldest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenList {
+    pub items: Vec<TokenInfo>,
+    /// Pass as `after` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+    /// The path of the next page; absent on the last page.
+    pub next: Option<String>,
+}
+
+/// Create a personal access token.
+#[utoipa::path(
+    tag = "tokens",
+    security(("bearer" = [])),
+    request_body = CreateTokenRequest,
+    responses(
+        (status = 201, description = "Created; the token is in the body, shown only this once",
+            body = CreatedToken),
+        (status = 400, description = "A field is invalid", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 409, description = "Too many live tokens", body = Problem,
+            content_type = "application/problem+json")
+    )
+)]
+#[post("/me/tokens")]
+pub async fn create_token(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    body: web::Json<CreateTokenRequest>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_session()?;
+    let req = body.into_inner();
+    let mut checks = Checks::new();
+    checks.name("name", &req.name, TOKEN_NAME_MAX);
+    if req.scopes.is_empty() {
+        checks.add("scopes", "give at least one of `read`, `play`");
+    }
+    if let Some(days) = req.expires_in_days {
+        if !(1..=MAX_TOKEN_DAYS).contains(&days) {
+            checks.add("expires_in_days", format!("must be 1 to {MAX_TOKEN_DAYS}"));
+        }
+    }
+    checks.finish()?;
+
+    let mut scopes = req.scopes;
+    scopes.sort();
+    scopes.dedup();
+    let token = tokens::generate(tokens::PAT_PREFIX);
+    let now = db::now();
+    let row = PersonalAccessToken {
+        id: uuid::Uuid::now_v7().to_string(),
+        user_id: auth.user_id.clone(),
+        name: req.name.trim().to_string(),
+        scopes: Scope::join(&scopes),
+        token_hash: tokens::hash(&token),
+        token_hint: tokens::hint(&token),
+        created_at: now,
+        expires_at: req
+            .expires_in_days
+            .map(|d| now + TimeDelta::days(i64::from(d))),
+        last_used_at: None,
+        revoked_at: None,
+    };
+    let row = db::run(&state.pool, move |conn| {
+        db::transaction(conn, |conn| {
+            let live: i64 = pat::table
+                .filter(pat::user_id.eq(&row.user_id))
+                .filter(pat::revoked_at.is_null())
+                .count()
+                .get_result(conn)?;
+            if live >= MAX_TOKENS_PER_USER {
+                return Err(ApiError::Conflict(format!(
+                    "an account may hold at most {MAX_TOKENS_PER_USER} live tokens; revoke some first"
+                )));
+            }
+            diesel::insert_into(pat::table).values(&row).execute(conn)?;
+            Ok(row)
+        })
+    })
+    .await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/me/tokens/{}", row.id)))
+        .json(CreatedToken {
+            info: TokenInfo::from(&row),
+            token,
+        }))
+}
+
+/// List one's live (unrevoked) personal access tokens, oldest first.
+#[utoipa::path(
+    tag = "tokens",
+    security(("bearer" = [])),
+    params(PageParams),
+    responses(
+        (status = 200, description = "A page of tokens", body = TokenList),
+        (status = 400, description = "Bad `limit` or `after`", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json")
+    )
+)]
+#[get("/me/tokens")]
+pub async fn list_tokens(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    page: web::Query<PageParams>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_session()?;
+    let limit = page.limit()?;
+    let after = page.after()?.map(str::to_string);
+    let user_id = auth.user_id.clone();
+    let mut rows = db::run(&state.pool, move |conn| {
+        let mut q = pat::table
+            .filter(pat::user_id.eq(user_id))
+            .filter(pat::revoked_at.is_null())
+            .order(pat::id.asc())
+            .limit(i64::from(limit) + 1)
+            .select(PersonalAccessToken::as_select())
+            .into_boxed();
+        if let Some(after) = after {
+            q = q.filter(pat::id.gt(after));
+        }
+        Ok(q.load::<PersonalAccessToken>(conn)?)
+    })
+    .await?;
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    let next_cursor = if more {
+        rows.last().map(|r| r.id.clone())
+    } else {
+        None
+    };
+    let next = next_cursor
+        .as_deref()
+        .map(|c| next_link("/v1/me/tokens", c, limit));
+    Ok(HttpResponse::Ok().json(TokenList {
+        items: rows.iter().map(TokenInfo::from).collect(),
+        next_cursor,
+        next,
+    }))
+}
+
+/// Revoke a personal access token. It stops working at once.
+#[utoipa::path(
+    tag = "tokens",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "The token's id")),
+    responses(
+        (status = 204, description = "Revoked (or already revoked)"),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 404, description = "No such token of yours", body = Problem,
+            content_type = "application/problem+json")
+    )
+)]
+#[delete("/me/tokens/{id}")]
+pub async fn revoke_token(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_session()?;
+    let id = path.into_inner();
+    let user_id = auth.user_id.clone();
+    db::run(&state.pool, move |conn| {
+        let found: i64 = pat::table
+            .filter(pat::id.eq(&id))
+            .filter(pat::user_id.eq(&user_id))
+            .count()
+            .get_result(conn)?;
+        if found == 0 {
+            return Err(ApiError::NotFound("no such token".into()));
+        }
+        diesel::update(
+            pat::table
+                .filter(pat::id.eq(&id))
+                .filter(pat::revoked_at.is_null()),
+        )
+        .set(pat::revoked_at.eq(db::now()))
+        .execute(conn)?;
+        Ok(())
+    })
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
+}

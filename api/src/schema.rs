@@ -1,0 +1,64 @@
+//! The diesel schema, one for both backends.
+//!
+//! Only SQL types PostgreSQL and SQLite share may appear here (the MultiConnection rule):
+//! ids and JSON are `Text`, times are `Timestamp` holding UTC. Keep it in step with both
+//! `migrations/postgres` and `migrations/sqlite`; add new tables (games, events) below.
+
+diesel::table! {
+    users (id) {
+        id -> Text,
+        username -> Text,
+        username_key -> Text,
+        email -> Text,
+        password_hash -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    sessions (id) {
+        id -> Text,
+        user_id -> Text,
+        created_at -> Timestamp,
+        last_used_at -> Timestamp,
+        revoked_at -> Nullable<Timestamp>,
+        revoked_reason -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    refresh_tokens (token_hash) {
+        token_hash -> Text,
+        session_id -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    personal_access_tokens (id) {
+        id -> Text,
+        user_id -> Text,
+        name -> Text,
+        scopes -> Text,
+        token_hash -> Text,
+        token_hint -> Text,
+        created_at -> Timestamp,
+        expires_at -> Nullable<Timestamp>,
+        last_used_at -> Nullable<Timestamp>,
+        revoked_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::joinable!(sessions -> users (user_id));
+diesel::joinable!(refresh_tokens -> sessions (session_id));
+diesel::joinable!(personal_access_tokens -> users (user_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    users,
+    sessions,
+    refresh_tokens,
+    personal_access_tokens
+);

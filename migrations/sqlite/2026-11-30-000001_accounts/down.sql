@@ -1,0 +1,4 @@
+DROP TABLE personal_access_tokens;
+DROP TABLE refresh_tokens;
+DROP TABLE sessions;
+DROP TABLE users;

@@ -1,0 +1,160 @@
+//! `POST /v1/accounts`: registration, field rules and every kind of bad body.
+
+use djambi_e2e::{Backend, PASSWORD, TestServer, backend_tests, json};
+
+fn register_creates_an_account(backend: Backend) {
+    let s = TestServer::start(backend);
+    let r = s.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "Alice", "email": " alice@example.org ", "password": PASSWORD}),
+    );
+    let b = r.expect(201);
+    assert_eq!(r.header("location"), Some("/v1/me"));
+    assert_eq!(b["username"], "Alice");
+    assert_eq!(b["email"], "alice@example.org");
+    assert_eq!(b["id"].as_str().unwrap().len(), 36);
+    assert!(b["created_at"].as_str().unwrap().ends_with('Z'));
+    assert!(
+        !r.text.contains("argon2") && !r.text.contains("password"),
+        "{}",
+        r.text
+    );
+    // The new account can log in, with any case of its name.
+    let login = s.login("alice", PASSWORD);
+    assert_eq!(login.username, "Alice");
+}
+
+fn usernames_are_unique_regardless_of_case(backend: Backend) {
+    let s = TestServer::start(backend);
+    s.register("bob");
+    let r = s.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "BOB", "email": "other@example.org", "password": PASSWORD}),
+    );
+    r.problem(409, "conflict");
+    assert!(r.json["detail"].as_str().unwrap().contains("taken"));
+}
+
+fn field_rules_are_enforced(backend: Backend) {
+    let s = TestServer::start(backend);
+    let long_user = "u".repeat(33);
+    let long_email = format!("{}@example.org", "e".repeat(243));
+    assert_eq!(long_email.len(), 255);
+    let long_password = "p".repeat(129);
+    let cases: Vec<(serde_json::Value, Vec<&str>)> = vec![
+        (
+            json!({"username": "ab", "email": "a@example.org", "password": PASSWORD}),
+            vec!["username"],
+        ),
+        (
+            json!({"username": long_user, "email": "a@example.org", "password": PASSWORD}),
+            vec!["username"],
+        ),
+        (
+            json!({"username": "has space", "email": "a@example.org", "password": PASSWORD}),
+            vec!["username"],
+        ),
+        (
+            json!({"username": "émile", "email": "a@example.org", "password": PASSWORD}),
+            vec!["username"],
+        ),
+        (
+            json!({"username": "carol", "email": "not-an-email", "password": PASSWORD}),
+            vec!["email"],
+        ),
+        (
+            json!({"username": "carol", "email": long_email, "password": PASSWORD}),
+            vec!["email"],
+        ),
+        (
+            json!({"username": "carol", "email": "a@example.org", "password": "short"}),
+            vec!["password"],
+        ),
+        (
+            json!({"username": "carol", "email": "a@example.org", "password": long_password}),
+            vec!["password"],
+        ),
+        (
+            json!({"username": "x", "email": "y", "password": "z"}),
+            vec!["username", "email", "password"],
+        ),
+    ];
+    for (body, fields) in cases {
+        let r = s.post("/v1/accounts", None, &body);
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), fields, "{body}: {}", r.text);
+    }
+    // Nothing was created: the name is still free.
+    s.register("carol");
+}
+
+fn malformed_bodies_are_problems(backend: Backend) {
+    let s = TestServer::start(backend);
+    let post_raw = |body: &'static str, content_type: &str| {
+        s.send(
+            s.request(reqwest::Method::POST, "/v1/accounts")
+                .header("content-type", content_type)
+                .body(body),
+        )
+    };
+    // Broken JSON, wrong types, missing and unknown fields, empty body.
+    for body in [
+        "{\"username\": \"dave\",",
+        "not json at all",
+        "{\"username\": 5, \"email\": \"d@example.org\", \"password\": \"correct horse\"}",
+        "{\"username\": \"dave\", \"email\": \"d@example.org\"}",
+        "{\"username\": \"dave\", \"email\": \"d@example.org\", \"password\": \"correct horse\", \"admin\": true}",
+        "[]",
+        "",
+    ] {
+        let r = post_raw(body, "application/json");
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), vec!["body"], "{body}: {}", r.text);
+    }
+    // Not JSON at all by media type.
+    post_raw("username=dave", "application/x-www-form-urlencoded")
+        .problem(415, "unsupported-media-type");
+    // A body without a content type is refused the same way.
+    let r = s.send(
+        s.request(reqwest::Method::POST, "/v1/accounts")
+            .body(format!("{{\"username\": \"dave\", \"email\": \"d@example.org\", \"password\": \"{PASSWORD}\"}}")),
+    );
+    r.problem(415, "unsupported-media-type");
+    // `application/<x>+json` is JSON.
+    let r = s.send(
+        s.request(reqwest::Method::POST, "/v1/accounts")
+            .header("content-type", "application/vnd.djambi+json; charset=utf-8")
+            .body(format!("{{\"username\": \"dave\", \"email\": \"d@example.org\", \"password\": \"{PASSWORD}\"}}")),
+    );
+    r.expect(201);
+}
+
+fn oversize_body_is_413(backend: Backend) {
+    let s = TestServer::start_with(backend, &[("DJAMBI_MAX_BODY_BYTES", "4096")]);
+    let big = "x".repeat(10_000);
+    let r = s.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "erin", "email": "e@example.org", "password": big}),
+    );
+    let b = r.problem(413, "payload-too-large");
+    assert_eq!(b["limit_bytes"], 4096);
+    // Chunked (no Content-Length) is caught too.
+    let body = reqwest::blocking::Body::new(std::io::Cursor::new(vec![b' '; 10_000]));
+    let r = s.send(
+        s.request(reqwest::Method::POST, "/v1/accounts")
+            .header("content-type", "application/json")
+            .body(body),
+    );
+    r.problem(413, "payload-too-large");
+}
+
+backend_tests!(
+    register_creates_an_account,
+    usernames_are_unique_regardless_of_case,
+    field_rules_are_enforced,
+    malformed_bodies_are_problems,
+    oversize_body_is_413,
+);

@@ -1,0 +1,177 @@
+//! Personal access tokens: shown once, stored hashed, scoped, listed, revoked.
+
+use djambi_e2e::{Backend, TestServer, backend_tests, json};
+
+fn create_use_list_and_revoke(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    let r = s.post(
+        "/v1/me/tokens",
+        Some(&alice.access),
+        &json!({"name": "my bot", "scopes": ["play", "read", "read"], "expires_in_days": 30}),
+    );
+    let b = r.expect(201).clone();
+    let id = b["id"].as_str().unwrap().to_string();
+    let token = b["token"].as_str().unwrap().to_string();
+    assert!(token.starts_with("djp_"));
+    assert_eq!(b["scopes"], json!(["read", "play"]));
+    assert_eq!(b["name"], "my bot");
+    assert!(b["expires_at"].is_string());
+    assert!(token.starts_with(b["token_hint"].as_str().unwrap().trim_end_matches('…')));
+    assert_eq!(
+        r.header("location"),
+        Some(format!("/v1/me/tokens/{id}").as_str())
+    );
+
+    assert_eq!(
+        s.get("/v1/me", Some(&token)).expect(200)["username"],
+        "alice"
+    );
+
+    // The list never shows the secret again.
+    let list = s.get("/v1/me/tokens", Some(&alice.access));
+    let items = list.expect(200)["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["id"], id.as_str());
+    assert!(items[0].get("token").is_none());
+    assert!(!list.text.contains(&token[4..]));
+    assert!(
+        items[0]["last_used_at"].is_string(),
+        "use is recorded: {}",
+        list.text
+    );
+
+    assert_eq!(
+        s.delete(&format!("/v1/me/tokens/{id}"), Some(&alice.access))
+            .status
+            .as_u16(),
+        204
+    );
+    s.get("/v1/me", Some(&token)).problem(401, "unauthorized");
+    let list = s.get("/v1/me/tokens", Some(&alice.access));
+    assert_eq!(list.expect(200)["items"], json!([]));
+    // Revoking again is fine; an unknown id is not found.
+    assert_eq!(
+        s.delete(&format!("/v1/me/tokens/{id}"), Some(&alice.access))
+            .status
+            .as_u16(),
+        204
+    );
+    s.delete("/v1/me/tokens/nope", Some(&alice.access))
+        .problem(404, "not-found");
+}
+
+fn scopes_are_enforced(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    let (_, read) = s.pat(&alice, &["read"]);
+    let (_, play) = s.pat(&alice, &["play"]);
+    s.get("/v1/me", Some(&read)).expect(200);
+    let r = s.get("/v1/me", Some(&play));
+    r.problem(403, "forbidden");
+    assert!(r.json["detail"].as_str().unwrap().contains("read"));
+    // Tokens cannot manage tokens.
+    s.post(
+        "/v1/me/tokens",
+        Some(&read),
+        &json!({"name": "x", "scopes": ["read"]}),
+    )
+    .problem(403, "forbidden");
+    s.get("/v1/me/tokens", Some(&read))
+        .problem(403, "forbidden");
+}
+
+fn tokens_belong_to_their_owner(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    let bob = s.user("bob");
+    let (id, token) = s.pat(&alice, &["read"]);
+    s.delete(&format!("/v1/me/tokens/{id}"), Some(&bob.access))
+        .problem(404, "not-found");
+    assert_eq!(
+        s.get("/v1/me/tokens", Some(&bob.access)).expect(200)["items"],
+        json!([])
+    );
+    assert_eq!(
+        s.get("/v1/me", Some(&token)).expect(200)["username"],
+        "alice"
+    );
+}
+
+fn bad_token_requests(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    let cases = [
+        (json!({"name": "x", "scopes": []}), "scopes"),
+        (json!({"name": "x", "scopes": ["admin"]}), "body"),
+        (json!({"name": "", "scopes": ["read"]}), "name"),
+        (json!({"name": "n".repeat(65), "scopes": ["read"]}), "name"),
+        (json!({"name": "a\u{0007}b", "scopes": ["read"]}), "name"),
+        (
+            json!({"name": "x", "scopes": ["read"], "expires_in_days": 0}),
+            "expires_in_days",
+        ),
+        (
+            json!({"name": "x", "scopes": ["read"], "expires_in_days": 100000}),
+            "expires_in_days",
+        ),
+        (
+            json!({"name": "x", "scopes": ["read"], "expires_in_days": -1}),
+            "body",
+        ),
+        (json!({"scopes": ["read"]}), "body"),
+    ];
+    for (body, field) in cases {
+        let r = s.post("/v1/me/tokens", Some(&alice.access), &body);
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), vec![field], "{body}: {}", r.text);
+    }
+    assert_eq!(
+        s.get("/v1/me/tokens", Some(&alice.access)).expect(200)["items"],
+        json!([])
+    );
+    s.post(
+        "/v1/me/tokens",
+        None,
+        &json!({"name": "x", "scopes": ["read"]}),
+    )
+    .problem(401, "unauthorized");
+}
+
+fn token_list_is_paginated(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    let ids: Vec<String> = (0..3).map(|_| s.pat(&alice, &["read"]).0).collect();
+    let first = s.get("/v1/me/tokens?limit=2", Some(&alice.access));
+    let b = first.expect(200).clone();
+    let page1: Vec<&str> = b["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(page1, vec![ids[0].as_str(), ids[1].as_str()]);
+    assert_eq!(b["next_cursor"], ids[1].as_str());
+    let next = b["next"].as_str().unwrap();
+    let second = s.get(next, Some(&alice.access));
+    let b2 = second.expect(200);
+    assert_eq!(b2["items"].as_array().unwrap().len(), 1);
+    assert_eq!(b2["items"][0]["id"], ids[2].as_str());
+    assert!(b2["next"].is_null() && b2["next_cursor"].is_null());
+
+    s.get("/v1/me/tokens?limit=0", Some(&alice.access))
+        .problem(400, "validation");
+    s.get("/v1/me/tokens?limit=101", Some(&alice.access))
+        .problem(400, "validation");
+    let r = s.get("/v1/me/tokens?limit=abc", Some(&alice.access));
+    r.problem(400, "validation");
+    assert_eq!(r.error_fields(), vec!["query"]);
+}
+
+backend_tests!(
+    create_use_list_and_revoke,
+    scopes_are_enforced,
+    tokens_belong_to_their_owner,
+    bad_token_requests,
+    token_list_is_paginated,
+);
