@@ -1,0 +1,307 @@
+//! The real `djambi` binary, driven as other programs drive it (RULES.md section 9).
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use common::{START, build, dfen, pos};
+use serde_json::{Value, json};
+
+struct Output {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn djambi(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_djambi"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the djambi binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Output {
+        status: out.status.code().expect("exited normally"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = djambi(args, "");
+    assert_eq!(out.status, 0, "{args:?}: {}", out.stderr);
+    out.stdout
+}
+
+/// Runs a failing command and returns its message; checks the status.
+fn fails(args: &[&str], status: i32) -> String {
+    let out = djambi(args, "");
+    assert_eq!(
+        out.status, status,
+        "{args:?}: {:?} {:?}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.is_empty(), "{args:?} printed {:?}", out.stdout);
+    assert!(!out.stderr.trim().is_empty(), "{args:?}: no message");
+    out.stderr
+}
+
+const START_RBY: &str = "RCRARM3BMBABC/RRRDRM3BMBDBR/RMRMRN3BNBMBM/9/9/9/GMGMGN3YNYMYM/GRGDGM3YMYDYR/GCGAGM3YMYAYC R RBYh 0";
+const AFTER_C8D7: &str = "RCRARM3BMBABC/RRRD4BMBDBR/RMRMRNRM2BNBMBM/9/9/9/GMGMGN3YNYMYM/GRGDGM3YMYDYR/GCGAGM3YMYAYC B RBYG 1";
+
+#[test]
+fn start_prints_the_starting_dfen() {
+    assert_eq!(ok(&["start"]), format!("{START}\n"));
+    assert_eq!(ok(&["start", "--seats", "RBYG"]), format!("{START}\n"));
+}
+
+#[test]
+fn start_with_three_seats() {
+    // Green's seat empty: Green's party hostage, Red first.
+    assert_eq!(ok(&["start", "--seats", "RBY"]), format!("{START_RBY}\n"));
+    // Yellow's seat empty: Red first, then Blue, then Green.
+    let rbg = ok(&["start", "--seats", "RBG"]);
+    assert_eq!(rbg, START.replace(" R RBYG 0", " R RBhG 0") + "\n");
+    let after = ok(&["play", rbg.trim(), "C8-D7"]);
+    assert!(after.trim().ends_with(" B RBhG 1"), "{after}");
+    let after = ok(&["play", rbg.trim(), "C8-D7", "G8-F7"]);
+    assert!(
+        after.trim().ends_with(" G RBhG 2"),
+        "Yellow is skipped: {after}"
+    );
+    // Red's seat empty: Blue moves first.
+    assert_eq!(
+        ok(&["start", "--seats", "BYG"]),
+        START.replace(" R RBYG 0", " B hBYG 0") + "\n"
+    );
+    // Any order of letters names the same seats.
+    assert_eq!(ok(&["start", "--seats", "YBR"]), format!("{START_RBY}\n"));
+}
+
+#[test]
+fn start_rejects_bad_seats() {
+    for seats in ["RB", "R", "", "RBYX", "RRB", "RBYGR"] {
+        fails(&["start", "--seats", seats], 2);
+    }
+    fails(&["start", "--seats"], 2);
+    fails(&["start", "--players", "RBY"], 2);
+}
+
+#[test]
+fn moves_lists_every_complete_move_sorted_by_byte_value() {
+    let out = ok(&["moves", START]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "A7-A5", "A7-A6", "A7-B6", "A7-C5", "B7-A6", "B7-B5", "B7-B6", "B7-C6", "B7-D5",
+            "C7-A5", "C7-B6", "C7-C4", "C7-C5", "C7-C6", "C7-D6", "C7-D7", "C7-D8", "C7-E7",
+            "C7-E9", "C7-F4", "C7-F7", "C8-D7", "C8-D8", "C8-D9", "C8-E6", "C8-E8", "C9-D8",
+            "C9-D9", "C9-E7", "C9-E9"
+        ]
+    );
+    assert!(out.ends_with('\n'));
+    // A sparse position with kills, placements and reporter victims: `-` sorts before
+    // `x`, and the listing is exactly the library's.
+    let sparse = dfen(
+        &[
+            ("A9", "RC"),
+            ("A4", "RR"),
+            ("D5", "BM"),
+            ("C4", "BM"),
+            ("I9", "BC"),
+        ],
+        "R",
+        "RBhh",
+        0,
+    );
+    let out = ok(&["moves", &sparse]);
+    let lines: Vec<String> = out.lines().map(String::from).collect();
+    let mut sorted = lines.clone();
+    sorted.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    assert_eq!(lines, sorted);
+    assert_eq!(lines, pos(&sparse).legal_move_texts());
+    assert!(lines.contains(&"A4-B4xC4".to_string()));
+    assert!(lines.contains(&"A9xI9>A9".to_string()));
+}
+
+#[test]
+fn moves_of_a_finished_game_print_nothing() {
+    let over = dfen(&[("I9", "RC"), ("A9", "Bc")], "-", "RRhh", 1);
+    let out = djambi(&["moves", &over], "");
+    assert_eq!(out.status, 0);
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn play_prints_the_dfen_after_the_moves() {
+    assert_eq!(ok(&["play", START, "C8-D7"]), format!("{AFTER_C8D7}\n"));
+    // Lower case and either separator are accepted.
+    assert_eq!(ok(&["play", START, "c8xd7"]), format!("{AFTER_C8D7}\n"));
+    let out = ok(&["play", START, "C8-D7", "G8-F7", "G2-F3"]);
+    assert!(out.trim().ends_with(" G RBYG 3"), "{out}");
+    // A kill with a placement.
+    let p = dfen(
+        &[("A9", "RC"), ("D4", "RM"), ("F6", "BM"), ("I1", "BC")],
+        "R",
+        "RBhh",
+        0,
+    );
+    let expected = dfen(
+        &[("A9", "RC"), ("D4", "Bm"), ("F6", "RM"), ("I1", "BC")],
+        "B",
+        "RBhh",
+        1,
+    );
+    assert_eq!(ok(&["play", &p, "D4xF6>D4"]), format!("{expected}\n"));
+}
+
+#[test]
+fn play_names_the_first_illegal_move() {
+    let msg = fails(&["play", START, "C8-D7", "D5-D6", "C2-D3"], 1);
+    assert!(msg.contains("D5-D6"), "{msg}");
+    assert!(!msg.contains("C2-D3"), "{msg}");
+    let msg = fails(&["play", START, "C8-D6"], 1);
+    assert!(msg.contains("C8-D6"), "{msg}");
+    // Blue's piece on Red's turn.
+    let msg = fails(&["play", START, "G8-F7"], 1);
+    assert!(msg.contains("G8-F7"), "{msg}");
+    // A move that does not parse is illegal too.
+    let msg = fails(&["play", START, "C8-D7", "Z9-Q1", "G8-F7"], 1);
+    assert!(msg.contains("Z9-Q1"), "{msg}");
+    let msg = fails(&["play", START, "hello"], 1);
+    assert!(msg.contains("hello"), "{msg}");
+    // Moving after the end of the game.
+    let over = dfen(&[("I9", "RC"), ("A9", "Bc")], "-", "RRhh", 1);
+    let msg = fails(&["play", &over, "I9-I8"], 1);
+    assert!(msg.contains("I9-I8"), "{msg}");
+}
+
+#[test]
+fn resign_prints_the_dfen_after_the_resignation() {
+    assert_eq!(
+        ok(&["resign", START, "B"]),
+        START.replace(" R RBYG 0", " R RhYG 0") + "\n"
+    );
+    assert_eq!(
+        ok(&["resign", START, "R"]),
+        START.replace(" R RBYG 0", " B hBYG 0") + "\n"
+    );
+    let two = dfen(&[("A9", "RC"), ("I9", "BC")], "R", "RBhh", 6);
+    assert_eq!(
+        ok(&["resign", &two, "R"]),
+        dfen(&[("A9", "RC"), ("I9", "BC")], "-", "hBhh", 6) + "\n"
+    );
+    // Not a seat: a bad argument.
+    fails(&["resign", START, "X"], 2);
+    fails(&["resign", START, "RB"], 2);
+    // A seat that is not active cannot resign. RULES.md does not say whether this is a
+    // refusal (1) or unusable input (2): only a failure with a message is required here.
+    let out = djambi(&["resign", START_RBY, "G"], "");
+    assert_ne!(out.status, 0);
+    assert!(out.stdout.is_empty());
+    assert!(!out.stderr.is_empty());
+}
+
+#[test]
+fn perft_counts_complete_move_sequences() {
+    assert_eq!(ok(&["perft", "0"]), "1\n");
+    assert_eq!(ok(&["perft", "1"]), "30\n");
+    assert_eq!(ok(&["perft", "2"]), "1205\n");
+    assert_eq!(ok(&["perft", "3"]), "49206\n");
+    assert_eq!(ok(&["perft", "2", START]), "1205\n");
+    // A sparse position: 102 moves for the lone red chief (see tests/rules.rs).
+    let p = dfen(&[("A1", "RC"), ("I9", "BC")], "R", "RBhh", 0);
+    assert_eq!(ok(&["perft", "1", &p]), "102\n");
+    fails(&["perft", "x"], 2);
+    fails(&["perft", "-1"], 2);
+    fails(&["perft"], 2);
+    fails(&["perft", "1", "not a dfen"], 2);
+}
+
+#[test]
+fn batch_answers_each_line_and_reads_on_after_errors() {
+    let p = build(&[("A9", "RC"), ("I9", "BC")], "R", "RBhh", 0);
+    let requests = [
+        json!({"op": "moves", "dfen": START}).to_string(),
+        json!({"op": "play", "dfen": START, "moves": ["C8-D7"]}).to_string(),
+        "{this is not json".to_string(),
+        json!({"op": "play", "dfen": START, "moves": ["C8-D7", "C8-D6"]}).to_string(),
+        json!({"op": "resign", "dfen": START, "seat": "B"}).to_string(),
+        json!({"op": "moves", "dfen": "RC8/9 R RBhh 0"}).to_string(),
+        json!({"op": "dance", "dfen": START}).to_string(),
+        json!({"op": "play", "dfen": START, "moves": ["nonsense"]}).to_string(),
+        json!({"op": "resign", "dfen": START, "seat": "Q"}).to_string(),
+        json!({"op": "moves", "dfen": p.to_string()}).to_string(),
+    ];
+    let input = requests.join("\n") + "\n";
+    let out = djambi(&["batch"], &input);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let answers: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each answer is one JSON line"))
+        .collect();
+    assert_eq!(answers.len(), requests.len(), "{}", out.stdout);
+    assert_eq!(answers[0]["moves"].as_array().unwrap().len(), 30);
+    assert_eq!(answers[0]["moves"][0], "A7-A5");
+    assert_eq!(answers[1], json!({ "dfen": AFTER_C8D7 }));
+    for i in [2, 3, 5, 6, 7, 8] {
+        let error = answers[i]["error"].as_str();
+        assert!(
+            error.is_some_and(|e| !e.is_empty()),
+            "line {i}: {}",
+            answers[i]
+        );
+        assert_eq!(answers[i].as_object().unwrap().len(), 1, "line {i}");
+    }
+    assert!(answers[3]["error"].as_str().unwrap().contains("C8-D6"));
+    assert_eq!(
+        answers[4],
+        json!({ "dfen": START.replace(" R RBYG 0", " R RhYG 0") })
+    );
+    assert_eq!(
+        answers[9]["moves"].as_array().unwrap().len(),
+        p.legal_moves().len()
+    );
+}
+
+#[test]
+fn batch_with_empty_input_prints_nothing() {
+    let out = djambi(&["batch"], "");
+    assert_eq!(out.status, 0);
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn unusable_input_exits_with_status_two_and_says_why() {
+    // No arguments, an unknown command, a malformed DFEN, missing arguments.
+    fails(&[], 2);
+    fails(&["frobnicate"], 2);
+    for bad in [
+        "",
+        "nonsense",
+        "9/9/9/9/9/9/9/9 R RBYG 0",
+        "RC8/9/9/9/4RM4/9/9/9/BC8 R RBhh 0",
+        &START.replace(" 0", " -3"),
+        &START.replace(" R ", " X "),
+    ] {
+        let msg = fails(&["moves", bad], 2);
+        assert!(msg.len() > 10, "{bad:?}: {msg}");
+        fails(&["play", bad, "C8-D7"], 2);
+        fails(&["resign", bad, "R"], 2);
+    }
+    fails(&["moves"], 2);
+    fails(&["moves", START, "extra"], 2);
+    fails(&["resign", START], 2);
+    fails(&["start", "extra"], 2);
+}
