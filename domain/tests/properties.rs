@@ -681,3 +681,279 @@ fn random_games_reach_the_interesting_rules() {
     }
     assert!(over > 0, "no random game ended");
 }
+
+// ---------------------------------------------------------------------------------------
+// An independent move generator, written from RULES.md section 3 only, compared with the
+// engine's on positions from random games and on random sparse positions.
+// ---------------------------------------------------------------------------------------
+
+const DIRS: [(i8, i8); 8] = [
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+];
+const ORTHO: [(i8, i8); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
+
+fn step(s: Square, (df, dr): (i8, i8)) -> Option<Square> {
+    let f = s.file() as i8 + df;
+    let r = s.rank() as i8 + dr;
+    if (0..9).contains(&f) && (0..9).contains(&r) {
+        Square::new(f as u8, r as u8)
+    } else {
+        None
+    }
+}
+
+fn model_moves(p: &Position) -> HashSet<Move> {
+    let mut out = HashSet::new();
+    let Some(seat) = p.to_move() else {
+        return out;
+    };
+    let board = p.board();
+    let friendly = |pc: Piece| pc.alive && p.control(pc.party) == Control::Seat(seat);
+    let enemy = |pc: Piece| {
+        pc.alive
+            && match p.control(pc.party) {
+                Control::Hostage => true,
+                Control::Seat(s) => s != seat,
+                Control::Orphaned => false,
+            }
+    };
+    let empty = |s: Square| board.get(s).is_none();
+    // Placement squares: empty or the departure square; the maze only when allowed.
+    let places = |from: Square, maze_ok: bool| -> Vec<Square> {
+        Square::all()
+            .filter(|&s| (empty(s) || s == from) && (!s.is_maze() || maze_ok))
+            .collect()
+    };
+    // Exit squares from the maze: plain line moves over empty squares (the departure
+    // square counts as empty when `open` is set).
+    let exits = |from: Square, open: bool| -> Vec<Square> {
+        let mut v = Vec::new();
+        for d in DIRS {
+            let mut s = Square::MAZE;
+            while let Some(n) = step(s, d) {
+                if empty(n) || (open && n == from) {
+                    v.push(n);
+                    s = n;
+                } else {
+                    break;
+                }
+            }
+        }
+        v
+    };
+    let with = |from: Square, to: Square, victim, exit, place| Move {
+        from,
+        to,
+        victim,
+        exit,
+        place,
+    };
+    for (from, piece) in board.pieces() {
+        if !friendly(piece) {
+            continue;
+        }
+        let range = if piece.kind == Kind::Militant { 2 } else { 8 };
+        for d in DIRS {
+            let mut s = from;
+            for _ in 0..range {
+                let Some(n) = step(s, d) else { break };
+                s = n;
+                match board.get(s) {
+                    None => {
+                        if s.is_maze() {
+                            if piece.kind == Kind::Chief {
+                                out.insert(Move::plain(from, s));
+                            }
+                            continue;
+                        }
+                        out.insert(Move::plain(from, s));
+                        if piece.kind == Kind::Reporter {
+                            for od in ORTHO {
+                                if let Some(v) = step(s, od)
+                                    && board.get(v).is_some_and(enemy)
+                                {
+                                    out.insert(with(from, s, Some(v), None, None));
+                                }
+                            }
+                        }
+                    }
+                    Some(target) => {
+                        let maze = s.is_maze();
+                        match piece.kind {
+                            Kind::Militant if enemy(target) && !maze => {
+                                for pl in places(from, false) {
+                                    out.insert(with(from, s, None, None, Some(pl)));
+                                }
+                            }
+                            Kind::Chief if enemy(target) => {
+                                for pl in places(from, false) {
+                                    out.insert(with(from, s, None, None, Some(pl)));
+                                }
+                            }
+                            Kind::Assassin if enemy(target) => {
+                                if maze {
+                                    for e in exits(from, false) {
+                                        out.insert(with(from, s, None, Some(e), None));
+                                    }
+                                } else {
+                                    out.insert(Move::plain(from, s));
+                                }
+                            }
+                            Kind::Diplomat | Kind::Necromobile
+                                if (piece.kind == Kind::Diplomat && enemy(target))
+                                    || (piece.kind == Kind::Necromobile && !target.alive) =>
+                            {
+                                if maze {
+                                    for e in exits(from, true) {
+                                        for pl in places(from, false) {
+                                            if pl != e {
+                                                out.insert(with(from, s, None, Some(e), Some(pl)));
+                                            }
+                                        }
+                                    }
+                                } else {
+                                    let maze_ok =
+                                        piece.kind == Kind::Diplomat && target.kind == Kind::Chief;
+                                    for pl in places(from, maze_ok) {
+                                        out.insert(with(from, s, None, None, Some(pl)));
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn compare_with_model(p: &Position) -> Result<(), TestCaseError> {
+    let engine: HashSet<Move> = p.legal_moves().into_iter().collect();
+    let model = model_moves(p);
+    if engine != model {
+        let text = |m: &Move| p.move_text(m).to_string();
+        let mut missing: Vec<String> = model.difference(&engine).map(text).collect();
+        let mut extra: Vec<String> = engine.difference(&model).map(text).collect();
+        missing.sort();
+        extra.sort();
+        missing.truncate(10);
+        extra.truncate(10);
+        return Err(TestCaseError::fail(format!(
+            "{p}\nmissing from the engine: {missing:?}\nextra in the engine: {extra:?}"
+        )));
+    }
+    Ok(())
+}
+
+/// A random sparse position: about one square in four holds a random piece (only a chief
+/// or a corpse on the maze); each party is controlled by its seat, another active seat,
+/// or is hostage or orphaned; a random active seat is to move, on a regular or bonus turn.
+fn sparse_strategy() -> impl Strategy<Value = Option<Position>> {
+    (
+        prop::collection::vec((0u8..4, 0u8..6, 0u8..10, 0u8..100), 81),
+        prop::collection::vec(0u8..10, 4),
+        any::<u8>(),
+    )
+        .prop_map(|(cells, controls, turn)| {
+            let parties = ['R', 'B', 'Y', 'G'];
+            let kinds = ['C', 'A', 'R', 'D', 'N', 'M'];
+            let mut owned: Vec<(String, String)> = Vec::new();
+            for (i, (party, kind, dead, present)) in cells.into_iter().enumerate() {
+                if present >= 25 {
+                    continue;
+                }
+                let square = Square::from_index(i).unwrap();
+                let alive = dead >= 3;
+                let kind = if square.is_maze() && alive { 0 } else { kind };
+                let k = kinds[usize::from(kind)];
+                let k = if alive { k } else { k.to_ascii_lowercase() };
+                owned.push((
+                    square.to_string(),
+                    format!("{}{k}", parties[usize::from(party)]),
+                ));
+            }
+            // Seats: active (own party) for 0..5, else hostage / orphaned / taken.
+            let mut field = ['h'; 4];
+            let active: Vec<usize> = (0..4).filter(|&i| controls[i] < 5).collect();
+            for i in 0..4 {
+                field[i] = match controls[i] {
+                    0..5 => parties[i],
+                    5 | 6 => 'h',
+                    7 => 'o',
+                    n if !active.is_empty() => parties[active[usize::from(n) % active.len()]],
+                    _ => 'h',
+                };
+            }
+            if active.len() < 2 {
+                return None;
+            }
+            let mover = parties[active[usize::from(turn) % active.len()]];
+            let turn = if turn % 3 == 0 {
+                let after = parties[active[usize::from(turn / 3) % active.len()]];
+                format!("{mover}*{after}")
+            } else {
+                mover.to_string()
+            };
+            let pieces: Vec<(&str, &str)> = owned
+                .iter()
+                .map(|(s, p)| (s.as_str(), p.as_str()))
+                .collect();
+            let text = common::dfen(&pieces, &turn, &field.iter().collect::<String>(), 0);
+            Some(text.parse().unwrap_or_else(|e| panic!("{text}: {e}")))
+        })
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 60, max_shrink_iters: 200, ..Config::default() })]
+
+    /// The engine lists exactly the moves of the independent generator, in random games.
+    #[test]
+    fn legal_moves_match_an_independent_generator_in_games(
+        (config, seed, indices) in game_strategy(),
+    ) {
+        let played = random_game(config, seed, &indices, 200, 0);
+        for p in &played.positions {
+            compare_with_model(p)?;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 300, max_shrink_iters: 200, ..Config::default() })]
+
+    /// The same on random sparse positions (hostages, orphans, corpses and chiefs on the
+    /// maze, lone pieces); every listed move then plays and keeps the invariants.
+    #[test]
+    fn legal_moves_match_an_independent_generator_in_sparse_positions(p in sparse_strategy()) {
+        let Some(p) = p else { return Ok(()) };
+        check_position_loose(&p)?;
+        compare_with_model(&p)?;
+        for mv in p.legal_moves() {
+            let mut next = p.clone();
+            let mut effects = Vec::new();
+            next.play_in_place(&mv, &mut effects)
+                .map_err(|e| TestCaseError::fail(format!("{} refused in {p}: {e}", p.move_text(&mv))))?;
+            check_move(&p, &mv, &next, &effects)?;
+            check_position(&next)?;
+            prop_assert_eq!(next.turn(), model_next_turn(&p, &Action::Move(mv), &next));
+        }
+    }
+}
+
+/// The invariants a hand-made position keeps even when its seat to move is stuck.
+fn check_position_loose(p: &Position) -> Result<(), TestCaseError> {
+    let text = p.to_string();
+    prop_assert_eq!(&text.parse::<Position>().unwrap(), p);
+    prop_assert_eq!(p.count_legal_moves(), p.legal_moves().len() as u64);
+    Ok(())
+}
