@@ -1,7 +1,7 @@
 //! `/healthz`, `/readyz`, `/openapi.json`, `/docs`, and the problem+json answers for unknown
 //! routes and methods.
 
-use djambi_e2e::{Backend, TestServer, backend_tests};
+use djambi_e2e::{Backend, FreshDatabase, PASSWORD, TestServer, Value, backend_tests};
 
 fn healthz_and_readyz(backend: Backend) {
     let s = TestServer::start(backend);
@@ -68,6 +68,7 @@ backend_tests!(
     unknown_route_is_a_problem,
     openapi_is_served,
     docs_page_works_offline,
+    no_bad_input_causes_a_server_error,
 );
 
 /// With the database gone, `/readyz` says 503 (a problem), `/healthz` still 200.
@@ -80,4 +81,102 @@ fn readyz_fails_without_the_database_pg() {
     r.problem(503, "unavailable");
     assert!(r.header("retry-after").is_some());
     s.get("/healthz", None).expect(200);
+}
+
+/// Several instances starting at once on one PostgreSQL database migrate it once (under the
+/// advisory lock) and then share it.
+#[test]
+fn concurrent_starts_share_one_database_pg() {
+    let db = FreshDatabase::new(Backend::Postgres);
+    let servers: Vec<TestServer> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..3)
+            .map(|_| scope.spawn(|| TestServer::start_on(&db)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a server failed to start"))
+            .collect()
+    });
+    servers[0].register("alice");
+    servers[1].register("bob");
+    servers[2].login("alice", PASSWORD);
+    servers[0].login("bob", PASSWORD);
+    drop(servers);
+}
+
+/// Garbage of every kind at every endpoint: never a 5xx, every error is problem+json.
+fn no_bad_input_causes_a_server_error(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    let nested = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let bodies: Vec<String> = vec![
+        "".into(),
+        "null".into(),
+        "{}".into(),
+        "[]".into(),
+        "\"text\"".into(),
+        "{\"username\": null, \"password\": null, \"email\": null}".into(),
+        "{\"username\": \"\\u0000\", \"password\": \"\\ud800\", \"email\": \"@\"}".into(),
+        "{\"username\": 1e999, \"scopes\": \"read\", \"expires_in_days\": 99999999999999999999}"
+            .into(),
+        "{\"refresh_token\": [1, 2], \"name\": {}, \"new_password\": true}".into(),
+        nested,
+        "\u{feff}{}".into(),
+        // NUL cannot be stored in PostgreSQL text: it must be refused before the database.
+        "{\"username\": \"nul\\u0000\", \"password\": \"whatever1\"}".into(),
+        "{\"username\": \"nul\\u0000\", \"email\": \"a@b.cd\", \"password\": \"whatever12\"}"
+            .into(),
+        "{\"email\": \"a\\u0000@b.cd\"}".into(),
+        "{\"name\": \"n\\u0000\", \"scopes\": [\"read\"]}".into(),
+        "{\"refresh_token\": \"djr_\\u0000\"}".into(),
+        String::from_utf8_lossy(&[0xff, 0xfe, 0x00, 0x7b]).into_owned(),
+    ];
+    let routes = [
+        (reqwest::Method::POST, "/v1/accounts"),
+        (reqwest::Method::POST, "/v1/sessions"),
+        (reqwest::Method::POST, "/v1/sessions/refresh"),
+        (reqwest::Method::DELETE, "/v1/sessions/current"),
+        (reqwest::Method::GET, "/v1/me"),
+        (reqwest::Method::PATCH, "/v1/me"),
+        (reqwest::Method::POST, "/v1/me/tokens"),
+        (reqwest::Method::GET, "/v1/me/tokens?limit=-1&after="),
+        (reqwest::Method::DELETE, "/v1/me/tokens/%00%ff"),
+        (reqwest::Method::DELETE, "/v1/me/tokens/a%00b"),
+        (reqwest::Method::GET, "/v1/me/tokens/..%2f..%2f"),
+    ];
+    let tokens = [None, Some("garbage"), Some(alice.access.as_str())];
+    for (method, path) in &routes {
+        for token in tokens {
+            if *path == "/v1/sessions/current" && token == Some(alice.access.as_str()) {
+                continue; // that would log her out, which is fine but ends the sweep
+            }
+            for body in &bodies {
+                let mut rb = s
+                    .request(method.clone(), path)
+                    .header("content-type", "application/json")
+                    .body(body.clone());
+                if let Some(t) = token {
+                    rb = rb.bearer_auth(t);
+                }
+                let r = s.send(rb);
+                assert!(
+                    r.status.as_u16() < 500,
+                    "{method} {path} with {body:.40}: {} {}",
+                    r.status,
+                    r.text
+                );
+                if r.status.as_u16() >= 400 {
+                    assert!(
+                        r.content_type().starts_with("application/problem+json"),
+                        "{method} {path}: {} {:?}",
+                        r.status,
+                        r.content_type()
+                    );
+                    assert!(matches!(r.json, Value::Object(_)));
+                }
+            }
+        }
+    }
+    // Alice's session survived all that.
+    s.get("/v1/me", Some(&alice.access)).expect(200);
 }

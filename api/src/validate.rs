@@ -95,6 +95,13 @@ impl Checks {
         }
     }
 
+    /// No control characters (NUL, in particular, cannot be stored in PostgreSQL text).
+    pub fn no_control(&mut self, field: &str, v: &str) {
+        if v.chars().any(char::is_control) {
+            self.add(field, "must not contain control characters");
+        }
+    }
+
     /// A string no longer than `max` characters (for fields checked elsewhere).
     pub fn max_len(&mut self, field: &str, v: &str, max: usize) {
         if v.is_empty() || v.chars().count() > max {

@@ -50,8 +50,15 @@ pub enum Backend {
 }
 
 enum TestDb {
-    Pg { admin_url: String, name: String },
-    Sqlite { dir: PathBuf },
+    Pg {
+        admin_url: String,
+        name: String,
+    },
+    Sqlite {
+        dir: PathBuf,
+    },
+    /// Owned by someone else (a [`FreshDatabase`]).
+    Borrowed,
 }
 
 impl TestDb {
@@ -95,7 +102,29 @@ impl TestDb {
             TestDb::Sqlite { dir } => {
                 let _ = std::fs::remove_dir_all(dir);
             }
+            TestDb::Borrowed => {}
         }
+    }
+}
+
+/// A fresh, empty database several servers can share; removed when dropped (drop the
+/// servers first).
+pub struct FreshDatabase {
+    db: TestDb,
+    pub backend: Backend,
+    pub url: String,
+}
+
+impl FreshDatabase {
+    pub fn new(backend: Backend) -> FreshDatabase {
+        let (db, url) = TestDb::create(backend);
+        FreshDatabase { db, backend, url }
+    }
+}
+
+impl Drop for FreshDatabase {
+    fn drop(&mut self) {
+        self.db.destroy();
     }
 }
 
@@ -216,6 +245,20 @@ impl TestServer {
     /// A server with some settings changed (environment-variable names and values).
     pub fn start_with(backend: Backend, overrides: &[(&str, &str)]) -> TestServer {
         let (db, database_url) = TestDb::create(backend);
+        TestServer::boot(backend, db, database_url, overrides)
+    }
+
+    /// A server on a database it does not own (several may share one).
+    pub fn start_on(db: &FreshDatabase) -> TestServer {
+        TestServer::boot(db.backend, TestDb::Borrowed, db.url.clone(), &[])
+    }
+
+    fn boot(
+        backend: Backend,
+        db: TestDb,
+        database_url: String,
+        overrides: &[(&str, &str)],
+    ) -> TestServer {
         let mut vars: Vec<(String, String)> = vec![
             ("DATABASE_URL".into(), database_url.clone()),
             ("DJAMBI_LISTEN".into(), "127.0.0.1:0".into()),

@@ -156,6 +156,7 @@ pub async fn login(
     let mut checks = Checks::new();
     // Only sizes here: the rules of registration would tell which names cannot exist.
     checks.max_len("username", &body.username, USERNAME_MAX * 4);
+    checks.no_control("username", &body.username);
     checks.max_len("password", &body.password, PASSWORD_MAX);
     checks.finish()?;
 

@@ -258,6 +258,10 @@ pub async fn revoke_token(
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
     let id = path.into_inner();
+    // Ids are UUIDs; anything else cannot exist (and must not reach the database as is).
+    if uuid::Uuid::parse_str(&id).is_err() {
+        return Err(ApiError::NotFound("no such token".into()));
+    }
     let user_id = auth.user_id.clone();
     db::run(&state.pool, move |conn| {
         let found: i64 = pat::table
