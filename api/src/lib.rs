@@ -12,6 +12,7 @@ pub mod body_limit;
 pub mod config;
 pub mod db;
 pub mod error;
+pub mod games;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;

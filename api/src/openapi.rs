@@ -28,6 +28,7 @@ use crate::error::{FieldError, Problem, ProblemKind};
         (name = "sessions", description = "Log in, refresh, log out"),
         (name = "me", description = "One's own account"),
         (name = "tokens", description = "Personal access tokens for bots and tools"),
+        (name = "games", description = "Games: create, join, play, read; each game is an event log"),
         (name = "health", description = "Liveness and readiness"),
         (name = "meta", description = "This document")
     )

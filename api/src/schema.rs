@@ -52,13 +52,71 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    game_events (game_id, seq) {
+        game_id -> Text,
+        seq -> BigInt,
+        kind -> Text,
+        payload -> Text,
+        actor_id -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    games (id) {
+        id -> Text,
+        status -> Text,
+        visibility -> Text,
+        invite_code -> Nullable<Text>,
+        ruleset -> Text,
+        seats_in_play -> Text,
+        hostage_seat -> Nullable<Text>,
+        version -> BigInt,
+        ply -> Integer,
+        to_move_seat -> Nullable<Text>,
+        to_move_user_id -> Nullable<Text>,
+        ruler_seat -> Nullable<Text>,
+        result -> Nullable<Text>,
+        created_by -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    game_players (game_id, seat) {
+        game_id -> Text,
+        seat -> Text,
+        user_id -> Text,
+        joined_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (user_id, key) {
+        user_id -> Text,
+        key -> Text,
+        request_hash -> Text,
+        status -> Integer,
+        response_body -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(personal_access_tokens -> users (user_id));
+diesel::joinable!(game_players -> games (game_id));
+diesel::joinable!(game_players -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     sessions,
     refresh_tokens,
-    personal_access_tokens
+    personal_access_tokens,
+    game_events,
+    games,
+    game_players,
+    idempotency_keys
 );

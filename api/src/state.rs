@@ -4,6 +4,7 @@ use crate::auth::jwt::JwtKeys;
 use crate::auth::passwords::Passwords;
 use crate::config::Config;
 use crate::db::DbPool;
+use crate::games::cache::GameCache;
 use crate::rate_limit::RateLimiter;
 
 #[derive(Debug)]
@@ -16,6 +17,8 @@ pub struct AppState {
     pub login_ip_limiter: RateLimiter,
     /// Failed logins per account name.
     pub login_account_limiter: RateLimiter,
+    /// Recently used game states (see `games::cache`).
+    pub games: GameCache,
 }
 
 impl AppState {
@@ -30,6 +33,7 @@ impl AppState {
             login_account_limiter: RateLimiter::new(config.login_limit_per_account),
             jwt,
             passwords,
+            games: GameCache::new(crate::games::CACHE_CAPACITY),
             pool,
             config,
         })

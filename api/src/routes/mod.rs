@@ -6,8 +6,10 @@
 //! [`configure_v1`] (for `/v1/...`) or [`register`].
 
 pub mod accounts;
+pub mod games;
 pub mod health;
 pub mod me;
+pub mod my_games;
 pub mod sessions;
 pub mod tokens;
 
@@ -30,4 +32,6 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     sessions::configure(cfg);
     me::configure(cfg);
     tokens::configure(cfg);
+    games::configure(cfg);
+    my_games::configure(cfg);
 }

@@ -1,0 +1,177 @@
+//! Recently used game states, in memory, so that a move does not replay the whole log.
+//!
+//! One entry per game: the newest state seen, tagged with its version. A lookup names the
+//! version the database says is current; the cache answers only for exactly that version
+//! (it is never trusted over the database). A reader that finds an older version folds only
+//! the missing events onto it. States enter the cache only after their transaction commits.
+//!
+//! Bounded: past `capacity` entries, the least recently used tenth is evicted at once
+//! (amortised O(1) per insert).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::state::GameState;
+
+#[derive(Debug)]
+struct Entry {
+    state: Arc<GameState>,
+    last_used: u64,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    map: HashMap<String, Entry>,
+    tick: u64,
+}
+
+/// The cache; shared by all workers.
+#[derive(Debug)]
+pub struct GameCache {
+    inner: Mutex<Inner>,
+    capacity: usize,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl GameCache {
+    pub fn new(capacity: usize) -> GameCache {
+        GameCache {
+            inner: Mutex::new(Inner::default()),
+            capacity: capacity.max(1),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave the map inconsistent (every
+        // operation is a single insert/remove), so a poisoned lock is still usable.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The cached state of game `id` if it is at most `version`: exactly `version` (a hit),
+    /// or an older one to fold forward from. `None` if absent or newer.
+    pub fn get_at_most(&self, id: &str, version: i64) -> Option<Arc<GameState>> {
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        let found = inner.map.get_mut(id).and_then(|e| {
+            (e.state.version <= version).then(|| {
+                e.last_used = tick;
+                e.state.clone()
+            })
+        });
+        drop(inner);
+        if found.as_ref().is_some_and(|s| s.version == version) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.misses.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+    }
+
+    /// Remembers a committed state, unless a newer one of the same game is cached.
+    pub fn put(&self, state: Arc<GameState>) {
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        match inner.map.get_mut(&state.id) {
+            Some(e) if e.state.version > state.version => e.last_used = tick,
+            Some(e) => {
+                e.state = state;
+                e.last_used = tick;
+            }
+            None => {
+                if inner.map.len() >= self.capacity {
+                    Self::evict(&mut inner, self.capacity / 10 + 1);
+                }
+                inner.map.insert(
+                    state.id.clone(),
+                    Entry {
+                        state,
+                        last_used: tick,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Forgets a game (e.g. after a write failed in an unexpected way).
+    pub fn forget(&self, id: &str) {
+        self.lock().map.remove(id);
+    }
+
+    fn evict(inner: &mut Inner, n: usize) {
+        let mut ages: Vec<u64> = inner.map.values().map(|e| e.last_used).collect();
+        let n = n.min(ages.len());
+        if n == 0 {
+            return;
+        }
+        let (_, cut, _) = ages.select_nth_unstable(n - 1);
+        let cut = *cut;
+        inner.map.retain(|_, e| e.last_used > cut);
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// (hits, misses) since start.
+    pub fn stats(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::events::{Event, Visibility};
+
+    fn state(id: &str, version: i64) -> Arc<GameState> {
+        let created = Event::Created {
+            ruleset: domain::Ruleset::Standard2026.id().into(),
+            seats: "RBYG".into(),
+            hostage_seat: None,
+            visibility: Visibility::Public,
+            created_by: "u".into(),
+            invite_code: None,
+        };
+        let mut s = GameState::created(id, &created, crate::db::now()).unwrap();
+        s.version = version;
+        Arc::new(s)
+    }
+
+    #[test]
+    fn answers_only_for_the_version_asked_or_older() {
+        let c = GameCache::new(10);
+        c.put(state("a", 5));
+        assert_eq!(c.get_at_most("a", 5).map(|s| s.version), Some(5));
+        assert_eq!(c.get_at_most("a", 7).map(|s| s.version), Some(5));
+        assert!(c.get_at_most("a", 4).is_none());
+        c.put(state("a", 3));
+        assert_eq!(c.get_at_most("a", 9).map(|s| s.version), Some(5));
+        c.put(state("a", 6));
+        assert_eq!(c.get_at_most("a", 6).map(|s| s.version), Some(6));
+    }
+
+    #[test]
+    fn stays_bounded_and_keeps_recent_entries() {
+        let c = GameCache::new(100);
+        for i in 0..1000 {
+            c.put(state(&format!("g{i}"), 1));
+            assert!(c.get_at_most("g0", 1).is_some(), "the hot entry survives");
+        }
+        assert!(c.len() <= 100);
+    }
+}

@@ -1,0 +1,427 @@
+//! A game's state: the fold of its event log. The same [`GameState::apply`] serves replay
+//! (loading a game from its events) and commands (the service folds the events it is about
+//! to append onto a copy of the current state), so what is served after a write is by
+//! construction what a fresh replay of the log gives.
+
+use chrono::NaiveDateTime;
+use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
+
+use super::events::{Event, GameResult, ResultKind, ResultReason, Status, Visibility};
+
+/// A pending draw offer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawOffer {
+    /// The seat that offered.
+    pub by: Seat,
+    /// The version (event number) of the `draw_offered` event.
+    pub offered_at: i64,
+    /// Seats that accepted so far (the offering seat included).
+    pub accepted: SeatSet,
+}
+
+/// Why an event cannot be folded into a state.
+#[derive(Debug, thiserror::Error)]
+pub enum FoldError {
+    /// The rules engine rejects the action.
+    #[error(transparent)]
+    Action(#[from] ActionError),
+    /// The event contradicts the state (a corrupt log or a bug in a command).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Everything known about a game at one version.
+#[derive(Clone, Debug)]
+pub struct GameState {
+    pub id: String,
+    /// The number of events folded in.
+    pub version: i64,
+    pub settings: GameSettings,
+    pub hostage_seat: Option<Seat>,
+    pub visibility: Visibility,
+    pub invite_code: Option<String>,
+    pub created_by: String,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+    /// The user holding each seat (index: [`Seat::index`]).
+    pub players: [Option<String>; 4],
+    pub status: Status,
+    pub game: Game,
+    /// The domain actions so far, for the game record.
+    pub actions: Vec<Action>,
+    pub draw_offer: Option<DrawOffer>,
+    pub result: Option<GameResult>,
+}
+
+fn invalid<T>(msg: impl Into<String>) -> Result<T, FoldError> {
+    Err(FoldError::Invalid(msg.into()))
+}
+
+impl GameState {
+    /// The state after event 1, which must be `created`.
+    pub fn created(id: &str, event: &Event, at: NaiveDateTime) -> Result<GameState, FoldError> {
+        let Event::Created {
+            ruleset,
+            seats,
+            hostage_seat,
+            visibility,
+            created_by,
+            invite_code,
+        } = event
+        else {
+            return invalid(format!("event 1 is `{}`, not `created`", event.kind()));
+        };
+        let ruleset = Ruleset::from_id(ruleset)
+            .ok_or_else(|| FoldError::Invalid(format!("unknown ruleset {ruleset:?}")))?;
+        let seats = SeatSet::from_letters(seats)
+            .filter(|s| s.len() >= 3)
+            .ok_or_else(|| FoldError::Invalid(format!("bad seats {seats:?}")))?;
+        let settings = GameSettings { seats, ruleset };
+        let game = Game::new(settings).map_err(|e| FoldError::Invalid(e.to_string()))?;
+        Ok(GameState {
+            id: id.to_string(),
+            version: 1,
+            settings,
+            hostage_seat: *hostage_seat,
+            visibility: *visibility,
+            invite_code: invite_code.clone(),
+            created_by: created_by.clone(),
+            created_at: at,
+            updated_at: at,
+            players: Default::default(),
+            status: Status::Open,
+            game,
+            actions: Vec::new(),
+            draw_offer: None,
+            result: None,
+        })
+    }
+
+    /// Replays a whole log (`events[0]` is event 1).
+    pub fn replay<'a>(
+        id: &str,
+        events: impl IntoIterator<Item = (&'a Event, NaiveDateTime)>,
+    ) -> Result<GameState, FoldError> {
+        let mut iter = events.into_iter();
+        let (first, at) = iter
+            .next()
+            .ok_or_else(|| FoldError::Invalid("the log is empty".into()))?;
+        let mut state = GameState::created(id, first, at)?;
+        for (event, at) in iter {
+            state.apply(event, at)?;
+        }
+        Ok(state)
+    }
+
+    pub fn seat_of(&self, user_id: &str) -> Option<Seat> {
+        Seat::ALL
+            .into_iter()
+            .find(|s| self.players[s.index()].as_deref() == Some(user_id))
+    }
+
+    pub fn player(&self, seat: Seat) -> Option<&str> {
+        self.players[seat.index()].as_deref()
+    }
+
+    /// The seat to move while the game is active.
+    pub fn to_move(&self) -> Option<Seat> {
+        match self.status {
+            Status::Active => self.game.position().to_move(),
+            _ => None,
+        }
+    }
+
+    /// The user to move while the game is active.
+    pub fn to_move_user(&self) -> Option<&str> {
+        self.to_move().and_then(|s| self.player(s))
+    }
+
+    /// Folds one more event in (it becomes event `version + 1`). Returns the domain step
+    /// for events that are actions. On error the state is unchanged.
+    pub fn apply(&mut self, event: &Event, at: NaiveDateTime) -> Result<Option<Step>, FoldError> {
+        let step = self.apply_inner(event)?;
+        self.version += 1;
+        self.updated_at = at;
+        Ok(step)
+    }
+
+    fn require_status(&self, status: Status, event: &Event) -> Result<(), FoldError> {
+        if self.status == status {
+            Ok(())
+        } else {
+            invalid(format!(
+                "`{}` in a game that is {}",
+                event.kind(),
+                self.status.as_str()
+            ))
+        }
+    }
+
+    fn require_active_seat(&self, seat: Seat, event: &Event) -> Result<(), FoldError> {
+        self.require_status(Status::Active, event)?;
+        if self.game.position().is_active(seat) {
+            Ok(())
+        } else {
+            invalid(format!(
+                "`{}` by seat {seat}, which is not active",
+                event.kind()
+            ))
+        }
+    }
+
+    fn apply_inner(&mut self, event: &Event) -> Result<Option<Step>, FoldError> {
+        match event {
+            Event::Created { .. } => invalid("`created` after the start of the log"),
+            Event::SeatTaken { seat, user_id } => {
+                self.require_status(Status::Open, event)?;
+                if !self.settings.seats.contains(*seat) {
+                    return invalid(format!("seat {seat} is not in play"));
+                }
+                if self.players[seat.index()].is_some() {
+                    return invalid(format!("seat {seat} is taken"));
+                }
+                if self.seat_of(user_id).is_some() {
+                    return invalid(format!("user {user_id} already holds a seat"));
+                }
+                self.players[seat.index()] = Some(user_id.clone());
+                Ok(None)
+            }
+            Event::SeatLeft { seat, user_id } => {
+                self.require_status(Status::Open, event)?;
+                if self.players[seat.index()].as_deref() != Some(user_id.as_str()) {
+                    return invalid(format!("user {user_id} does not hold seat {seat}"));
+                }
+                self.players[seat.index()] = None;
+                Ok(None)
+            }
+            Event::Started {} => {
+                self.require_status(Status::Open, event)?;
+                if self
+                    .settings
+                    .seats
+                    .iter()
+                    .any(|s| self.players[s.index()].is_none())
+                {
+                    return invalid("`started` with free seats");
+                }
+                self.status = Status::Active;
+                Ok(None)
+            }
+            Event::MovePlayed { seat, mv, .. } => {
+                self.require_status(Status::Active, event)?;
+                if self.game.position().to_move() != Some(*seat) {
+                    return invalid(format!("a move by {seat}, who is not to move"));
+                }
+                let step = self.game.apply(&Action::Move(*mv))?;
+                self.actions.push(Action::Move(*mv));
+                self.draw_offer = None;
+                Ok(Some(step))
+            }
+            Event::Resigned { seat } => {
+                self.require_active_seat(*seat, event)?;
+                let step = self.game.apply(&Action::Resign(*seat))?;
+                self.actions.push(Action::Resign(*seat));
+                self.draw_offer = None;
+                Ok(Some(step))
+            }
+            Event::DrawOffered { seat } => {
+                self.require_active_seat(*seat, event)?;
+                if self.draw_offer.is_some() {
+                    return invalid("a draw offer while one is pending");
+                }
+                self.draw_offer = Some(DrawOffer {
+                    by: *seat,
+                    offered_at: self.version + 1,
+                    accepted: std::iter::once(*seat).collect(),
+                });
+                Ok(None)
+            }
+            Event::DrawAccepted { seat } => {
+                self.require_active_seat(*seat, event)?;
+                match &mut self.draw_offer {
+                    Some(offer) if !offer.accepted.contains(*seat) => {
+                        offer.accepted.insert(*seat);
+                        Ok(None)
+                    }
+                    Some(_) => invalid(format!("seat {seat} accepts twice")),
+                    None => invalid("an acceptance with no pending offer"),
+                }
+            }
+            Event::DrawDeclined { seat } => {
+                self.require_active_seat(*seat, event)?;
+                if self.draw_offer.take().is_none() {
+                    return invalid("a decline with no pending offer");
+                }
+                Ok(None)
+            }
+            Event::Ended { result } => {
+                self.require_status(Status::Active, event)?;
+                let mut step = None;
+                if result.reason == ResultReason::DrawAgreed {
+                    let active = self.game.position().active_seats();
+                    let agreed = self
+                        .draw_offer
+                        .as_ref()
+                        .is_some_and(|o| active.iter().all(|s| o.accepted.contains(s)));
+                    if !agreed {
+                        return invalid("an agreed draw that not every active seat accepted");
+                    }
+                    step = Some(self.game.apply(&Action::AgreedDraw)?);
+                    self.actions.push(Action::AgreedDraw);
+                    self.draw_offer = None;
+                }
+                let Some(last) = self.actions.last() else {
+                    return invalid("`ended` before any action");
+                };
+                let expected = result_of(&self.game, last)
+                    .ok_or_else(|| FoldError::Invalid("`ended` but the game goes on".into()))?;
+                if &expected != result {
+                    return invalid(format!(
+                        "`ended` says {result:?}, the replay says {expected:?}"
+                    ));
+                }
+                self.status = Status::Finished;
+                self.result = Some(expected);
+                Ok(step)
+            }
+        }
+    }
+}
+
+/// The result of a finished game, `last` being the action that ended it.
+pub fn result_of(game: &Game, last: &Action) -> Option<GameResult> {
+    let outcome = game.outcome()?;
+    let ranking = game
+        .ranking()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|place| place.iter().collect())
+        .collect();
+    let (kind, seats, reason) = match (outcome, last) {
+        (Outcome::Win(seat), Action::Resign(_)) => {
+            (ResultKind::Win, vec![*seat], ResultReason::Resignation)
+        }
+        (Outcome::Win(seat), _) => (ResultKind::Win, vec![*seat], ResultReason::LastSeatStanding),
+        (Outcome::Draw(seats), Action::AgreedDraw) => (
+            ResultKind::Draw,
+            seats.iter().collect(),
+            ResultReason::DrawAgreed,
+        ),
+        (Outcome::Draw(seats), _) => {
+            let reason = if game.position().active_seats().is_empty() {
+                ResultReason::MutualElimination
+            } else {
+                ResultReason::NoLegalMoves
+            };
+            (ResultKind::Draw, seats.iter().collect(), reason)
+        }
+    };
+    Some(GameResult {
+        kind,
+        seats,
+        reason,
+        ranking,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t() -> NaiveDateTime {
+        crate::db::now()
+    }
+
+    fn new_game(seats: &str) -> GameState {
+        let created = Event::Created {
+            ruleset: Ruleset::Standard2026.id().into(),
+            seats: seats.into(),
+            hostage_seat: None,
+            visibility: Visibility::Public,
+            created_by: "u0".into(),
+            invite_code: None,
+        };
+        let mut s = GameState::created("g", &created, t()).unwrap();
+        for (i, seat) in s.settings.seats.iter().enumerate() {
+            s.apply(
+                &Event::SeatTaken {
+                    seat,
+                    user_id: format!("u{i}"),
+                },
+                t(),
+            )
+            .unwrap();
+        }
+        s.apply(&Event::Started {}, t()).unwrap();
+        s
+    }
+
+    #[test]
+    fn a_folded_game_equals_the_domain_replay() {
+        let mut s = new_game("RBYG");
+        let mut rng = 12345u64;
+        while s.status == Status::Active && s.actions.len() < 300 {
+            let moves = s.game.position().legal_moves();
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mv = moves[(rng >> 33) as usize % moves.len()];
+            let seat = s.game.position().to_move().unwrap();
+            let text = s.game.position().move_text(&mv).to_string();
+            s.apply(&Event::MovePlayed { seat, mv, text }, t()).unwrap();
+            if let Some(r) = result_of(&s.game, s.actions.last().unwrap()) {
+                s.apply(&Event::Ended { result: r }, t()).unwrap();
+            }
+        }
+        let (replayed, _) = Game::replay(s.settings, &s.actions).unwrap();
+        assert_eq!(replayed.position(), s.game.position());
+    }
+
+    #[test]
+    fn draws_need_every_active_seat_and_moves_cancel_offers() {
+        let mut s = new_game("RBY");
+        s.apply(&Event::DrawOffered { seat: Seat::Blue }, t())
+            .unwrap();
+        s.apply(&Event::DrawAccepted { seat: Seat::Red }, t())
+            .unwrap();
+        let early = GameResult {
+            kind: ResultKind::Draw,
+            seats: vec![Seat::Red, Seat::Blue, Seat::Yellow],
+            reason: ResultReason::DrawAgreed,
+            ranking: vec![vec![Seat::Red, Seat::Blue, Seat::Yellow]],
+        };
+        assert!(
+            s.apply(
+                &Event::Ended {
+                    result: early.clone()
+                },
+                t()
+            )
+            .is_err()
+        );
+        let mv = s.game.position().legal_moves()[0];
+        s.apply(
+            &Event::MovePlayed {
+                seat: Seat::Red,
+                mv,
+                text: String::new(),
+            },
+            t(),
+        )
+        .unwrap();
+        assert!(s.draw_offer.is_none());
+        assert!(
+            s.apply(&Event::DrawAccepted { seat: Seat::Red }, t())
+                .is_err()
+        );
+        s.apply(&Event::DrawOffered { seat: Seat::Red }, t())
+            .unwrap();
+        s.apply(&Event::DrawAccepted { seat: Seat::Blue }, t())
+            .unwrap();
+        s.apply(&Event::DrawAccepted { seat: Seat::Yellow }, t())
+            .unwrap();
+        s.apply(&Event::Ended { result: early }, t()).unwrap();
+        assert_eq!(s.status, Status::Finished);
+        assert_eq!(s.actions.last(), Some(&Action::AgreedDraw));
+    }
+}

@@ -1,0 +1,494 @@
+//! The JSON bodies of the game endpoints, built from the projection and from states.
+
+use chrono::{DateTime, Utc};
+use domain::{Effect, Move, Seat, Step, Turn};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+use super::events::{Event, GameResult, Status, Visibility};
+use super::state::{DrawOffer, GameState};
+use super::store::{EventRow, GameRow, PlayerRow, seat_of};
+
+/// The JSON form of a move (RULES.md section 8); absent and null are the same.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"from": "C8", "to": "D6", "victim": null, "exit": null, "place": "A5"}))]
+pub struct MoveJson {
+    #[schema(example = "C8")]
+    pub from: String,
+    #[schema(example = "D6")]
+    pub to: String,
+    /// A reporter's kill, orthogonally next to `to`.
+    pub victim: Option<String>,
+    /// Where a piece that entered the maze to act leaves it.
+    pub exit: Option<String>,
+    /// Where a corpse or lifted piece is placed.
+    pub place: Option<String>,
+}
+
+/// Whose turn it is: the seat, and for a ruler's bonus turn the seat whose regular turn
+/// it follows.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"seat": "G", "bonus_after": "B"}))]
+pub struct TurnView {
+    #[schema(value_type = String, example = "G")]
+    pub seat: Seat,
+    #[schema(value_type = Option<String>)]
+    pub bonus_after: Option<Seat>,
+}
+
+impl TurnView {
+    pub fn of(turn: Turn) -> Option<TurnView> {
+        match turn {
+            Turn::Regular(seat) => Some(TurnView {
+                seat,
+                bonus_after: None,
+            }),
+            Turn::Bonus { seat, after } => Some(TurnView {
+                seat,
+                bonus_after: Some(after),
+            }),
+            Turn::Over => None,
+        }
+    }
+}
+
+/// A seat of a game and who holds it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatView {
+    #[schema(value_type = String, example = "R")]
+    pub seat: Seat,
+    /// `null` while the seat is free.
+    pub user_id: Option<String>,
+    pub username: Option<String>,
+}
+
+/// A game as listed and summarised (from the projection).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "status": "active", "visibility": "public",
+    "ruleset": "djambi-standard-2026", "seats_in_play": ["R", "B", "Y", "G"], "hostage_seat": null,
+    "seats": [
+        {"seat": "R", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11", "username": "alice"},
+        {"seat": "B", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12", "username": "bob"},
+        {"seat": "Y", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d13", "username": "carol"},
+        {"seat": "G", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d14", "username": "dave"}
+    ],
+    "open_seats": [], "to_move": "B", "to_move_user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12",
+    "ruler": null, "ply": 1, "version": 7, "result": null, "deadline": null,
+    "created_by": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
+    "created_at": "2026-11-30T12:00:00Z", "updated_at": "2026-11-30T12:05:00Z"
+}))]
+pub struct GameSummary {
+    pub id: String,
+    pub status: Status,
+    pub visibility: Visibility,
+    pub ruleset: String,
+    #[schema(value_type = Vec<String>)]
+    pub seats_in_play: Vec<Seat>,
+    /// With three players: the empty seat, whose party is hostage.
+    #[schema(value_type = Option<String>)]
+    pub hostage_seat: Option<Seat>,
+    /// Every seat in play, with its player.
+    pub seats: Vec<SeatView>,
+    /// Seats in play still free.
+    #[schema(value_type = Vec<String>)]
+    pub open_seats: Vec<Seat>,
+    /// The seat to move while the game is active.
+    #[schema(value_type = Option<String>)]
+    pub to_move: Option<Seat>,
+    pub to_move_user_id: Option<String>,
+    /// The seat ruling from the maze, if any.
+    #[schema(value_type = Option<String>)]
+    pub ruler: Option<Seat>,
+    /// Moves played.
+    pub ply: i32,
+    /// The number of events in the game's log (also the `ETag`).
+    pub version: i64,
+    pub result: Option<GameResult>,
+    /// Always `null`: there are no time controls yet.
+    pub deadline: Option<DateTime<Utc>>,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Invite-only games: the code to share with the players you invite. Shown to the
+    /// creator and the seated players only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite_code: Option<String>,
+}
+
+impl GameSummary {
+    /// `players` may hold other games' rows; only this game's are used.
+    pub fn of(row: &GameRow, players: &[PlayerRow], viewer: Option<&str>) -> GameSummary {
+        let seats_in_play: Vec<Seat> = row
+            .seats_in_play
+            .chars()
+            .filter_map(Seat::from_letter)
+            .collect();
+        let mine: Vec<&PlayerRow> = players.iter().filter(|p| p.game_id == row.id).collect();
+        let seats: Vec<SeatView> = seats_in_play
+            .iter()
+            .map(|&seat| {
+                let p = mine.iter().find(|p| seat_of(&p.seat) == Some(seat));
+                SeatView {
+                    seat,
+                    user_id: p.map(|p| p.user_id.clone()),
+                    username: p.map(|p| p.username.clone()),
+                }
+            })
+            .collect();
+        let open_seats = seats
+            .iter()
+            .filter(|s| s.user_id.is_none())
+            .map(|s| s.seat)
+            .collect();
+        let privileged =
+            viewer.is_some_and(|v| v == row.created_by || mine.iter().any(|p| p.user_id == v));
+        GameSummary {
+            id: row.id.clone(),
+            status: Status::parse(&row.status).unwrap_or(Status::Open),
+            visibility: Visibility::parse(&row.visibility).unwrap_or(Visibility::Invite),
+            ruleset: row.ruleset.clone(),
+            seats_in_play,
+            hostage_seat: row.hostage_seat.as_deref().and_then(seat_of),
+            seats,
+            open_seats,
+            to_move: row.to_move_seat.as_deref().and_then(seat_of),
+            to_move_user_id: row.to_move_user_id.clone(),
+            ruler: row.ruler_seat.as_deref().and_then(seat_of),
+            ply: row.ply,
+            version: row.version,
+            result: row
+                .result
+                .as_deref()
+                .and_then(|r| serde_json::from_str(r).ok()),
+            deadline: None,
+            created_by: row.created_by.clone(),
+            created_at: row.created_at.and_utc(),
+            updated_at: row.updated_at.and_utc(),
+            invite_code: if privileged {
+                row.invite_code.clone()
+            } else {
+                None
+            },
+        }
+    }
+}
+
+/// A page of games.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GamePage {
+    pub items: Vec<GameSummary>,
+    /// Pass as `after` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+    /// The path of the next page; absent on the last page.
+    pub next: Option<String>,
+}
+
+/// A pending draw offer.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"by": "R", "offered_at": 42, "accepted": ["R", "Y"], "waiting_for": ["B"]}))]
+pub struct DrawOfferView {
+    #[schema(value_type = String)]
+    pub by: Seat,
+    /// The version (event number) of the offer.
+    pub offered_at: i64,
+    #[schema(value_type = Vec<String>)]
+    pub accepted: Vec<Seat>,
+    /// Active seats that have not accepted yet.
+    #[schema(value_type = Vec<String>)]
+    pub waiting_for: Vec<Seat>,
+}
+
+impl DrawOfferView {
+    pub fn of(offer: &DrawOffer, state: &GameState) -> DrawOfferView {
+        DrawOfferView {
+            by: offer.by,
+            offered_at: offer.offered_at,
+            accepted: offer.accepted.iter().collect(),
+            waiting_for: state
+                .game
+                .position()
+                .active_seats()
+                .iter()
+                .filter(|s| !offer.accepted.contains(*s))
+                .collect(),
+        }
+    }
+}
+
+/// A piece on the board.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"square": "A9", "party": "R", "kind": "chief", "alive": true}))]
+pub struct PieceView {
+    #[schema(example = "A9")]
+    pub square: String,
+    #[schema(value_type = String, example = "R")]
+    pub party: Seat,
+    /// chief, assassin, reporter, diplomat, necromobile or militant.
+    pub kind: String,
+    /// `false` for a corpse.
+    pub alive: bool,
+}
+
+/// The position of a game at one version.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "version": 6, "status": "active",
+    "dfen": "RCRARM3BMBABC/RRRDRM3BMBDBR/RMRMRN3BNBMBM/9/9/9/GMGMGN3YNYMYM/GRGDGM3YMYDYR/GCGAGM3YMYAYC R RBYG 0",
+    "ply": 0, "turn": {"seat": "R", "bonus_after": null}, "ruler": null,
+    "active_seats": ["R", "B", "Y", "G"],
+    "controls": {"R": "R", "B": "B", "Y": "Y", "G": "G"},
+    "pieces": [{"square": "A9", "party": "R", "kind": "chief", "alive": true}],
+    "players": {"R": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11"},
+    "draw_offer": null, "result": null
+}))]
+pub struct StateView {
+    pub game_id: String,
+    pub version: i64,
+    pub status: Status,
+    /// The position in DFEN (RULES.md section 8).
+    pub dfen: String,
+    pub ply: u32,
+    /// `null` when the game is over.
+    pub turn: Option<TurnView>,
+    #[schema(value_type = Option<String>)]
+    pub ruler: Option<Seat>,
+    #[schema(value_type = Vec<String>)]
+    pub active_seats: Vec<Seat>,
+    /// Who controls each party: a seat letter, `hostage` or `orphaned`.
+    #[schema(value_type = Object)]
+    pub controls: Value,
+    pub pieces: Vec<PieceView>,
+    /// Seat letter to user id, for the seats taken.
+    #[schema(value_type = Object)]
+    pub players: Value,
+    pub draw_offer: Option<DrawOfferView>,
+    pub result: Option<GameResult>,
+}
+
+impl StateView {
+    pub fn of(s: &GameState) -> StateView {
+        let position = s.game.position();
+        let mut controls = serde_json::Map::new();
+        let mut players = serde_json::Map::new();
+        for seat in Seat::ALL {
+            controls.insert(seat.to_string(), json!(position.control(seat)));
+            if let Some(p) = s.player(seat) {
+                players.insert(seat.to_string(), json!(p));
+            }
+        }
+        StateView {
+            game_id: s.id.clone(),
+            version: s.version,
+            status: s.status,
+            dfen: position.to_string(),
+            ply: position.ply(),
+            turn: if s.status == Status::Active {
+                TurnView::of(position.turn())
+            } else {
+                None
+            },
+            ruler: position.ruler(),
+            active_seats: position.active_seats().iter().collect(),
+            controls: Value::Object(controls),
+            pieces: position
+                .board()
+                .pieces()
+                .map(|(square, piece)| PieceView {
+                    square: square.to_string(),
+                    party: piece.party,
+                    kind: piece.kind.name().into(),
+                    alive: piece.alive,
+                })
+                .collect(),
+            players: Value::Object(players),
+            draw_offer: s.draw_offer.as_ref().map(|o| DrawOfferView::of(o, s)),
+            result: s.result.clone(),
+        }
+    }
+}
+
+/// A move, in canonical text and JSON.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"text": "C8xD6>A5", "move": {"from": "C8", "to": "D6", "victim": null, "exit": null, "place": "A5"}}))]
+pub struct MoveView {
+    pub text: String,
+    #[serde(rename = "move")]
+    #[schema(value_type = MoveJson)]
+    pub mv: Move,
+}
+
+/// The legal moves of the seat to move.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "version": 6, "status": "active",
+    "seat": "R", "total": 30,
+    "moves": [{"text": "C8-D7", "move": {"from": "C8", "to": "D7", "victim": null, "exit": null, "place": null}}],
+    "next_cursor": null, "next": null
+}))]
+pub struct LegalMovesView {
+    pub game_id: String,
+    pub version: i64,
+    pub status: Status,
+    /// The seat to move; `null` (and no moves) unless the game is active.
+    #[schema(value_type = Option<String>)]
+    pub seat: Option<Seat>,
+    /// How many legal moves there are in all.
+    pub total: usize,
+    pub moves: Vec<MoveView>,
+    /// Pass as `after` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+    pub next: Option<String>,
+}
+
+/// One event of the log. `payload` depends on `kind`: see the events table in the
+/// `GET /v1/games/{id}/events` description.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "seq": 7, "kind": "move_played",
+    "payload": {"seat": "R", "move": {"from": "C8", "to": "D7", "victim": null, "exit": null, "place": null}, "text": "C8-D7"},
+    "actor_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11", "created_at": "2026-11-30T12:05:00Z"
+}))]
+pub struct EventView {
+    /// The event's number; the game's version after it.
+    pub seq: i64,
+    pub kind: String,
+    #[schema(value_type = Object)]
+    pub payload: Value,
+    pub actor_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl EventView {
+    /// `invite_code` never leaves the server through the log.
+    pub fn of(row: &EventRow) -> EventView {
+        let mut payload: Value = serde_json::from_str(&row.payload).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut payload {
+            map.remove("invite_code");
+        }
+        EventView {
+            seq: row.seq,
+            kind: row.kind.clone(),
+            payload,
+            actor_id: row.actor_id.clone(),
+            created_at: row.created_at.and_utc(),
+        }
+    }
+}
+
+/// A page of the event log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventPage {
+    pub game_id: String,
+    /// The game's current version.
+    pub version: i64,
+    pub items: Vec<EventView>,
+    pub next_cursor: Option<String>,
+    pub next: Option<String>,
+}
+
+/// An event a write appended.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NewEventView {
+    pub seq: i64,
+    pub kind: String,
+}
+
+/// What an action (move, resignation, draw offer) did.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "version": 8, "status": "active",
+    "events": [{"seq": 8, "kind": "move_played"}],
+    "move": {"seat": "R", "text": "C8xD6>A5", "move": {"from": "C8", "to": "D6", "victim": null, "exit": null, "place": "A5"}},
+    "effects": [
+        {"type": "moved", "piece": {"party": "R", "kind": "militant", "alive": true}, "from": "C8", "to": "D6"},
+        {"type": "killed", "piece": {"party": "G", "kind": "militant", "alive": true}, "square": "D6"},
+        {"type": "placed", "piece": {"party": "G", "kind": "militant", "alive": false}, "from": "D6", "to": "A5"}
+    ],
+    "eliminated": [], "turn": {"seat": "B", "bonus_after": null}, "ruler": null, "ply": 5,
+    "dfen": "…", "draw_offer": null, "result": null
+}))]
+pub struct ActionResult {
+    pub game_id: String,
+    /// The game's version after this action (use it as the next `expected_version`).
+    pub version: i64,
+    pub status: Status,
+    /// The events appended.
+    pub events: Vec<NewEventView>,
+    /// The move played, if this was a move.
+    #[serde(rename = "move")]
+    pub played: Option<PlayedMove>,
+    /// What the action did, in order: moves, kills, placements, control changes,
+    /// eliminations, passes.
+    #[schema(value_type = Vec<Object>)]
+    pub effects: Vec<Effect>,
+    /// Seats eliminated by this action.
+    #[schema(value_type = Vec<String>)]
+    pub eliminated: Vec<Seat>,
+    pub turn: Option<TurnView>,
+    #[schema(value_type = Option<String>)]
+    pub ruler: Option<Seat>,
+    pub ply: u32,
+    pub dfen: String,
+    pub draw_offer: Option<DrawOfferView>,
+    pub result: Option<GameResult>,
+}
+
+/// A move as played.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayedMove {
+    #[schema(value_type = String, example = "R")]
+    pub seat: Seat,
+    /// Canonical text.
+    pub text: String,
+    #[serde(rename = "move")]
+    #[schema(value_type = MoveJson)]
+    pub mv: Move,
+}
+
+impl ActionResult {
+    pub fn of(state: &GameState, first_seq: i64, events: &[Event], steps: &[Step]) -> ActionResult {
+        let position = state.game.position();
+        let played = events.iter().find_map(|e| match e {
+            Event::MovePlayed { seat, mv, text } => Some(PlayedMove {
+                seat: *seat,
+                text: text.clone(),
+                mv: *mv,
+            }),
+            _ => None,
+        });
+        ActionResult {
+            game_id: state.id.clone(),
+            version: state.version,
+            status: state.status,
+            events: events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| NewEventView {
+                    seq: first_seq + i as i64,
+                    kind: e.kind().into(),
+                })
+                .collect(),
+            played,
+            effects: steps
+                .iter()
+                .flat_map(|s| s.effects.iter().copied())
+                .collect(),
+            eliminated: steps.iter().flat_map(|s| s.eliminated.iter()).collect(),
+            turn: if state.status == Status::Active {
+                TurnView::of(position.turn())
+            } else {
+                None
+            },
+            ruler: position.ruler(),
+            ply: position.ply(),
+            dfen: position.to_string(),
+            draw_offer: state
+                .draw_offer
+                .as_ref()
+                .map(|o| DrawOfferView::of(o, state)),
+            result: state.result.clone(),
+        }
+    }
+}
