@@ -9,6 +9,14 @@
 //!    [`super::store`]); render the response and store it under the idempotency key;
 //! 2. after the commit, put the new state in the cache.
 //!
+//! Fast path (PostgreSQL, an action with an expected version, no idempotency key, the
+//! state at that version in the cache): the command decides on the cached state and the
+//! events and projection are written by one statement whose `WHERE version = expected`
+//! is the check (see [`store::append_pg_single_statement`]). The cache is not trusted:
+//! the write happens only if the database is at the cached state's version. If the
+//! command refuses, the normal path runs, so a stale client still gets 412 rather than
+//! a refusal computed on an old state.
+//!
 //! A write that loses a race is rolled back and answered `412 version-conflict` with the
 //! current version (or, when its twin with the same idempotency key won, with the twin's
 //! stored response).
@@ -146,13 +154,27 @@ pub async fn execute<D, R>(
     render: R,
 ) -> Result<WriteOutcome, ApiError>
 where
-    D: FnOnce(&mut Pending) -> Result<(), ApiError> + Send + 'static,
+    D: Fn(&mut Pending) -> Result<(), ApiError> + Send + 'static,
     R: FnOnce(&mut DbConnection, &Applied) -> Result<StoredResponse, ApiError> + Send + 'static,
 {
     let app = app.clone();
     let pool = app.pool.clone();
     db::run(&pool, move |conn| {
         let cache = &app.games;
+        if let Some(outcome) = fast_path(conn, cache, &write, &decide)? {
+            let (response, state) = match outcome {
+                FastOutcome::Written(applied) => (render(conn, &applied)?, applied.state),
+                FastOutcome::Conflict { expected } => {
+                    let current_version = store::current_version(conn, &write.game_id)?;
+                    return Err(ApiError::VersionConflict {
+                        expected,
+                        current_version,
+                    });
+                }
+            };
+            cache.put(state);
+            return Ok(WriteOutcome::Done(response));
+        }
         let mut read_version = write.expected.unwrap_or(0);
         let result = db::transaction(conn, |conn| -> Result<TxDone, TxError> {
             if let Some(idem) = &write.idem {
@@ -236,6 +258,70 @@ where
         }
     })
     .await
+}
+
+enum FastOutcome {
+    Written(Applied),
+    Conflict { expected: i64 },
+}
+
+/// The single-statement write of the module documentation; `None` when it does not apply
+/// (or the command refused: the normal path then answers).
+fn fast_path<D>(
+    conn: &mut DbConnection,
+    cache: &super::cache::GameCache,
+    write: &Write,
+    decide: &D,
+) -> Result<Option<FastOutcome>, ApiError>
+where
+    D: Fn(&mut Pending) -> Result<(), ApiError>,
+{
+    let DbConnection::Pg(pg) = conn else {
+        return Ok(None);
+    };
+    let (Some(expected), None, false) = (write.expected, &write.idem, write.create) else {
+        return Ok(None);
+    };
+    let Some(before) = cache
+        .get_at_most(&write.game_id, expected)
+        .filter(|s| s.version == expected)
+    else {
+        return Ok(None);
+    };
+    let mut pending = Pending {
+        id: write.game_id.clone(),
+        state: Some((*before).clone()),
+        events: Vec::new(),
+        steps: Vec::new(),
+        now: db::now(),
+    };
+    if decide(&mut pending).is_err()
+        || pending.events.is_empty()
+        || pending
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::SeatTaken { .. } | Event::SeatLeft { .. }))
+    {
+        return Ok(None);
+    }
+    let Pending {
+        state,
+        events,
+        steps,
+        ..
+    } = pending;
+    let state = state.ok_or_else(|| ApiError::internal("no state after a command"))?;
+    match store::append_pg_single_statement(pg, expected, &events, &write.actor, &state) {
+        Ok(true) => Ok(Some(FastOutcome::Written(Applied {
+            before: Some(before),
+            state: Arc::new(state),
+            events,
+            steps,
+            first_seq: expected + 1,
+        }))),
+        Ok(false) | Err(AppendError::Conflict) => Ok(Some(FastOutcome::Conflict { expected })),
+        Err(AppendError::Other(e)) => Err(e),
+    }
 }
 
 /// The settings of a new game.

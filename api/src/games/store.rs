@@ -342,3 +342,65 @@ pub fn seat_of(text: &str) -> Option<Seat> {
         _ => None,
     }
 }
+
+/// The PostgreSQL fast path of an append that touches no seat: the events and the
+/// projection in ONE statement (a data-modifying CTE), so no explicit transaction is
+/// needed: the `UPDATE ... WHERE version = expected` feeds the `INSERT`, so either both
+/// happen or neither. Returns `Ok(false)` when the version had moved (nothing written).
+pub fn append_pg_single_statement(
+    conn: &mut diesel::PgConnection,
+    expected: i64,
+    events: &[Event],
+    actor_id: &str,
+    state: &GameState,
+) -> Result<bool, AppendError> {
+    use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamp};
+    if state.version != expected + events.len() as i64
+        || events.iter().any(|e| {
+            matches!(
+                e,
+                Event::SeatTaken { .. } | Event::SeatLeft { .. } | Event::Created { .. }
+            )
+        })
+    {
+        return Err(AppendError::Other(ApiError::internal(
+            "the single-statement append is for actions only",
+        )));
+    }
+    let row = GameRow::of(state);
+    let seqs: Vec<i64> = (1..=events.len() as i64).map(|i| expected + i).collect();
+    let kinds: Vec<String> = events.iter().map(|e| e.kind().to_string()).collect();
+    let payloads: Vec<String> = events.iter().map(Event::payload_text).collect();
+    let inserted = diesel::sql_query(
+        "WITH upd AS ( \
+           UPDATE games SET status = $3, version = $4, ply = $5, to_move_seat = $6, \
+             to_move_user_id = $7, ruler_seat = $8, result = $9, updated_at = $10 \
+           WHERE id = $1 AND version = $2 RETURNING id) \
+         INSERT INTO game_events (game_id, seq, kind, payload, actor_id, created_at) \
+         SELECT upd.id, e.seq, e.kind, e.payload, $11, $10 \
+         FROM upd CROSS JOIN unnest($12::bigint[], $13::text[], $14::text[]) AS e(seq, kind, payload)",
+    )
+    .bind::<Text, _>(&row.id)
+    .bind::<BigInt, _>(expected)
+    .bind::<Text, _>(&row.status)
+    .bind::<BigInt, _>(row.version)
+    .bind::<Integer, _>(row.ply)
+    .bind::<Nullable<Text>, _>(&row.to_move_seat)
+    .bind::<Nullable<Text>, _>(&row.to_move_user_id)
+    .bind::<Nullable<Text>, _>(&row.ruler_seat)
+    .bind::<Nullable<Text>, _>(&row.result)
+    .bind::<Timestamp, _>(row.updated_at)
+    .bind::<Text, _>(actor_id)
+    .bind::<Array<BigInt>, _>(&seqs)
+    .bind::<Array<Text>, _>(&kinds)
+    .bind::<Array<Text>, _>(&payloads)
+    .execute(conn)?;
+    match inserted {
+        0 => Ok(false),
+        n if n == events.len() => Ok(true),
+        n => Err(AppendError::Other(ApiError::internal(format!(
+            "single-statement append wrote {n} of {} events",
+            events.len()
+        )))),
+    }
+}

@@ -96,7 +96,7 @@ fn seat_param(raw: &str) -> Result<Seat, ApiError> {
 }
 
 /// Parses a JSON body read as bytes (so that it can also be hashed for idempotency).
-/// An empty body is `None`; a body must be `application/json`.
+/// An empty body (or `null`) is `None`; a body must be `application/json`.
 fn parse_body<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result<Option<T>, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
@@ -116,7 +116,8 @@ fn parse_body<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result<Opt
             "the request body must be application/json".into(),
         ));
     }
-    serde_json::from_slice(body).map(Some).map_err(|e| {
+    // JSON `null` is the same as no body.
+    serde_json::from_slice::<Option<T>>(body).map_err(|e| {
         if e.is_data() {
             ApiError::field("body", e.to_string())
         } else {
@@ -374,7 +375,7 @@ pub async fn create_game(
     let outcome = service::execute(
         &app,
         write,
-        move |p| service::create(p, &u, new),
+        move |p| service::create(p, &u, new.clone()),
         render_summary(StatusCode::CREATED, user),
     )
     .await?;
