@@ -712,6 +712,24 @@ fn reading_needs_no_token(backend: Backend) {
     let lm2 = srv.get(&next, None).expect(200).clone();
     assert_ne!(lm2["moves"][0], lm["moves"][0]);
     assert_eq!(lm2["total"], lm["total"]);
+    // The pages together are the engine's listing, sorted like `djambi moves`.
+    let position: domain::Position = st["dfen"].as_str().unwrap().parse().unwrap();
+    let mut texts = Vec::new();
+    let mut page = lm.clone();
+    loop {
+        texts.extend(
+            page["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["text"].as_str().unwrap().to_string()),
+        );
+        match page["next"].as_str() {
+            Some(next) => page = srv.get(next, None).expect(200).clone(),
+            None => break,
+        }
+    }
+    assert_eq!(texts, position.legal_move_texts());
     // A token that is sent must be valid, even for reads.
     srv.get(&format!("/v1/games/{id}"), Some("garbage"))
         .problem(401, "unauthorized");

@@ -683,8 +683,8 @@ pub struct LegalMovesParams {
 
 /// Every complete legal move of the seat to move, canonical text and JSON.
 ///
-/// In the engine's stable order, paged with `after`/`limit`; `total` is the number of
-/// legal moves in all. Empty unless the game is active.
+/// Sorted by canonical text (byte order, as `djambi moves` prints them), paged with
+/// `after`/`limit`; `total` is the number of legal moves in all. Empty unless the game is active.
 #[utoipa::path(
     tag = "games",
     params(("id" = String, Path, description = "The game's id"), LegalMovesParams),
@@ -725,22 +725,23 @@ pub async fn legal_moves(
     .await?;
     let seat = state.to_move();
     let position = state.game.position();
-    let all: Vec<Move> = if seat.is_some() {
-        position.legal_moves()
+    // Sorted by canonical text, like `djambi moves`, so that pages are stable.
+    let mut all: Vec<MoveView> = if seat.is_some() {
+        position
+            .legal_moves()
+            .into_iter()
+            .map(|mv| MoveView {
+                text: position.move_text(&mv).to_string(),
+                mv,
+            })
+            .collect()
     } else {
         Vec::new()
     };
+    all.sort_unstable_by(|a, b| a.text.cmp(&b.text));
     let total = all.len();
     let end = total.min(after.saturating_add(limit));
-    let moves: Vec<MoveView> = all
-        .get(after.min(total)..end)
-        .unwrap_or_default()
-        .iter()
-        .map(|mv| MoveView {
-            text: position.move_text(mv).to_string(),
-            mv: *mv,
-        })
-        .collect();
+    let moves: Vec<MoveView> = all.drain(after.min(end)..end).collect();
     let next_cursor = (end < total).then(|| (end - 1).to_string());
     let next = next_cursor.as_deref().map(|c| {
         next_link(
