@@ -502,6 +502,24 @@ pub async fn get_game(
 // ---------------------------------------------------------------------------------------
 // Seats
 
+/// A write to an existing game by `actor`: the version it expects and the request's
+/// `Idempotency-Key`, if any.
+fn action_write(
+    req: &HttpRequest,
+    body: &web::Bytes,
+    game_id: String,
+    actor: &str,
+    expected: Option<i64>,
+) -> Result<Write, ApiError> {
+    Ok(Write {
+        game_id,
+        create: false,
+        expected,
+        idem: idempotency::from_request(req, actor, body)?,
+        actor: actor.to_string(),
+    })
+}
+
 /// Taking a seat.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -554,13 +572,7 @@ pub async fn take_seat(
         None => (None, None),
     };
     let user = auth.user_id.clone();
-    let write = Write {
-        game_id: id,
-        create: false,
-        expected: expected_version(&req, expected)?,
-        idem: idempotency::from_request(&req, &user, &body)?,
-        actor: user.clone(),
-    };
+    let write = action_write(&req, &body, id, &user, expected_version(&req, expected)?)?;
     let u = user.clone();
     let outcome = service::execute(
         &app,
@@ -856,13 +868,7 @@ pub async fn play_move(
         )
     })?;
     let user = auth.user_id.clone();
-    let write = Write {
-        game_id: id,
-        create: false,
-        expected: Some(expected),
-        idem: idempotency::from_request(&req, &user, &body)?,
-        actor: user.clone(),
-    };
+    let write = action_write(&req, &body, id, &user, Some(expected))?;
     let outcome = service::execute(
         &app,
         write,
@@ -920,13 +926,8 @@ pub async fn resign(
     let id = game_id(&path)?;
     let b: Option<ResignRequest> = parse_body(&req, &body)?;
     let user = auth.user_id.clone();
-    let write = Write {
-        game_id: id,
-        create: false,
-        expected: expected_version(&req, b.and_then(|b| b.expected_version))?,
-        idem: idempotency::from_request(&req, &user, &body)?,
-        actor: user.clone(),
-    };
+    let expected = expected_version(&req, b.and_then(|b| b.expected_version))?;
+    let write = action_write(&req, &body, id, &user, expected)?;
     let outcome = service::execute(
         &app,
         write,
@@ -990,13 +991,13 @@ pub async fn draw_offer(
     })?;
     let user = auth.user_id.clone();
     let action = b.action;
-    let write = Write {
-        game_id: id,
-        create: false,
-        expected: expected_version(&req, b.expected_version)?,
-        idem: idempotency::from_request(&req, &user, &body)?,
-        actor: user.clone(),
-    };
+    let write = action_write(
+        &req,
+        &body,
+        id,
+        &user,
+        expected_version(&req, b.expected_version)?,
+    )?;
     let outcome = service::execute(
         &app,
         write,
