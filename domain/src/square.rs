@@ -51,7 +51,7 @@ impl Square {
     /// The squares met walking from `self` in direction `dir` (an index into
     /// [`DIRECTIONS`]) to the board's edge, nearest first.
     #[inline]
-    pub fn ray(self, dir: usize) -> &'static [Square] {
+    pub(crate) fn ray(self, dir: usize) -> &'static [Square] {
         let ray = &RAYS[self.index()][dir];
         &ray.squares[..ray.len as usize]
     }
