@@ -6,7 +6,7 @@ use crate::effects::{Effect, EffectSink};
 use crate::error::{MoveError, ResignError};
 use crate::movegen::Family;
 use crate::moves::Move;
-use crate::piece::Kind;
+use crate::piece::{Kind, Piece};
 use crate::position::{Control, Position, Turn};
 use crate::seat::{Seat, SeatSet};
 use crate::square::Square;
@@ -38,100 +38,61 @@ impl Position {
         let Some(piece) = self.board.take(from) else {
             return;
         };
-        let mut killed_chief = None;
-        let mut kill =
-            |board: &mut crate::board::Board, square: Square, sink: &mut dyn FnMut(Effect)| {
-                let victim = board.take(square)?;
-                if victim.is_living_chief() {
-                    killed_chief = Some(victim.party);
-                }
-                sink(Effect::Killed {
-                    piece: victim,
-                    square,
-                });
-                Some(victim.corpse())
-            };
-        let mut record = |e: Effect| sink.record(e);
+        // The living piece this move kills, if any (a move kills at most one).
+        let mut killed = None;
         match family {
             Family::Plain { to, .. } => {
                 self.board.set(to, Some(piece));
-                record(Effect::Moved { piece, from, to });
+                sink.record(Effect::Moved { piece, from, to });
             }
             Family::ReporterKill { to, victim, .. } => {
                 self.board.set(to, Some(piece));
-                record(Effect::Moved { piece, from, to });
-                let corpse = kill(&mut self.board, victim, &mut record);
-                self.board.set(victim, corpse);
+                sink.record(Effect::Moved { piece, from, to });
+                killed = self.kill(victim, sink);
+                // The corpse stays where the victim stood.
+                self.board.set(victim, killed.map(Piece::corpse));
             }
             Family::Place { to, .. } => {
-                let place = mv.place.unwrap_or(from);
-                record(Effect::Moved { piece, from, to });
-                let placed = if matches!(piece.kind, Kind::Militant | Kind::Chief) {
-                    kill(&mut self.board, to, &mut record)
+                sink.record(Effect::Moved { piece, from, to });
+                let taken = if matches!(piece.kind, Kind::Militant | Kind::Chief) {
+                    killed = self.kill(to, sink);
+                    killed.map(Piece::corpse)
                 } else {
                     self.board.take(to)
                 };
                 self.board.set(to, Some(piece));
-                if let Some(placed) = placed {
-                    self.board.set(place, Some(placed));
-                    record(Effect::Placed {
-                        piece: placed,
-                        from: to,
-                        to: place,
-                    });
-                }
+                self.place(taken, to, mv.place.unwrap_or(from), sink);
             }
             Family::AssassinKill { to, .. } => {
-                record(Effect::Moved { piece, from, to });
-                let corpse = kill(&mut self.board, to, &mut record);
+                sink.record(Effect::Moved { piece, from, to });
+                killed = self.kill(to, sink);
                 self.board.set(to, Some(piece));
-                if let Some(corpse) = corpse {
-                    self.board.set(from, Some(corpse));
-                    record(Effect::Placed {
-                        piece: corpse,
-                        from: to,
-                        to: from,
-                    });
-                }
+                self.place(killed.map(Piece::corpse), to, from, sink);
             }
             Family::AssassinMaze { .. } => {
                 let exit = mv.exit.unwrap_or(from);
-                record(Effect::Moved {
+                sink.record(Effect::Moved {
                     piece,
                     from,
                     to: exit,
                 });
-                let corpse = kill(&mut self.board, Square::MAZE, &mut record);
-                self.board.set(from, corpse);
-                if let Some(corpse) = corpse {
-                    record(Effect::Placed {
-                        piece: corpse,
-                        from: Square::MAZE,
-                        to: from,
-                    });
-                }
+                killed = self.kill(Square::MAZE, sink);
+                self.place(killed.map(Piece::corpse), Square::MAZE, from, sink);
                 self.board.set(exit, Some(piece));
             }
             Family::LiftMaze { .. } => {
                 let exit = mv.exit.unwrap_or(from);
-                let place = mv.place.unwrap_or(from);
-                record(Effect::Moved {
+                sink.record(Effect::Moved {
                     piece,
                     from,
                     to: exit,
                 });
                 let lifted = self.board.take(Square::MAZE);
                 self.board.set(exit, Some(piece));
-                if let Some(lifted) = lifted {
-                    self.board.set(place, Some(lifted));
-                    record(Effect::Placed {
-                        piece: lifted,
-                        from: Square::MAZE,
-                        to: place,
-                    });
-                }
+                self.place(lifted, Square::MAZE, mv.place.unwrap_or(from), sink);
             }
         }
+        let killed_chief = killed.filter(|p| p.is_living_chief()).map(|p| p.party);
         self.ply += 1;
         let (was_regular, last_regular) = match self.turn {
             Turn::Regular(s) => (true, s),
@@ -141,6 +102,30 @@ impl Position {
         self.resolve(seat, killed_chief, sink);
         if !self.is_over() {
             self.advance_turn(seat, was_regular, last_regular, sink);
+        }
+    }
+
+    /// Takes the piece killed on `square` off the board and reports it.
+    fn kill(&mut self, square: Square, sink: &mut impl EffectSink) -> Option<Piece> {
+        let victim = self.board.take(square)?;
+        sink.record(Effect::Killed {
+            piece: victim,
+            square,
+        });
+        Some(victim)
+    }
+
+    /// Puts a corpse or lifted piece, taken from `from`, on `to`, and reports it.
+    fn place(
+        &mut self,
+        piece: Option<Piece>,
+        from: Square,
+        to: Square,
+        sink: &mut impl EffectSink,
+    ) {
+        if let Some(piece) = piece {
+            self.board.set(to, Some(piece));
+            sink.record(Effect::Placed { piece, from, to });
         }
     }
 
