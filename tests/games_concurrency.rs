@@ -4,6 +4,7 @@
 //! - In lock-step rounds, several clients submit a move to the same game at the same
 //!   expected version: exactly one is accepted (201), every other gets 412
 //!   `version-conflict` with the new version.
+//! - A request retried while its first attempt is in flight gets the first answer.
 //! - Free-running, clients race to play whole games: afterwards the accepted moves are
 //!   exactly the log's `move_played` events, each game's events are numbered 1..=version
 //!   without gap or double, and every game replays to its state and projection.
@@ -198,4 +199,66 @@ fn free_running_clients_lose_and_double_nothing() {
             "every accepted move is in the log exactly once"
         );
     }
+}
+
+/// A request retried while its first attempt is still in flight (same `Idempotency-Key`,
+/// same body, sent at once from several clients): every copy gets the first answer, and
+/// the move is written once.
+#[test]
+fn retries_racing_their_first_attempt_all_get_its_answer() {
+    let srv = TestServer::start_with(Backend::Postgres, OVERRIDES);
+    const COPIES: usize = 6;
+    const ROUNDS: usize = 10;
+    let (id, players) = four_player_game(&srv, "retry");
+    let mut rng = Rng::new(5);
+    for round in 0..ROUNDS {
+        let s = summary(&srv, &id);
+        if s["status"] != "active" {
+            break;
+        }
+        let version = s["version"].as_i64().unwrap();
+        let who = player_to_move(&srv, &id, &players).unwrap().clone();
+        let lm = srv
+            .get(&format!("/v1/games/{id}/legal-moves?limit=2000"), None)
+            .expect(200)
+            .clone();
+        let moves = lm["moves"].as_array().unwrap();
+        let mv = moves[rng.below(moves.len())]["text"].clone();
+        let body = serde_json::json!({"move": mv, "expected_version": version});
+        let key = format!("retry-{round}");
+        let barrier = Barrier::new(COPIES);
+        let answers: Mutex<Vec<(u16, serde_json::Value)>> = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..COPIES {
+                let (barrier, answers, srv, who, body, key, id) =
+                    (&barrier, &answers, &srv, &who, &body, &key, &id);
+                scope.spawn(move || {
+                    barrier.wait();
+                    let r = srv.send(
+                        srv.request(reqwest::Method::POST, &format!("/v1/games/{id}/moves"))
+                            .bearer_auth(&who.access)
+                            .header("Idempotency-Key", key.as_str())
+                            .json(body),
+                    );
+                    answers.lock().unwrap().push((r.status.as_u16(), r.json));
+                });
+            }
+        });
+        let answers = answers.into_inner().unwrap();
+        for (status, json) in &answers {
+            assert_eq!(*status, 201, "round {round}: a copy got {status}: {json}");
+            assert_eq!(
+                json, &answers[0].1,
+                "round {round}: every copy gets the first answer"
+            );
+        }
+        let after = summary(&srv, &id)["version"].as_i64().unwrap();
+        assert!(after > version, "round {round}: the move was written");
+        let written = all_events(&srv, &id)
+            .iter()
+            .filter(|e| e["kind"] == "move_played" && e["seq"].as_i64().unwrap() > version)
+            .count();
+        assert_eq!(written, 1, "round {round}: written once");
+    }
+    check_log_replays(&srv, &id);
 }

@@ -236,28 +236,41 @@ where
                 Ok(WriteOutcome::Done(response))
             }
             Ok(TxDone::Replayed(response)) => Ok(WriteOutcome::Replayed(response)),
-            Err(TxError::Api(e)) => Err(e),
-            Err(TxError::Conflict) => {
-                // Someone else wrote first: perhaps this very request, retried.
+            Err(error) => {
+                // The first attempt of this very request may have committed since the
+                // lookup above (a retry racing it: the game moved on, or the command no
+                // longer applies). Its stored answer wins over any error.
                 if let Some(idem) = &write.idem {
                     if let Some(stored) = idempotency::lookup(conn, idem)? {
                         return Ok(WriteOutcome::Replayed(stored));
                     }
                 }
-                if write.create {
-                    return Err(ApiError::Unavailable(
-                        "a concurrent request interfered; retry".into(),
-                    ));
+                match error {
+                    TxError::Api(e) => Err(e),
+                    TxError::Conflict => conflict(conn, &write, read_version),
                 }
-                let current_version = store::current_version(conn, &write.game_id)?;
-                Err(ApiError::VersionConflict {
-                    expected: read_version,
-                    current_version,
-                })
             }
         }
     })
     .await
+}
+
+/// Someone else wrote first: the current version, or a retry hint for a create.
+fn conflict(
+    conn: &mut DbConnection,
+    write: &Write,
+    read_version: i64,
+) -> Result<WriteOutcome, ApiError> {
+    if write.create {
+        return Err(ApiError::Unavailable(
+            "a concurrent request interfered; retry".into(),
+        ));
+    }
+    let current_version = store::current_version(conn, &write.game_id)?;
+    Err(ApiError::VersionConflict {
+        expected: read_version,
+        current_version,
+    })
 }
 
 enum FastOutcome {
