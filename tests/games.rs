@@ -666,6 +666,10 @@ fn bad_input_changes_nothing(backend: Backend) {
         .problem(400, "validation");
     srv.get(&format!("/v1/games/{id}/legal-moves?limit=0"), None)
         .problem(400, "validation");
+    for cursor in ["18446744073709551615", "-1", "x"] {
+        srv.get(&format!("/v1/games/{id}/legal-moves?after={cursor}"), None)
+            .problem(400, "validation");
+    }
     // Before the start.
     let lone = create(&srv, &p[0], json!({"seat": "R"}));
     let lone_id = lone["id"].as_str().unwrap();

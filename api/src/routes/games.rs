@@ -727,8 +727,9 @@ pub async fn legal_moves(
         None => 0,
         Some(a) => a
             .parse::<usize>()
-            .map(|n| n + 1)
-            .map_err(|_| ApiError::field("after", "is not a valid cursor"))?,
+            .ok()
+            .and_then(|n| n.checked_add(1))
+            .ok_or_else(|| ApiError::field("after", "is not a valid cursor"))?,
     };
     let app2 = app.clone();
     let state = db::run(&app.pool, move |conn| {
