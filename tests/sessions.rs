@@ -205,6 +205,35 @@ fn login_is_rate_limited_per_account(backend: Backend) {
     }
 }
 
+/// Guesses sent all at once cannot slip past the per-account limit before the first
+/// failure is counted.
+fn login_limit_holds_for_parallel_attempts(backend: Backend) {
+    let s = TestServer::start(backend);
+    s.register("alice");
+    let barrier = std::sync::Barrier::new(20);
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..20)
+            .map(|_| {
+                let (s, barrier) = (&s, &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    s.post(
+                        "/v1/sessions",
+                        None,
+                        &json!({"username": "alice", "password": "wrong password"}),
+                    )
+                    .status
+                    .as_u16()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let refused = statuses.iter().filter(|s| **s == 401).count();
+    let limited = statuses.iter().filter(|s| **s == 429).count();
+    assert_eq!((refused, limited), (5, 15), "{statuses:?}");
+}
+
 fn login_is_rate_limited_per_client_address(backend: Backend) {
     let s = TestServer::start_with(backend, &[("DJAMBI_LOGIN_LIMIT_PER_IP", "3/1m")]);
     s.register("alice");
@@ -235,4 +264,5 @@ backend_tests!(
     logout_revokes_the_session,
     login_is_rate_limited_per_account,
     login_is_rate_limited_per_client_address,
+    login_limit_holds_for_parallel_attempts,
 );

@@ -58,17 +58,6 @@ impl RateLimiter {
         Duration::from_secs_f64(((1.0 - tokens) / per_sec).max(0.0))
     }
 
-    /// Whether `key` has a token left, without taking it.
-    pub fn check(&self, key: &str) -> Result<(), Duration> {
-        self.with_bucket(key, |b, per_sec| {
-            if b.tokens >= 1.0 {
-                Ok(())
-            } else {
-                Err(Self::retry_after(b.tokens, per_sec))
-            }
-        })
-    }
-
     /// Takes a token for `key`, or says how long until one is available.
     pub fn acquire(&self, key: &str) -> Result<(), Duration> {
         self.with_bucket(key, |b, per_sec| {
@@ -81,9 +70,11 @@ impl RateLimiter {
         })
     }
 
-    /// Takes a token even if none is left (records a failure).
-    pub fn consume(&self, key: &str) {
-        self.with_bucket(key, |b, _| b.tokens = (b.tokens - 1.0).max(0.0));
+    /// Gives back a token taken by [`RateLimiter::acquire`] (an attempt that turned out
+    /// not to count, such as a successful login).
+    pub fn refund(&self, key: &str) {
+        let burst = self.burst;
+        self.with_bucket(key, |b, _| b.tokens = (b.tokens + 1.0).min(burst));
     }
 }
 
@@ -113,9 +104,11 @@ mod tests {
             "{wait:?}"
         );
         assert!(l.acquire("b").is_ok(), "keys are independent");
-        assert!(l.check("a").is_err());
-        l.consume("b");
-        assert!(l.check("b").is_err());
+        l.refund("b");
+        l.refund("b");
+        assert!(l.acquire("b").is_ok());
+        assert!(l.acquire("b").is_ok(), "a refund gives the token back");
+        assert!(l.acquire("b").is_err(), "refunds never exceed the burst");
         assert_eq!(
             too_many(Duration::from_millis(1500)).problem().extensions["retry_after"],
             2

@@ -165,9 +165,11 @@ pub async fn login(
         .login_ip_limiter
         .acquire(&client_ip(&req))
         .map_err(too_many)?;
+    // Taken before the password check, so that attempts sent in parallel cannot all pass
+    // before the first failure is counted; given back when the login succeeds.
     state
         .login_account_limiter
-        .check(&account_key)
+        .acquire(&account_key)
         .map_err(too_many)?;
 
     let username = body.username.clone();
@@ -185,9 +187,9 @@ pub async fn login(
     })
     .await?;
     let Some(user) = user.filter(|_| ok) else {
-        state.login_account_limiter.consume(&account_key);
         return Err(ApiError::unauthenticated(BAD_CREDENTIALS));
     };
+    state.login_account_limiter.refund(&account_key);
 
     let ttl = refresh_ttl(&state);
     let user_id = user.id.clone();
