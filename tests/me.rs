@@ -90,6 +90,32 @@ fn change_password(backend: Backend) {
     .problem(401, "unauthorized");
 }
 
+/// Guessing the current password (with a stolen access token, say) counts against the
+/// account's login limit: after five wrong guesses even the right one waits.
+fn guessing_the_current_password_is_limited(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    let change = |current: &str| {
+        s.patch(
+            "/v1/me",
+            Some(&alice.access),
+            &json!({"current_password": current, "new_password": "a brand new passphrase"}),
+        )
+    };
+    for _ in 0..5 {
+        change("wrong password").problem(400, "validation");
+    }
+    let r = change(PASSWORD);
+    r.problem(429, "rate-limited");
+    assert!(r.header("retry-after").is_some());
+    s.post(
+        "/v1/sessions",
+        None,
+        &json!({"username": "alice", "password": PASSWORD}),
+    )
+    .problem(429, "rate-limited");
+}
+
 fn patch_rejects_bad_requests(backend: Backend) {
     let s = TestServer::start(backend);
     let alice = s.user("alice");
@@ -116,4 +142,5 @@ backend_tests!(
     change_email,
     change_password,
     patch_rejects_bad_requests,
+    guessing_the_current_password_is_limited,
 );

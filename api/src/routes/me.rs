@@ -13,6 +13,7 @@ use crate::db::{
     models::{Session, User},
 };
 use crate::error::{ApiError, Problem};
+use crate::rate_limit::too_many;
 use crate::schema::users;
 use crate::state::AppState;
 use crate::validate::{Checks, PASSWORD_MAX};
@@ -99,6 +100,9 @@ pub async fn get_me(
         (status = 401, description = "Missing or invalid token", body = Problem,
             content_type = "application/problem+json"),
         (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 429, description = "Too many wrong passwords for this account (shared with \
+            the login limit); `Retry-After` says when to try again", body = Problem,
             content_type = "application/problem+json")
     )
 )]
@@ -139,15 +143,24 @@ pub async fn patch_me(
     // Verify and hash off the async workers.
     let new_hash = match (req.new_password, req.current_password) {
         (Some(new_password), Some(current)) => {
+            // Guessing the current password with a stolen access token counts against the
+            // same per-account limit as logins.
+            let account_key = user.username.to_lowercase();
+            state
+                .login_account_limiter
+                .acquire(&account_key)
+                .map_err(too_many)?;
             let passwords = state.passwords.clone();
             let stored = user.password_hash.clone();
-            web::block(move || {
+            let hash = web::block(move || {
                 if !passwords.verify(&current, &stored) {
                     return Err(ApiError::field("current_password", "is not correct"));
                 }
                 passwords.hash(&new_password).map(Some)
             })
-            .await??
+            .await??;
+            state.login_account_limiter.refund(&account_key);
+            hash
         }
         _ => None,
     };
