@@ -46,6 +46,7 @@ env DATABASE_URL="$db_url" \
   DJAMBI_LISTEN="127.0.0.1:$port" \
   DJAMBI_JWT_SECRET="bench-secret-0123456789-abcdefghijklmnop" \
   DJAMBI_DB_POOL_SIZE="$pool" \
+  DJAMBI_REGISTER_LIMIT_PER_IP="100000/1m" \
   ${BENCH_WORKERS:+DJAMBI_WORKERS="$BENCH_WORKERS"} \
   RUST_LOG="${RUST_LOG:-warn}" \
   target/release/djambi-server > "${TMPDIR:-/tmp}/djambi-bench-server.log" 2>&1 &

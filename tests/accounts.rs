@@ -151,7 +151,32 @@ fn oversize_body_is_413(backend: Backend) {
     r.problem(413, "payload-too-large");
 }
 
+fn registrations_are_limited_per_client_address(backend: Backend) {
+    let s = TestServer::start_with(backend, &[("DJAMBI_REGISTER_LIMIT_PER_IP", "2/1h")]);
+    s.register("alice");
+    // A refused body costs no token.
+    s.post("/v1/accounts", None, &json!({"username": "x"}))
+        .problem(400, "validation");
+    s.register("bob");
+    let r = s.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "carol", "email": "carol@example.org", "password": PASSWORD}),
+    );
+    r.problem(429, "rate-limited");
+    let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=1800).contains(&retry), "Retry-After {retry}");
+    // Nothing was written: carol can log in nowhere.
+    s.post(
+        "/v1/sessions",
+        None,
+        &json!({"username": "carol", "password": PASSWORD}),
+    )
+    .problem(401, "unauthorized");
+}
+
 backend_tests!(
+    registrations_are_limited_per_client_address,
     register_creates_an_account,
     usernames_are_unique_regardless_of_case,
     field_rules_are_enforced,

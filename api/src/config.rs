@@ -82,6 +82,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "login attempts allowed per client address, as N/DURATION (default 30/1m)",
     ),
     (
+        "DJAMBI_REGISTER_LIMIT_PER_IP",
+        "register_limit_per_ip",
+        "registrations allowed per client address, as N/DURATION (default 20/1h)",
+    ),
+    (
         "DJAMBI_ARGON2_MEMORY_KIB",
         "argon2_memory_kib",
         "argon2id memory cost in KiB (default 19456)",
@@ -208,6 +213,8 @@ pub struct Config {
     pub max_body_bytes: usize,
     pub login_limit_per_account: RateSpec,
     pub login_limit_per_ip: RateSpec,
+    /// Registrations per client address: each costs a password hash.
+    pub register_limit_per_ip: RateSpec,
     pub argon2: Argon2Config,
 }
 
@@ -352,6 +359,14 @@ impl Config {
                 period: Duration::from_secs(60),
             },
         )?;
+        let register_limit_per_ip = parse_rate(
+            "DJAMBI_REGISTER_LIMIT_PER_IP",
+            get("DJAMBI_REGISTER_LIMIT_PER_IP"),
+            RateSpec {
+                burst: 20,
+                period: Duration::from_secs(3600),
+            },
+        )?;
         let d = Argon2Config::default();
         let argon2 = Argon2Config {
             memory_kib: parse_int(
@@ -401,6 +416,7 @@ impl Config {
             max_body_bytes,
             login_limit_per_account,
             login_limit_per_ip,
+            register_limit_per_ip,
             argon2,
         })
     }

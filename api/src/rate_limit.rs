@@ -78,6 +78,14 @@ impl RateLimiter {
     }
 }
 
+/// The key of a request's client: its TCP peer's address (forwarding headers are not
+/// trusted, so behind a reverse proxy every client shares the proxy's bucket).
+pub fn client_ip(req: &actix_web::HttpRequest) -> String {
+    req.peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 /// The 429 problem for a wait, rounded up to whole seconds (at least 1).
 pub fn too_many(wait: Duration) -> ApiError {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);

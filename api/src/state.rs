@@ -17,6 +17,8 @@ pub struct AppState {
     pub login_ip_limiter: RateLimiter,
     /// Failed logins per account name.
     pub login_account_limiter: RateLimiter,
+    /// Registrations per client address.
+    pub register_ip_limiter: RateLimiter,
     /// Recently used game states (see `games::cache`).
     pub games: GameCache,
 }
@@ -30,6 +32,7 @@ impl AppState {
         let passwords = Passwords::new(&config.argon2)?;
         Ok(AppState {
             login_ip_limiter: RateLimiter::new(config.login_limit_per_ip),
+            register_ip_limiter: RateLimiter::new(config.register_limit_per_ip),
             login_account_limiter: RateLimiter::new(config.login_limit_per_account),
             jwt,
             passwords,

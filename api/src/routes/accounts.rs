@@ -1,6 +1,6 @@
 //! `POST /v1/accounts`: registration.
 
-use actix_web::{HttpResponse, http::header, post, web};
+use actix_web::{HttpRequest, HttpResponse, http::header, post, web};
 use diesel::prelude::*;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -9,6 +9,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use super::me::Profile;
 use crate::db::{self, models::User};
 use crate::error::{ApiError, Problem};
+use crate::rate_limit::{client_ip, too_many};
 use crate::schema::users;
 use crate::state::AppState;
 use crate::validate::Checks;
@@ -41,31 +42,39 @@ pub struct RegisterRequest {
         (status = 409, description = "The username is taken", body = Problem,
             content_type = "application/problem+json"),
         (status = 413, description = "The body is too large", body = Problem,
-            content_type = "application/problem+json")
+            content_type = "application/problem+json"),
+        (status = 429, description = "Too many registrations from this address; `Retry-After` \
+            says when to try again", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/accounts")]
 pub async fn register(
+    req: HttpRequest,
     state: web::Data<AppState>,
     body: web::Json<RegisterRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let req = body.into_inner();
+    let body = body.into_inner();
     let mut checks = Checks::new();
-    checks.username("username", &req.username);
-    checks.email("email", req.email.trim());
-    checks.password("password", &req.password);
+    checks.username("username", &body.username);
+    checks.email("email", body.email.trim());
+    checks.password("password", &body.password);
     checks.finish()?;
+    // Each registration costs a password hash: limit them per client address.
+    state
+        .register_ip_limiter
+        .acquire(&client_ip(&req))
+        .map_err(too_many)?;
 
     let passwords = state.passwords.clone();
-    let password = req.password;
+    let password = body.password;
     let password_hash = web::block(move || passwords.hash(&password)).await??;
 
     let now = db::now();
     let user = User {
         id: uuid::Uuid::now_v7().to_string(),
-        username_key: req.username.to_lowercase(),
-        username: req.username,
-        email: req.email.trim().to_string(),
+        username_key: body.username.to_lowercase(),
+        username: body.username,
+        email: body.email.trim().to_string(),
         password_hash,
         created_at: now,
         updated_at: now,

@@ -19,7 +19,7 @@ use crate::db::{
     models::{RefreshToken, Session, User},
 };
 use crate::error::{ApiError, Problem};
-use crate::rate_limit::too_many;
+use crate::rate_limit::{client_ip, too_many};
 use crate::schema::{refresh_tokens, sessions};
 use crate::state::AppState;
 use crate::validate::{Checks, PASSWORD_MAX, USERNAME_MAX};
@@ -72,12 +72,6 @@ pub struct TokenResponse {
     pub refresh_token_expires_at: DateTime<Utc>,
     pub session_id: String,
     pub user: Profile,
-}
-
-fn client_ip(req: &HttpRequest) -> String {
-    req.peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Inserts a refresh token for a session; returns the token and its expiry.
