@@ -15,9 +15,15 @@ fn unknown_route_is_a_problem(backend: Backend) {
     r.problem(404, "not-found");
     assert!(r.json["detail"].as_str().unwrap().contains("/nope"));
     s.get("/v1/nothing/here", None).problem(404, "not-found");
-    // A known path with a method it does not have is not an HTML page either.
+    // A known path with a method it does not have: 405 and the methods it has.
     let r = s.send(s.request(reqwest::Method::PUT, "/v1/accounts"));
-    r.problem(404, "not-found");
+    r.problem(405, "method-not-allowed");
+    assert_eq!(r.header("allow"), Some("POST"));
+    let r = s.send(s.request(reqwest::Method::PATCH, "/v1/games/some-id/seats/R"));
+    r.problem(405, "method-not-allowed");
+    assert_eq!(r.header("allow"), Some("POST, DELETE"));
+    let r = s.send(s.request(reqwest::Method::DELETE, "/v1/me"));
+    assert_eq!(r.header("allow"), Some("GET, PATCH"));
     // Swagger UI's own misses are problems too.
     s.get("/docs/no-such-file.js", None)
         .problem(404, "not-found");

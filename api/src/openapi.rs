@@ -93,3 +93,35 @@ pub fn document_json() -> &'static str {
         Err(e) => format!("{{\"error\": \"cannot render the OpenAPI document: {e}\"}}\n"),
     })
 }
+
+/// The methods the document lists for a concrete request path (`/v1/games/abc`), in a
+/// fixed order; empty when no documented path template matches it.
+pub fn methods_of(path: &str) -> Vec<&'static str> {
+    static ROUTES: OnceLock<Vec<(actix_web::dev::ResourceDef, Vec<&'static str>)>> =
+        OnceLock::new();
+    let routes = ROUTES.get_or_init(|| {
+        document()
+            .paths
+            .paths
+            .iter()
+            .map(|(template, item)| {
+                let methods = [
+                    ("GET", item.get.is_some()),
+                    ("POST", item.post.is_some()),
+                    ("PUT", item.put.is_some()),
+                    ("PATCH", item.patch.is_some()),
+                    ("DELETE", item.delete.is_some()),
+                ]
+                .into_iter()
+                .filter_map(|(name, present)| present.then_some(name))
+                .collect();
+                (actix_web::dev::ResourceDef::new(template.as_str()), methods)
+            })
+            .collect()
+    });
+    routes
+        .iter()
+        .filter(|(def, _)| def.is_match(path))
+        .flat_map(|(_, methods)| methods.iter().copied())
+        .collect()
+}
