@@ -10,6 +10,7 @@ use games::*;
 use reqwest::Method;
 
 backend_tests!(
+    idempotency_keys_expire,
     a_whole_random_game_replays_at_every_version,
     three_players_with_a_hostage,
     resignations_end_the_game,
@@ -447,6 +448,38 @@ fn seats_can_be_left_before_the_start(backend: Backend) {
         .map(|e| e["kind"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(kinds, ["created", "seat_taken", "seat_left", "seat_taken"]);
+}
+
+/// Answers stored under an `Idempotency-Key` are forgotten after the retention: the key
+/// is then new again.
+fn idempotency_keys_expire(backend: Backend) {
+    let srv = TestServer::start_with(backend, &[("DJAMBI_IDEMPOTENCY_RETENTION", "1s")]);
+    let (id, p) = four_player_game(&srv, "expire");
+    let send = |body: serde_json::Value| {
+        srv.send(
+            srv.request(Method::POST, &format!("/v1/games/{id}/moves"))
+                .bearer_auth(&p[0].access)
+                .header("Idempotency-Key", "k")
+                .json(&body),
+        )
+    };
+    send(json!({"move": "C8-D7", "expected_version": 6})).expect(201);
+    let other = json!({"move": "C9-D9", "expected_version": 7});
+    send(other.clone()).problem(422, "idempotency-key-reused");
+    let started = std::time::Instant::now();
+    loop {
+        let r = send(other.clone());
+        if r.status.as_u16() != 422 {
+            // Forgotten: the request runs, and Red is not to move.
+            r.problem(409, "not-your-turn");
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the key was never forgotten"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }
 
 fn idempotent_retries_write_nothing(backend: Backend) {

@@ -87,6 +87,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "registrations allowed per client address, as N/DURATION (default 20/1h)",
     ),
     (
+        "DJAMBI_IDEMPOTENCY_RETENTION",
+        "idempotency_retention",
+        "how long an Idempotency-Key's answer is kept (default 24h)",
+    ),
+    (
         "DJAMBI_ARGON2_MEMORY_KIB",
         "argon2_memory_kib",
         "argon2id memory cost in KiB (default 19456)",
@@ -215,6 +220,8 @@ pub struct Config {
     pub login_limit_per_ip: RateSpec,
     /// Registrations per client address: each costs a password hash.
     pub register_limit_per_ip: RateSpec,
+    /// How long the answer stored under an `Idempotency-Key` is kept.
+    pub idempotency_retention: Duration,
     pub argon2: Argon2Config,
 }
 
@@ -332,6 +339,13 @@ impl Config {
             Duration::from_secs(1),
             Duration::from_secs(400 * 24 * 3600),
         )?;
+        let idempotency_retention = parse_duration_setting(
+            "DJAMBI_IDEMPOTENCY_RETENTION",
+            get("DJAMBI_IDEMPOTENCY_RETENTION"),
+            Duration::from_secs(24 * 3600),
+            Duration::from_secs(1),
+            Duration::from_secs(400 * 24 * 3600),
+        )?;
         let workers = match get("DJAMBI_WORKERS") {
             None => None,
             some => Some(parse_int("DJAMBI_WORKERS", some, 1, 1, 256)? as usize),
@@ -417,6 +431,7 @@ impl Config {
             login_limit_per_account,
             login_limit_per_ip,
             register_limit_per_ip,
+            idempotency_retention,
             argon2,
         })
     }

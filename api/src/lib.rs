@@ -4,8 +4,10 @@
 //!
 //! Modules: [`config`] (settings), [`db`] (diesel over PostgreSQL/SQLite, pool, migrations),
 //! [`schema`], [`error`] (the `ApiError` → problem+json), [`auth`] (passwords, JWTs,
-//! tokens, the `Authenticated` extractor), [`routes`] (one module per resource),
-//! [`openapi`], [`rate_limit`], [`body_limit`], [`validate`], [`pagination`], [`state`].
+//! tokens, the `Authenticated` extractor), [`games`] (the event-sourced games: events,
+//! store, cache, commands, idempotency), [`routes`] (one module per resource),
+//! [`openapi`], [`rate_limit`], [`body_limit`], [`validate`], [`pagination`], [`state`],
+//! [`janitor`] (background clean-up).
 
 pub mod auth;
 pub mod body_limit;
@@ -13,6 +15,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod games;
+pub mod janitor;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
@@ -100,6 +103,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let workers = config.workers;
     let state = web::Data::new(AppState::new(config, pool).map_err(StartError::Setup)?);
     let _ = openapi::document_json();
+    janitor::spawn(state.clone());
     let mut server = HttpServer::new(move || app(state.clone())).shutdown_timeout(10);
     if let Some(n) = workers {
         server = server.workers(n);

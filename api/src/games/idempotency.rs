@@ -10,7 +10,8 @@
 //!
 //! Only successful writes are stored (a failed request wrote nothing, so retrying it
 //! simply runs it again). Keys are scoped per user; they are 1 to 255 visible ASCII
-//! characters and are kept indefinitely for now.
+//! characters. Answers are kept for `DJAMBI_IDEMPOTENCY_RETENTION` (24 hours by
+//! default): the [`crate::janitor`] forgets older ones, after which the key is new again.
 
 use actix_web::HttpRequest;
 use actix_web::http::{StatusCode, header};
@@ -128,4 +129,13 @@ pub fn store(
         ))
         .execute(conn)?;
     Ok(())
+}
+
+/// Forgets every stored answer older than `cutoff`; returns how many.
+pub fn purge_before(
+    conn: &mut DbConnection,
+    cutoff: chrono::NaiveDateTime,
+) -> Result<usize, diesel::result::Error> {
+    diesel::delete(idempotency_keys::table.filter(idempotency_keys::created_at.lt(cutoff)))
+        .execute(conn)
 }

@@ -1,0 +1,36 @@
+//! Background housekeeping, run on the server's own runtime: forgets the answers stored
+//! under `Idempotency-Key`s once they are older than the configured retention.
+
+use std::time::Duration;
+
+use actix_web::web;
+
+use crate::db;
+use crate::games::idempotency;
+use crate::state::AppState;
+
+/// Starts the periodic clean-up; it stops with the server's runtime.
+pub fn spawn(state: web::Data<AppState>) {
+    let retention = state.config.idempotency_retention;
+    let Ok(retention_delta) = chrono::TimeDelta::from_std(retention) else {
+        return;
+    };
+    // Often enough that nothing outlives its retention by more than half of it.
+    let every = (retention / 2).clamp(Duration::from_secs(1), Duration::from_secs(600));
+    actix_web::rt::spawn(async move {
+        let mut tick = actix_web::rt::time::interval(every);
+        loop {
+            tick.tick().await;
+            let cutoff = db::now() - retention_delta;
+            let purged = db::run(&state.pool, move |conn| {
+                Ok(idempotency::purge_before(conn, cutoff)?)
+            })
+            .await;
+            match purged {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(purged = n, "expired idempotency keys forgotten"),
+                Err(e) => tracing::warn!(error = %e, "purging idempotency keys failed"),
+            }
+        }
+    });
+}
