@@ -495,18 +495,7 @@ proptest! {
         let played = random_game(config, seed, &indices, plies, 0);
         let alphabet = b"RBYGCADNMrbygcadnmho0123456789/ *-x";
         let mut bytes = played.positions.last().unwrap().to_string().into_bytes();
-        for (at, op, c) in edits {
-            let at = usize::from(at) % (bytes.len() + 1);
-            let c = alphabet[usize::from(c) % alphabet.len()];
-            match op {
-                0 if at < bytes.len() => bytes[at] = c,
-                1 => bytes.insert(at, c),
-                _ if at < bytes.len() => {
-                    bytes.remove(at);
-                }
-                _ => {}
-            }
-        }
+        mutate(&mut bytes, &edits, alphabet);
         let text = String::from_utf8(bytes).unwrap();
         if let Ok(p) = text.parse::<Position>() {
             let formatted = p.to_string();
@@ -532,18 +521,7 @@ proptest! {
         let mv = moves[usize::from(pick) % moves.len()];
         let alphabet = b"ABCDEFGHIJabcdefghi0123456789xX/>-";
         let mut bytes = p.move_text(&mv).to_string().into_bytes();
-        for (at, op, c) in edits {
-            let at = usize::from(at) % (bytes.len() + 1);
-            let c = alphabet[usize::from(c) % alphabet.len()];
-            match op {
-                0 if at < bytes.len() => bytes[at] = c,
-                1 => bytes.insert(at, c),
-                _ if at < bytes.len() => {
-                    bytes.remove(at);
-                }
-                _ => {}
-            }
-        }
+        mutate(&mut bytes, &edits, alphabet);
         let text = String::from_utf8(bytes).unwrap();
         if let Ok(m) = text.parse::<Move>() {
             let legal = moves.contains(&m);
@@ -959,4 +937,21 @@ fn check_position_loose(p: &Position) -> Result<(), TestCaseError> {
     prop_assert_eq!(&text.parse::<Position>().unwrap(), p);
     prop_assert_eq!(p.count_legal_moves(), p.legal_moves().len() as u64);
     Ok(())
+}
+
+/// Applies random edits to a text: (position, 0 replace | 1 insert | 2 delete, character
+/// index into `alphabet`).
+fn mutate<At: Copy + Into<usize>>(bytes: &mut Vec<u8>, edits: &[(At, u8, u8)], alphabet: &[u8]) {
+    for &(at, op, c) in edits {
+        let at = at.into() % (bytes.len() + 1);
+        let c = alphabet[usize::from(c) % alphabet.len()];
+        match op {
+            0 if at < bytes.len() => bytes[at] = c,
+            1 => bytes.insert(at, c),
+            _ if at < bytes.len() => {
+                bytes.remove(at);
+            }
+            _ => {}
+        }
+    }
 }
