@@ -53,24 +53,24 @@ pub fn write_record(
     let mut game = Game::new(settings).map_err(crate::game::ReplayError::Settings)?;
     let mut body = String::new();
     for (index, action) in actions.iter().enumerate() {
-        let position = game.position().clone();
-        game.apply(action)
-            .map_err(|error| crate::game::ReplayError::Action { index, error })?;
-        match action {
+        // The line is written from the position before the action (the move's separator
+        // and the mover depend on it), and kept only if the action applies.
+        let line = match action {
             Action::Move(mv) => {
+                let position = game.position();
                 let seat = position.to_move().map(|s| s.letter()).unwrap_or('?');
-                let _ = writeln!(
-                    body,
-                    "{}. {seat} {}",
+                format!(
+                    "{}. {seat} {}\n",
                     position.ply() + 1,
                     position.move_text(mv)
-                );
+                )
             }
-            Action::Resign(seat) => {
-                let _ = writeln!(body, "-- {seat} resigns");
-            }
-            Action::AgreedDraw => body.push_str("-- draw agreed\n"),
-        }
+            Action::Resign(seat) => format!("-- {seat} resigns\n"),
+            Action::AgreedDraw => "-- draw agreed\n".to_string(),
+        };
+        game.apply(action)
+            .map_err(|error| crate::game::ReplayError::Action { index, error })?;
+        body.push_str(&line);
     }
     let mut text = String::new();
     for (key, value) in headers {
