@@ -110,18 +110,8 @@ fn command_output(command: &str, args: &[String]) -> Result<String, Failure> {
 }
 
 fn parse_seat(text: &str) -> Result<Seat, Failure> {
-    let mut chars = text.chars();
-    match (
-        chars
-            .next()
-            .and_then(|c| Seat::from_letter(c.to_ascii_uppercase())),
-        chars.next(),
-    ) {
-        (Some(seat), None) => Ok(seat),
-        _ => Err(Failure::Usage(
-            ParseError::Seat(text.to_string()).to_string(),
-        )),
-    }
+    text.parse()
+        .map_err(|e: ParseError| Failure::Usage(e.to_string()))
 }
 
 /// Plays moves in order; the error names the first one that does not parse or is illegal.

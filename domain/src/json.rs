@@ -34,18 +34,7 @@ impl Serialize for Seat {
 impl<'de> Deserialize<'de> for Seat {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Seat, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        let mut chars = text.chars();
-        match (
-            chars
-                .next()
-                .and_then(|c| Seat::from_letter(c.to_ascii_uppercase())),
-            chars.next(),
-        ) {
-            (Some(seat), None) => Ok(seat),
-            _ => Err(de::Error::custom(format!(
-                "unknown seat {text:?}: seats are R, B, Y and G"
-            ))),
-        }
+        text.parse().map_err(de::Error::custom)
     }
 }
 

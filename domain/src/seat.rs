@@ -49,6 +49,24 @@ impl Seat {
     }
 }
 
+impl std::str::FromStr for Seat {
+    type Err = crate::error::ParseError;
+
+    /// One seat letter, `R`, `B`, `Y` or `G`, in either case.
+    fn from_str(text: &str) -> Result<Seat, Self::Err> {
+        let mut chars = text.chars();
+        match (
+            chars
+                .next()
+                .and_then(|c| Seat::from_letter(c.to_ascii_uppercase())),
+            chars.next(),
+        ) {
+            (Some(seat), None) => Ok(seat),
+            _ => Err(crate::error::ParseError::Seat(text.to_string())),
+        }
+    }
+}
+
 impl fmt::Display for Seat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.letter())

@@ -82,17 +82,8 @@ fn game_id(raw: &str) -> Result<String, ApiError> {
 }
 
 fn seat_param(raw: &str) -> Result<Seat, ApiError> {
-    let mut chars = raw.chars();
-    match (
-        chars
-            .next()
-            .map(|c| c.to_ascii_uppercase())
-            .and_then(Seat::from_letter),
-        chars.next(),
-    ) {
-        (Some(seat), None) => Ok(seat),
-        _ => Err(ApiError::field("seat", "must be one of R, B, Y, G")),
-    }
+    raw.parse()
+        .map_err(|_| ApiError::field("seat", "must be one of R, B, Y, G"))
 }
 
 /// Parses a JSON body read as bytes (so that it can also be hashed for idempotency).
