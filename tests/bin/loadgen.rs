@@ -15,6 +15,7 @@
 
 use std::time::{Duration, Instant};
 
+use djambi_e2e::Rng;
 use domain::{Action, Game, GameSettings};
 use reqwest::Client;
 use serde_json::{Value, json};
@@ -166,17 +167,6 @@ async fn new_table(client: &Client, base: &str, players: &[Player; 4]) -> Result
     })
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
-
 async fn client_loop(
     client: Client,
     base: String,
@@ -187,7 +177,7 @@ async fn client_loop(
     stop_at: Instant,
 ) -> Stats {
     let mut stats = Stats::default();
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let mut i = 0;
     while Instant::now() < stop_at && !tables.is_empty() {
         i = (i + 1) % tables.len();

@@ -10,21 +10,7 @@ use reqwest::Method;
 
 pub const SEATS: [&str; 4] = ["R", "B", "Y", "G"];
 
-/// A small deterministic random source (xorshift64*).
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1))
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n.max(1)
-    }
-}
+pub use djambi_e2e::Rng;
 
 /// Creates a game as `creator` with `body`; returns the summary.
 #[track_caller]
