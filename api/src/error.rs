@@ -475,23 +475,6 @@ pub fn query_config() -> web::QueryConfig {
         .error_handler(|err, _req| ApiError::field("query", err.to_string()).into())
 }
 
-/// The default service: a documented path asked with another method is a
-/// `method-not-allowed` problem with an `Allow` header; any other unknown route is a
-/// `not-found` problem.
-pub async fn not_found(req: HttpRequest) -> HttpResponse {
-    let allowed = crate::openapi::methods_of(req.path());
-    if allowed.is_empty() {
-        return ApiError::NotFound(format!("no route for {} {}", req.method(), req.path()))
-            .error_response();
-    }
-    let allow = allowed.join(", ");
-    let mut response = ApiError::MethodNotAllowed.error_response();
-    if let Ok(value) = HeaderValue::from_str(&allow) {
-        response.headers_mut().insert(header::ALLOW, value);
-    }
-    response
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ pub mod body_limit;
 pub mod config;
 pub mod db;
 pub mod error;
+pub mod extract;
 pub mod games;
 pub mod janitor;
 pub mod openapi;
@@ -162,7 +163,7 @@ pub fn app(
                     .finish()
             }),
         )
-        .default_service(web::to(error::not_found))
+        .default_service(web::to(routes::fallback::not_found))
         .wrap(from_fn(body_limit::limit_body))
         .wrap(ErrorHandlers::new().default_handler(problem_for_bare_errors))
         .wrap(Compress::default())

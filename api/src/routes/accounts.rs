@@ -8,6 +8,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::me::Profile;
 use crate::db::{self, models::User};
+use crate::extract::JsonBody;
 use crate::error::{ApiError, Problem};
 use crate::rate_limit::{client_ip, too_many};
 use crate::schema::users;
@@ -51,7 +52,7 @@ pub struct RegisterRequest {
 pub async fn register(
     req: HttpRequest,
     state: web::Data<AppState>,
-    body: web::Json<RegisterRequest>,
+    body: JsonBody<RegisterRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let mut checks = Checks::new();

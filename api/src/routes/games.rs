@@ -86,35 +86,10 @@ fn seat_param(raw: &str) -> Result<Seat, ApiError> {
         .map_err(|_| ApiError::field("seat", "must be one of R, B, Y, G"))
 }
 
-/// Parses a JSON body read as bytes (so that it can also be hashed for idempotency).
-/// An empty body (or `null`) is `None`; a body must be `application/json`.
+/// Parses an optional JSON object body read as bytes (so that it can also be hashed for
+/// idempotency).
 fn parse_body<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result<Option<T>, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
-    }
-    let json = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .map(|m| {
-            let m = m.trim().to_ascii_lowercase();
-            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-        })
-        .unwrap_or(false);
-    if !json {
-        return Err(ApiError::UnsupportedMediaType(
-            "the request body must be application/json".into(),
-        ));
-    }
-    // JSON `null` is the same as no body.
-    serde_json::from_slice::<Option<T>>(body).map_err(|e| {
-        if e.is_data() {
-            ApiError::field("body", e.to_string())
-        } else {
-            ApiError::field("body", format!("malformed JSON: {e}"))
-        }
-    })
+    crate::extract::parse_json_object(req, body)
 }
 
 /// `If-Match: "<version>"` (the quotes are optional; weak tags are not accepted).

@@ -12,6 +12,7 @@ use crate::db::{
     self,
     models::{Session, User},
 };
+use crate::extract::JsonBody;
 use crate::error::{ApiError, Problem};
 use crate::rate_limit::too_many;
 use crate::schema::users;
@@ -110,7 +111,7 @@ pub async fn get_me(
 pub async fn patch_me(
     state: web::Data<AppState>,
     auth: Authenticated,
-    body: web::Json<UpdateMeRequest>,
+    body: JsonBody<UpdateMeRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let session_id = auth.require_session()?.to_string();
     let req = body.into_inner();

@@ -6,6 +6,7 @@
 //! [`configure_v1`] (for `/v1/...`) or [`register`].
 
 pub mod accounts;
+pub mod fallback;
 pub mod games;
 pub mod health;
 pub mod me;

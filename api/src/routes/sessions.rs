@@ -18,6 +18,7 @@ use crate::db::{
     self, DbConnection,
     models::{RefreshToken, Session, User},
 };
+use crate::extract::JsonBody;
 use crate::error::{ApiError, Problem};
 use crate::rate_limit::{client_ip, too_many};
 use crate::schema::{refresh_tokens, sessions};
@@ -144,7 +145,7 @@ fn token_response(
 pub async fn login(
     req: HttpRequest,
     state: web::Data<AppState>,
-    body: web::Json<LoginRequest>,
+    body: JsonBody<LoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let mut checks = Checks::new();
@@ -239,7 +240,7 @@ enum RefreshOutcome {
 #[post("/sessions/refresh")]
 pub async fn refresh(
     state: web::Data<AppState>,
-    body: web::Json<RefreshRequest>,
+    body: JsonBody<RefreshRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let presented = body.into_inner().refresh_token;
     if presented.is_empty() || presented.len() > 200 {

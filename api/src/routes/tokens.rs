@@ -11,6 +11,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope, tokens};
 use crate::db::{self, models::PersonalAccessToken};
+use crate::extract::JsonBody;
 use crate::error::{ApiError, Problem};
 use crate::pagination::{PageParams, next_link};
 use crate::schema::personal_access_tokens as pat;
@@ -119,7 +120,7 @@ pub struct TokenList {
 pub async fn create_token(
     state: web::Data<AppState>,
     auth: Authenticated,
-    body: web::Json<CreateTokenRequest>,
+    body: JsonBody<CreateTokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
     let req = body.into_inner();
