@@ -99,19 +99,30 @@ fn malformed_bodies_are_problems(backend: Backend) {
                 .body(body),
         )
     };
-    // Broken JSON, wrong types, missing and unknown fields, empty body.
-    for body in [
-        "{\"username\": \"dave\",",
-        "not json at all",
-        "{\"username\": 5, \"email\": \"d@example.org\", \"password\": \"correct horse\"}",
-        "{\"username\": \"dave\", \"email\": \"d@example.org\"}",
-        "{\"username\": \"dave\", \"email\": \"d@example.org\", \"password\": \"correct horse\", \"admin\": true}",
-        "[]",
-        "",
+    // Broken JSON, wrong types, missing and unknown fields, empty body: a wrong type or
+    // an unknown field is named; the rest is about the body as a whole.
+    for (body, field) in [
+        ("{\"username\": \"dave\",", "body"),
+        ("not json at all", "body"),
+        (
+            "{\"username\": 5, \"email\": \"d@example.org\", \"password\": \"correct horse\"}",
+            "username",
+        ),
+        (
+            "{\"username\": \"dave\", \"email\": \"d@example.org\"}",
+            "body",
+        ),
+        (
+            "{\"username\": \"dave\", \"email\": \"d@example.org\", \"password\": \"correct horse\", \"admin\": true}",
+            "admin",
+        ),
+        ("[]", "body"),
+        ("[\"dave\", \"d@example.org\", \"correct horse\"]", "body"),
+        ("", "body"),
     ] {
         let r = post_raw(body, "application/json");
         r.problem(400, "validation");
-        assert_eq!(r.error_fields(), vec!["body"], "{body}: {}", r.text);
+        assert_eq!(r.error_fields(), vec![field], "{body}: {}", r.text);
     }
     // Not JSON at all by media type.
     post_raw("username=dave", "application/x-www-form-urlencoded")

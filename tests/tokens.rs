@@ -103,7 +103,7 @@ fn bad_token_requests(backend: Backend) {
     let alice = s.user("alice");
     let cases = [
         (json!({"name": "x", "scopes": []}), "scopes"),
-        (json!({"name": "x", "scopes": ["admin"]}), "body"),
+        (json!({"name": "x", "scopes": ["admin"]}), "scopes[0]"),
         (json!({"name": "", "scopes": ["read"]}), "name"),
         (json!({"name": "n".repeat(65), "scopes": ["read"]}), "name"),
         (json!({"name": "a\u{0007}b", "scopes": ["read"]}), "name"),
@@ -117,7 +117,7 @@ fn bad_token_requests(backend: Backend) {
         ),
         (
             json!({"name": "x", "scopes": ["read"], "expires_in_days": -1}),
-            "body",
+            "expires_in_days",
         ),
         (json!({"scopes": ["read"]}), "body"),
     ];

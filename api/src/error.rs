@@ -17,6 +17,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
+use crate::games::commands::CommandError;
+use crate::games::store::StoreError;
+
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -423,6 +426,63 @@ impl From<diesel::result::Error> for ApiError {
                 ApiError::Unavailable(format!("database connection closed: {}", info.message()))
             }
             other => ApiError::Internal(format!("database: {other}")),
+        }
+    }
+}
+
+impl From<crate::db::RunError> for ApiError {
+    fn from(e: crate::db::RunError) -> Self {
+        match e {
+            crate::db::RunError::NoConnection(m) => {
+                ApiError::Unavailable(format!("no database connection: {m}"))
+            }
+            crate::db::RunError::Blocking(m) => ApiError::Internal(format!("blocking task: {m}")),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound(id) => ApiError::NotFound(format!("no game {id}")),
+            StoreError::Transient(m) => ApiError::Unavailable(format!("database busy: {m}")),
+            // A store-level "moved" outside a command is a unique key met twice.
+            StoreError::VersionMoved => {
+                ApiError::Conflict("a concurrent request changed this first; retry".into())
+            }
+            StoreError::Corrupt(m) | StoreError::Database(m) => ApiError::Internal(m),
+        }
+    }
+}
+
+impl From<CommandError> for ApiError {
+    fn from(e: CommandError) -> Self {
+        match e {
+            CommandError::NotFound(id) => ApiError::NotFound(format!("no game {id}")),
+            CommandError::VersionConflict {
+                expected,
+                current_version,
+            } => ApiError::VersionConflict {
+                expected,
+                current_version,
+            },
+            CommandError::Forbidden(m) => ApiError::Forbidden(m),
+            CommandError::NotYourTurn(m) => ApiError::NotYourTurn(m),
+            CommandError::IllegalMove {
+                game_id,
+                reason,
+                detail,
+            } => ApiError::IllegalMove {
+                reason: reason.into(),
+                detail,
+                legal_moves_url: Some(format!("/v1/games/{game_id}/legal-moves")),
+            },
+            CommandError::GameOver(m) => ApiError::GameOver(m),
+            CommandError::GameNotStarted(m) => ApiError::GameNotStarted(m),
+            CommandError::SeatTaken(m) => ApiError::SeatTaken(m),
+            CommandError::Conflict(m) => ApiError::Conflict(m),
+            CommandError::Busy(m) => ApiError::Unavailable(m),
+            CommandError::Store(e) => e.into(),
         }
     }
 }

@@ -22,8 +22,8 @@ pub fn spawn(state: web::Data<AppState>) {
         loop {
             tick.tick().await;
             let cutoff = db::now() - retention_delta;
-            let purged = db::run(&state.pool, move |conn| {
-                Ok(idempotency::purge_before(conn, cutoff)?)
+            let purged = db::run_with(&state.pool, move |conn| {
+                idempotency::purge_before(conn, cutoff)
             })
             .await;
             match purged {

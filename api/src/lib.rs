@@ -17,6 +17,7 @@ pub mod error;
 pub mod extract;
 pub mod games;
 pub mod janitor;
+pub mod maintenance;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;

@@ -13,10 +13,31 @@ fn main() -> ExitCode {
             print!("{}", djambi_api::openapi::document_json());
             return ExitCode::SUCCESS;
         }
+        Some("check-projections") => {
+            let config = match Config::from_env() {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("djambi-server: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            return match djambi_api::maintenance::check_projections(&config, &mut std::io::stdout())
+            {
+                Ok(0) => ExitCode::SUCCESS,
+                Ok(_) => ExitCode::FAILURE,
+                Err(e) => {
+                    eprintln!("djambi-server: {e}");
+                    ExitCode::from(2)
+                }
+            };
+        }
         Some("-h" | "--help") => {
             println!("djambi-server: the Djambi correspondence server\n");
             println!("usage: djambi-server            serve (settings from the environment)");
-            println!("       djambi-server openapi    print the OpenAPI document\n");
+            println!("       djambi-server openapi    print the OpenAPI document");
+            println!(
+                "       djambi-server check-projections\n                                replay every game and report projections that differ (exit 1)\n"
+            );
             println!("settings (environment variable / key in the DJAMBI_CONFIG TOML file):");
             let extra = [
                 (

@@ -4,7 +4,10 @@ use crate::auth::jwt::JwtKeys;
 use crate::auth::passwords::Passwords;
 use crate::config::Config;
 use crate::db::DbPool;
+use std::sync::Arc;
+
 use crate::games::cache::GameCache;
+use crate::games::clock::{Clock, SystemClock};
 use crate::rate_limit::RateLimiter;
 
 #[derive(Debug)]
@@ -21,6 +24,8 @@ pub struct AppState {
     pub register_ip_limiter: RateLimiter,
     /// Recently used game states (see `games::cache`).
     pub games: GameCache,
+    /// The time of every command (tests inject their own).
+    pub clock: Arc<dyn Clock>,
 }
 
 impl AppState {
@@ -37,6 +42,7 @@ impl AppState {
             jwt,
             passwords,
             games: GameCache::new(crate::games::CACHE_CAPACITY),
+            clock: Arc::new(SystemClock),
             pool,
             config,
         })

@@ -12,6 +12,11 @@
 //! A finished game is replaced by a new one (set-up requests are not counted). Only move
 //! requests are timed; the first `--warmup` seconds are not counted. The last line is
 //! machine-readable: `RESULT moves_per_sec=... p50_ms=... p99_ms=... errors=...`.
+//!
+//! `--history PLIES` measures reading history instead: it plays one game of at least
+//! PLIES moves (the seats left resign to finish it), then `--concurrency` clients ask for
+//! `state?at=N` at random versions N for `--duration` seconds and it reports the latency
+//! percentiles (`RESULT history_requests_per_sec=... p50_ms=... p99_ms=...`).
 
 use std::time::{Duration, Instant};
 
@@ -26,11 +31,13 @@ struct Opts {
     concurrency: usize,
     duration: Duration,
     warmup: Duration,
+    /// Measure `state?at=N` on a finished game of at least this many moves.
+    history: Option<usize>,
 }
 
 fn usage() -> ! {
     eprintln!(
-        "usage: loadgen [--url URL] [--games N] [--concurrency C] [--duration SECS] [--warmup SECS]"
+        "usage: loadgen [--url URL] [--games N] [--concurrency C] [--duration SECS] [--warmup SECS] [--history PLIES]"
     );
     std::process::exit(2)
 }
@@ -42,6 +49,7 @@ fn opts() -> Opts {
         concurrency: 64,
         duration: Duration::from_secs(20),
         warmup: Duration::from_secs(3),
+        history: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -54,6 +62,7 @@ fn opts() -> Opts {
             "--concurrency" => o.concurrency = num() as usize,
             "--duration" => o.duration = Duration::from_secs(num()),
             "--warmup" => o.warmup = Duration::from_secs(num()),
+            "--history" => o.history = Some(num() as usize),
             _ => usage(),
         }
         i += 2;
@@ -268,6 +277,9 @@ async fn run(o: Opts) -> Result<(), String> {
         let ps: [Player; 4] = ps.try_into().map_err(|_| "four players".to_string())?;
         groups.push(ps);
     }
+    if let Some(plies) = o.history {
+        return history(&client, &o, &groups[0], plies).await;
+    }
     let groups = std::sync::Arc::new(groups);
     eprintln!("creating {} games...", o.games);
     let mut tables = Vec::new();
@@ -343,6 +355,133 @@ async fn run(o: Opts) -> Result<(), String> {
         percentile(lat, 0.50),
         percentile(lat, 0.99),
         total.errors
+    );
+    Ok(())
+}
+
+/// Plays one game to at least `plies` moves (then the others resign), sequentially.
+async fn long_game(
+    client: &Client,
+    base: &str,
+    players: &[Player; 4],
+    plies: usize,
+    rng: &mut Rng,
+) -> Result<(String, i64, usize), String> {
+    let mut t = new_table(client, base, players).await?;
+    let mut played = 0;
+    while let Some(seat) = t.game.position().to_move() {
+        if played >= plies {
+            // Finish it: everyone but the seat to move resigns.
+            for other in t
+                .game
+                .position()
+                .active_seats()
+                .iter()
+                .filter(|s| *s != seat)
+            {
+                let url = format!("{base}/v1/games/{}/resignation", t.id);
+                let (status, b) = post(client, &url, &t.tokens[other.index()], &json!({})).await?;
+                if status != 201 {
+                    return Err(format!("resign: {status} {b}"));
+                }
+                t.version = b["version"].as_i64().unwrap_or(t.version);
+                if b["status"] == "finished" {
+                    break;
+                }
+            }
+            break;
+        }
+        let position = t.game.position();
+        let moves = position.legal_moves();
+        let mv = moves[rng.below(moves.len())];
+        let text = position.move_text(&mv).to_string();
+        let url = format!("{base}/v1/games/{}/moves", t.id);
+        let body = json!({"move": text, "expected_version": t.version});
+        let (status, b) = post(client, &url, &t.tokens[seat.index()], &body).await?;
+        if status != 201 {
+            return Err(format!("move {text}: {status} {b}"));
+        }
+        t.version = b["version"].as_i64().unwrap_or(t.version + 1);
+        t.game
+            .apply(&Action::Move(mv))
+            .map_err(|e| format!("local replay: {e}"))?;
+        played += 1;
+    }
+    Ok((t.id, t.version, played))
+}
+
+async fn history(
+    client: &Client,
+    o: &Opts,
+    players: &[Player; 4],
+    plies: usize,
+) -> Result<(), String> {
+    let mut rng = Rng::new(4242);
+    let mut best = (String::new(), 0, 0);
+    for _ in 0..50 {
+        let g = long_game(client, &o.url, players, plies, &mut rng).await?;
+        if g.2 > best.2 {
+            best = g;
+        }
+        if best.2 >= plies {
+            break;
+        }
+    }
+    let (id, version, played) = best;
+    eprintln!(
+        "game {id}: {played} moves, {version} events; reading state?at=N for {} s",
+        o.duration.as_secs()
+    );
+    let stop_at = Instant::now() + o.duration;
+    let mut set = tokio::task::JoinSet::new();
+    for k in 0..o.concurrency {
+        let (client, base, id) = (client.clone(), o.url.clone(), id.clone());
+        set.spawn(async move {
+            let mut rng = Rng::new(k as u64 + 7);
+            let mut lat = Vec::new();
+            let mut errors = 0u64;
+            while Instant::now() < stop_at {
+                let n = 1 + rng.below(version as usize);
+                let started = Instant::now();
+                let r = client
+                    .get(format!("{base}/v1/games/{id}/state?at={n}"))
+                    .send()
+                    .await;
+                let ok = match r {
+                    Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
+                    Err(_) => false,
+                };
+                lat.push(started.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                if !ok {
+                    errors += 1;
+                }
+            }
+            (lat, errors)
+        });
+    }
+    let (mut lat, mut errors) = (Vec::new(), 0);
+    while let Some(r) = set.join_next().await {
+        let (l, e) = r.map_err(|e| e.to_string())?;
+        lat.extend(l);
+        errors += e;
+    }
+    lat.sort_unstable();
+    let rate = lat.len() as f64 / o.duration.as_secs_f64();
+    println!(
+        "state?at=N on a finished game of {played} moves ({version} events): {} requests ({rate:.0}/s), {errors} errors",
+        lat.len()
+    );
+    println!(
+        "latency: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        percentile(&lat, 0.5),
+        percentile(&lat, 0.9),
+        percentile(&lat, 0.99),
+        percentile(&lat, 1.0)
+    );
+    println!(
+        "RESULT history_requests_per_sec={rate:.1} p50_ms={:.2} p99_ms={:.2} errors={errors}",
+        percentile(&lat, 0.5),
+        percentile(&lat, 0.99)
     );
     Ok(())
 }

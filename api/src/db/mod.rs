@@ -21,7 +21,6 @@ use diesel::sql_types::BigInt;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::config::{Backend, DatabaseConfig};
-use crate::error::ApiError;
 
 /// One connection type for both backends; the URL picks the variant at run time.
 #[derive(diesel::MultiConnection)]
@@ -42,24 +41,34 @@ pub struct DbManager {
     backend: Backend,
 }
 
+/// A pooled connection and whether it was found dead. The pool does not test connections
+/// before handing them out (that costs a round trip per request): instead, when a
+/// closure given to [`run`] fails, the connection is pinged, and a dead one is marked
+/// here and dropped by the pool instead of being handed out again.
+pub struct PooledDb {
+    conn: DbConnection,
+    dead: bool,
+}
+
 impl ManageConnection for DbManager {
-    type Connection = DbConnection;
+    type Connection = PooledDb;
     type Error = diesel::r2d2::Error;
 
-    fn connect(&self) -> Result<DbConnection, Self::Error> {
+    fn connect(&self) -> Result<PooledDb, Self::Error> {
         let conn = match self.backend {
             Backend::Postgres => PgConnection::establish(&self.url).map(DbConnection::Pg),
             Backend::Sqlite => SqliteConnection::establish(&self.url).map(DbConnection::Sqlite),
         };
-        conn.map_err(diesel::r2d2::Error::ConnectionError)
+        conn.map(|conn| PooledDb { conn, dead: false })
+            .map_err(diesel::r2d2::Error::ConnectionError)
     }
 
-    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), Self::Error> {
-        conn.ping().map_err(diesel::r2d2::Error::QueryError)
+    fn is_valid(&self, conn: &mut PooledDb) -> Result<(), Self::Error> {
+        conn.conn.ping().map_err(diesel::r2d2::Error::QueryError)
     }
 
-    fn has_broken(&self, conn: &mut DbConnection) -> bool {
-        conn.is_broken()
+    fn has_broken(&self, conn: &mut PooledDb) -> bool {
+        conn.dead || conn.conn.is_broken()
     }
 }
 
@@ -94,9 +103,9 @@ struct SqlitePragmas {
     busy_timeout_ms: u128,
 }
 
-impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
-    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
-        if let DbConnection::Sqlite(c) = conn {
+impl CustomizeConnection<PooledDb, diesel::r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut PooledDb) -> Result<(), diesel::r2d2::Error> {
+        if let DbConnection::Sqlite(c) = &mut conn.conn {
             c.batch_execute(&format!(
                 "PRAGMA busy_timeout = {}; PRAGMA journal_mode = WAL; \
                  PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
@@ -128,7 +137,10 @@ pub fn build_pool(cfg: &DatabaseConfig) -> Result<DbPool, DbSetupError> {
         .max_size(cfg.pool_size)
         .min_idle(Some(1))
         .connection_timeout(cfg.timeout)
-        .test_on_check_out(true)
+        // No `SELECT 1` before every use (a round trip per request): a connection that
+        // died (e.g. PostgreSQL restarted) fails its next query, is reported broken by
+        // `has_broken` and dropped, and the write path retries such failures once.
+        .test_on_check_out(false)
         .connection_customizer(Box::new(SqlitePragmas {
             busy_timeout_ms: cfg.timeout.as_millis().max(1000),
         }))
@@ -144,7 +156,7 @@ pub fn run_migrations(pool: &DbPool) -> Result<(), DbSetupError> {
         .map_err(|e| DbSetupError::Connect(e.to_string().trim().to_string()))?;
     let migrate =
         |e: Box<dyn std::error::Error + Send + Sync>| DbSetupError::Migrate(e.to_string());
-    match &mut *conn {
+    match &mut conn.conn {
         DbConnection::Pg(c) => {
             diesel::sql_query("SELECT pg_advisory_lock($1)")
                 .bind::<BigInt, _>(MIGRATION_LOCK_KEY)
@@ -169,21 +181,65 @@ pub fn run_migrations(pool: &DbPool) -> Result<(), DbSetupError> {
     Ok(())
 }
 
-/// Runs `f` with a pooled connection on the blocking thread pool. A pool timeout is a 503
-/// (`unavailable`); errors from `f` pass through.
-pub async fn run<F, T>(pool: &DbPool, f: F) -> Result<T, ApiError>
+/// Why [`run`] could not run its closure: no connection could be had in time, or the
+/// blocking task died. Each error type of the layers above converts from it.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("no database connection: {0}")]
+    NoConnection(String),
+    #[error("blocking task failed: {0}")]
+    Blocking(String),
+}
+
+/// [`run_with`] for handlers whose closures answer with [`crate::error::ApiError`].
+pub async fn run<F, T>(pool: &DbPool, f: F) -> Result<T, crate::error::ApiError>
 where
-    F: FnOnce(&mut DbConnection) -> Result<T, ApiError> + Send + 'static,
+    F: FnOnce(&mut DbConnection) -> Result<T, crate::error::ApiError> + Send + 'static,
     T: Send + 'static,
+{
+    run_with(pool, f).await
+}
+
+/// Runs `f` with a pooled connection on the blocking thread pool. Errors from `f` pass
+/// through; a pool timeout or a dead task becomes `E` through [`RunError`].
+pub async fn run_with<F, T, E>(pool: &DbPool, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: From<RunError> + Send + 'static,
 {
     let pool = pool.clone();
     actix_web::web::block(move || {
-        let mut conn = pool
+        let mut pooled = pool
             .get()
-            .map_err(|e| ApiError::Unavailable(format!("no database connection: {e}")))?;
-        f(&mut conn)
+            .map_err(|e| RunError::NoConnection(e.to_string()))?;
+        let result = f(&mut pooled.conn);
+        if result.is_err() && pooled.conn.ping().is_err() {
+            pooled.dead = true;
+        }
+        result
     })
-    .await?
+    .await
+    .map_err(|e| RunError::Blocking(e.to_string()))?
+}
+
+/// A connection for a command-line tool (outside the server's runtime).
+pub fn checkout(pool: &DbPool) -> Result<DbPooled, RunError> {
+    pool.get()
+        .map_err(|e| RunError::NoConnection(e.to_string()))
+}
+
+impl std::ops::Deref for PooledDb {
+    type Target = DbConnection;
+    fn deref(&self) -> &DbConnection {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for PooledDb {
+    fn deref_mut(&mut self) -> &mut DbConnection {
+        &mut self.conn
+    }
 }
 
 /// Runs `f` in a write transaction: committed if it returns `Ok`, rolled back otherwise.
@@ -223,11 +279,11 @@ where
     }
 }
 
-/// Checks that the database answers (for `/readyz`).
-pub async fn ping(pool: &DbPool) -> Result<(), ApiError> {
-    run(pool, |conn| {
+/// Checks that the database answers (for `/readyz`); the error says why not.
+pub async fn ping(pool: &DbPool) -> Result<(), RunError> {
+    run_with(pool, |conn| {
         conn.batch_execute("SELECT 1")
-            .map_err(|e| ApiError::Unavailable(format!("database ping failed: {e}")))
+            .map_err(|e| RunError::NoConnection(format!("database ping failed: {e}")))
     })
     .await
 }

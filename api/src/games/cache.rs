@@ -7,6 +7,12 @@
 //!
 //! Bounded: past `capacity` entries, the least recently used tenth is evicted at once
 //! (amortised O(1) per insert).
+//!
+//! Beside the newest state, the cache keeps *checkpoints*: states at every
+//! [`CHECKPOINT_EVERY`]th version, left behind by replays, so that reading an old version
+//! (`state?at=N`, a page of history) folds at most that many events instead of replaying
+//! the log from event 1. States at a version never change, so a checkpoint never goes
+//! stale; they are bounded like the newest states.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,9 +26,13 @@ struct Entry {
     last_used: u64,
 }
 
+/// Checkpoints are kept at versions that are multiples of this.
+pub const CHECKPOINT_EVERY: i64 = 32;
+
 #[derive(Debug, Default)]
 struct Inner {
     map: HashMap<String, Entry>,
+    checkpoints: HashMap<(String, i64), Entry>,
     tick: u64,
 }
 
@@ -59,12 +69,28 @@ impl GameCache {
         let mut inner = self.lock();
         inner.tick += 1;
         let tick = inner.tick;
-        let found = inner.map.get_mut(id).and_then(|e| {
+        let mut found = inner.map.get_mut(id).and_then(|e| {
             (e.state.version <= version).then(|| {
                 e.last_used = tick;
                 e.state.clone()
             })
         });
+        if found.as_ref().is_none_or(|s| s.version < version) {
+            // The newest checkpoint at or below `version`, if better than the newest state.
+            let mut at = version - version.rem_euclid(CHECKPOINT_EVERY);
+            let floor = found.as_ref().map_or(0, |s| s.version);
+            // Bounded: far below `version`, a replay costs little more than the search.
+            let mut tries = 64;
+            while at > floor && tries > 0 {
+                tries -= 1;
+                if let Some(e) = inner.checkpoints.get_mut(&(id.to_string(), at)) {
+                    e.last_used = tick;
+                    found = Some(e.state.clone());
+                    break;
+                }
+                at -= CHECKPOINT_EVERY;
+            }
+        }
         drop(inner);
         if found.as_ref().is_some_and(|s| s.version == version) {
             self.hits.fetch_add(1, Ordering::Relaxed);
@@ -72,6 +98,17 @@ impl GameCache {
             self.misses.fetch_add(1, Ordering::Relaxed);
         }
         found
+    }
+
+    /// The newest cached state of game `id`, whatever its version.
+    pub fn latest(&self, id: &str) -> Option<Arc<GameState>> {
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        inner.map.get_mut(id).map(|e| {
+            e.last_used = tick;
+            e.state.clone()
+        })
     }
 
     /// Remembers a committed state, unless a newer one of the same game is cached.
@@ -100,20 +137,39 @@ impl GameCache {
         }
     }
 
+    /// Keeps `state` as a checkpoint if its version is a multiple of [`CHECKPOINT_EVERY`].
+    pub fn offer_checkpoint(&self, state: &GameState) {
+        if state.version % CHECKPOINT_EVERY != 0 {
+            return;
+        }
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        let key = (state.id.clone(), state.version);
+        if let Some(e) = inner.checkpoints.get_mut(&key) {
+            e.last_used = tick;
+            return;
+        }
+        if inner.checkpoints.len() >= self.capacity {
+            let n = self.capacity / 10 + 1;
+            evict_oldest(&mut inner.checkpoints, n);
+        }
+        inner.checkpoints.insert(
+            key,
+            Entry {
+                state: Arc::new(state.clone()),
+                last_used: tick,
+            },
+        );
+    }
+
     /// Forgets a game (e.g. after a write failed in an unexpected way).
     pub fn forget(&self, id: &str) {
         self.lock().map.remove(id);
     }
 
     fn evict(inner: &mut Inner, n: usize) {
-        let mut ages: Vec<u64> = inner.map.values().map(|e| e.last_used).collect();
-        let n = n.min(ages.len());
-        if n == 0 {
-            return;
-        }
-        let (_, cut, _) = ages.select_nth_unstable(n - 1);
-        let cut = *cut;
-        inner.map.retain(|_, e| e.last_used > cut);
+        evict_oldest(&mut inner.map, n);
     }
 
     pub fn len(&self) -> usize {
@@ -131,6 +187,18 @@ impl GameCache {
             self.misses.load(Ordering::Relaxed),
         )
     }
+}
+
+/// Drops the `n` least recently used entries of a map.
+fn evict_oldest<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Entry>, n: usize) {
+    let mut ages: Vec<u64> = map.values().map(|e| e.last_used).collect();
+    let n = n.min(ages.len());
+    if n == 0 {
+        return;
+    }
+    let (_, cut, _) = ages.select_nth_unstable(n - 1);
+    let cut = *cut;
+    map.retain(|_, e| e.last_used > cut);
 }
 
 #[cfg(test)]
@@ -163,6 +231,20 @@ mod tests {
         assert_eq!(c.get_at_most("a", 9).map(|s| s.version), Some(5));
         c.put(state("a", 6));
         assert_eq!(c.get_at_most("a", 6).map(|s| s.version), Some(6));
+    }
+
+    #[test]
+    fn old_versions_start_from_the_nearest_checkpoint() {
+        let c = GameCache::new(10);
+        c.put(state("a", 100));
+        for v in [32, 64, 65, 96] {
+            c.offer_checkpoint(&state("a", v));
+        }
+        assert_eq!(c.get_at_most("a", 70).map(|s| s.version), Some(64));
+        assert_eq!(c.get_at_most("a", 96).map(|s| s.version), Some(96));
+        assert_eq!(c.get_at_most("a", 31).map(|s| s.version), None);
+        assert_eq!(c.get_at_most("a", 101).map(|s| s.version), Some(100));
+        assert_eq!(c.get_at_most("b", 70).map(|s| s.version), None);
     }
 
     #[test]

@@ -2,22 +2,27 @@
 //!
 //! - [`events`]: the event kinds and their JSON payloads;
 //! - [`state`]: the fold of a log into a [`state::GameState`] (through `domain::Game`);
+//! - [`commands`]: the one write path: every command of a player or of the server
+//!   (actor), decided on the state and appended with the store's protocol;
+//! - [`clock`]: the injected time of commands;
 //! - [`store`]: the append-only log, the `games`/`game_players` projection written in the
-//!   same transaction, optimistic concurrency on the version;
-//! - [`cache`]: recently used states in memory, keyed by game and version;
-//! - [`idempotency`]: `Idempotency-Key` on writes;
-//! - [`service`]: the commands and the write path they share;
+//!   same transaction, optimistic concurrency on the version ([`store::StoreError`]);
+//! - [`queries`]: lists, summaries, pages of the log, the projection check;
+//! - [`cache`]: recent states and checkpoints in memory, keyed by game and version;
+//! - [`idempotency`]: stored answers of `Idempotency-Key` writes;
 //! - [`views`]: the JSON bodies.
 //!
-//! The HTTP handlers are in `routes/games.rs` and `routes/my_games.rs`.
+//! None of these know HTTP: the handlers are in `routes/games` and `routes/my_games.rs`.
 
 pub mod cache;
+pub mod clock;
+pub mod commands;
 pub mod events;
 pub mod idempotency;
-pub mod service;
+pub mod queries;
 pub mod state;
 pub mod store;
 pub mod views;
 
-/// How many game states the cache keeps.
+/// How many game states the cache keeps (and as many checkpoints).
 pub const CACHE_CAPACITY: usize = 10_000;

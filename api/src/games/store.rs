@@ -1,25 +1,103 @@
-//! The game store: the append-only event log, the projection tables written in the same
-//! transaction, and loading a game's state (through the cache or by replay).
+//! The game store: the append-only event log, the `games`/`game_players` projection
+//! written in the same transaction, and loading a game's state (through the cache or by
+//! replay). It knows diesel, not HTTP: its errors are [`StoreError`].
 //!
-//! Optimistic concurrency: an append at expected version `v` inserts events `v+1..` (the
-//! primary key `(game_id, seq)` makes a second writer of `v+1` fail with a unique
-//! violation) and updates the projection `WHERE id = ? AND version = v` (0 rows: someone
-//! else wrote first). Either way the transaction is rolled back and the caller gets a
-//! `version-conflict` with the current version: of two racing writes exactly one is
-//! written. No code path updates or deletes an event.
+//! # The append protocol
+//!
+//! Every write, on both databases, in one transaction:
+//!
+//! 1. **claim** the version: `UPDATE games SET <projection> WHERE id = ? AND version = v`
+//!    (for a new game, `INSERT INTO games`). No row updated means another write got there
+//!    first: [`StoreError::VersionMoved`], and the transaction is rolled back;
+//! 2. insert the events `v+1..`, then the seat rows they imply;
+//! 3. the caller's own rows (an idempotent answer, and soon outbox rows).
+//!
+//! Every writer locks the game's row before it touches anything else, so two writers of
+//! one game wait for each other instead of deadlocking; a writer that waited finds the
+//! version moved. On PostgreSQL, an append with no seat change and nothing of the
+//! caller's is sent as ONE statement (a data-modifying CTE whose `UPDATE` is the very
+//! same diesel changeset as step 1, feeding the `INSERT` of step 2): same protocol, one
+//! round trip, no explicit transaction.
+//!
+//! No code path updates or deletes an event.
 
 use std::sync::Arc;
 
 use chrono::NaiveDateTime;
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use domain::Seat;
 
 use super::cache::GameCache;
 use super::events::Event;
-use super::state::GameState;
-use crate::db::DbConnection;
-use crate::error::ApiError;
+use super::state::{FoldError, GameState};
+use crate::db::{DbConnection, RunError};
 use crate::schema::{game_events, game_players, games, users};
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no game {0}")]
+    NotFound(String),
+    /// Another write claimed the version first; nothing was written.
+    #[error("the game's version moved")]
+    VersionMoved,
+    /// A failure that a retry may not meet again: a deadlock, a serialization failure, a
+    /// busy SQLite file, a lost or unavailable connection.
+    #[error("transient database failure: {0}")]
+    Transient(String),
+    /// A log that does not replay, or rows that contradict it: a bug or a corruption.
+    #[error("corrupt game data: {0}")]
+    Corrupt(String),
+    #[error("database error: {0}")]
+    Database(String),
+}
+
+impl From<diesel::result::Error> for StoreError {
+    fn from(e: diesel::result::Error) -> Self {
+        use diesel::result::{DatabaseErrorKind as K, Error};
+        match e {
+            Error::DatabaseError(K::UniqueViolation, _) => StoreError::VersionMoved,
+            Error::DatabaseError(K::SerializationFailure | K::ClosedConnection, info) => {
+                StoreError::Transient(info.message().to_string())
+            }
+            Error::DatabaseError(_, info) if is_transient_message(info.message()) => {
+                StoreError::Transient(info.message().to_string())
+            }
+            Error::BrokenTransactionManager => {
+                StoreError::Transient("broken transaction manager".into())
+            }
+            other => StoreError::Database(other.to_string()),
+        }
+    }
+}
+
+/// Deadlocks (SQLSTATE 40P01) have no diesel kind of their own; SQLite reports a busy
+/// file by message; a dropped connection shows as an unknown error.
+fn is_transient_message(message: &str) -> bool {
+    [
+        "deadlock detected",
+        "could not serialize",
+        "database is locked",
+        "database is busy",
+        "server closed the connection",
+        "no connection to the server",
+        "terminating connection",
+        "connection to server",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
+}
+
+impl From<RunError> for StoreError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::NoConnection(m) => StoreError::Transient(m),
+            RunError::Blocking(m) => StoreError::Database(m),
+        }
+    }
+}
 
 /// A row of `game_events`.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -34,15 +112,15 @@ pub struct EventRow {
 }
 
 impl EventRow {
-    pub fn event(&self) -> Result<Event, ApiError> {
+    pub fn event(&self) -> Result<Event, StoreError> {
         Event::from_parts(&self.kind, &self.payload).map_err(|e| {
-            ApiError::internal(format!("game {} event {}: {e}", self.game_id, self.seq))
+            StoreError::Corrupt(format!("game {} event {}: {e}", self.game_id, self.seq))
         })
     }
 }
 
-/// A row of the `games` projection.
-#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
+/// A row of the `games` projection. [`GameRow::of`] is its only writer.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = games, treat_none_as_null = true)]
 pub struct GameRow {
     pub id: String,
@@ -92,7 +170,7 @@ impl GameRow {
 }
 
 /// A row of `game_players` with the player's username.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PlayerRow {
     pub game_id: String,
     pub seat: String,
@@ -100,7 +178,7 @@ pub struct PlayerRow {
     pub username: String,
 }
 
-pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, ApiError> {
+pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, StoreError> {
     Ok(games::table
         .find(id)
         .select(GameRow::as_select())
@@ -108,22 +186,18 @@ pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, Ap
         .optional()?)
 }
 
-/// The current version of a game, or 404.
-pub fn current_version(conn: &mut DbConnection, id: &str) -> Result<i64, ApiError> {
+/// The current version of a game.
+pub fn current_version(conn: &mut DbConnection, id: &str) -> Result<i64, StoreError> {
     games::table
         .find(id)
         .select(games::version)
         .first::<i64>(conn)
         .optional()?
-        .ok_or_else(|| not_found(id))
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))
 }
 
-pub fn not_found(id: &str) -> ApiError {
-    ApiError::NotFound(format!("no game {id}"))
-}
-
-/// The players (with usernames) of some games, by seat order within each game.
-pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerRow>, ApiError> {
+/// The players (with usernames) of some games.
+pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerRow>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -148,63 +222,72 @@ pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerR
         .collect())
 }
 
-/// Events `after+1 ..= upto` of a game, in order.
+/// Events `after+1 ..= upto` of a game, in order, at most `limit`.
 pub fn load_events(
     conn: &mut DbConnection,
     id: &str,
     after: i64,
     upto: i64,
-) -> Result<Vec<EventRow>, ApiError> {
-    Ok(game_events::table
+    limit: Option<i64>,
+) -> Result<Vec<EventRow>, StoreError> {
+    let mut query = game_events::table
         .filter(game_events::game_id.eq(id))
         .filter(game_events::seq.gt(after))
         .filter(game_events::seq.le(upto))
         .order(game_events::seq.asc())
         .select(EventRow::as_select())
-        .load(conn)?)
+        .into_boxed();
+    if let Some(n) = limit {
+        query = query.limit(n);
+    }
+    Ok(query.load(conn)?)
 }
 
 /// Folds event rows onto a state (or starts one from event 1), checking their numbering.
-fn fold(
+/// Each state passed on the way is offered to `visit` (for the cache's checkpoints).
+pub fn fold(
     id: &str,
     mut state: Option<GameState>,
     rows: &[EventRow],
-) -> Result<Option<GameState>, ApiError> {
+    mut visit: impl FnMut(&GameState),
+) -> Result<Option<GameState>, StoreError> {
     for row in rows {
         let expected = state.as_ref().map_or(1, |s| s.version + 1);
         if row.seq != expected {
-            return Err(ApiError::internal(format!(
+            return Err(StoreError::Corrupt(format!(
                 "game {id}: event {} where {expected} was expected",
                 row.seq
             )));
         }
         let event = row.event()?;
-        let fold_error = |e: super::state::FoldError| {
-            ApiError::internal(format!("game {id} event {}: {e}", row.seq))
-        };
+        let corrupt =
+            |e: FoldError| StoreError::Corrupt(format!("game {id} event {}: {e}", row.seq));
         match &mut state {
-            None => {
-                state = Some(GameState::created(id, &event, row.created_at).map_err(fold_error)?)
-            }
+            None => state = Some(GameState::created(id, &event, row.created_at).map_err(corrupt)?),
             Some(s) => {
-                s.apply(&event, row.created_at).map_err(fold_error)?;
+                s.apply(&event, row.created_at).map_err(corrupt)?;
             }
+        }
+        if let Some(s) = &state {
+            visit(s);
         }
     }
     Ok(state)
 }
 
 /// The state of game `id` at `version` (which the caller read from the projection, or
-/// asked for with `?at=`): from the cache when it holds that version, else by folding the
-/// missing events onto an older cached state, else by replaying the log from event 1.
-/// States at the latest version read are put in the cache when `remember` is set.
+/// was asked for with `?at=`): from the cache when it holds that version, else by folding
+/// the missing events onto the nearest older cached state or checkpoint, else by
+/// replaying the log from event 1 (leaving checkpoints behind, so the next reader of an
+/// old version folds a few events only). `latest` says the version is the game's
+/// current one, so it may replace the cached newest state.
 pub fn state_at(
     conn: &mut DbConnection,
     cache: &GameCache,
     id: &str,
     version: i64,
-    remember: bool,
-) -> Result<Arc<GameState>, ApiError> {
+    latest: bool,
+) -> Result<Arc<GameState>, StoreError> {
     let base = cache.get_at_most(id, version);
     if let Some(s) = &base {
         if s.version == version {
@@ -212,101 +295,106 @@ pub fn state_at(
         }
     }
     let after = base.as_ref().map_or(0, |s| s.version);
-    let rows = load_events(conn, id, after, version)?;
-    let state = fold(id, base.map(|s| (*s).clone()), &rows)?
-        .filter(|s| s.version == version)
-        .ok_or_else(|| {
-            ApiError::internal(format!(
+    let rows = load_events(conn, id, after, version, None)?;
+    let state = fold(id, base.map(|s| (*s).clone()), &rows, |s| {
+        cache.offer_checkpoint(s)
+    })?
+    .filter(|s| s.version == version)
+    .ok_or_else(|| {
+        if version == 0 || (after == 0 && rows.is_empty()) {
+            StoreError::NotFound(id.to_string())
+        } else {
+            StoreError::Corrupt(format!(
                 "game {id}: the log does not reach version {version}"
             ))
-        })?;
+        }
+    })?;
     let state = Arc::new(state);
-    if remember {
+    if latest {
         cache.put(state.clone());
     }
     Ok(state)
 }
 
-/// The state at the current version (from the projection), or 404.
+/// The state at the current version (from the projection).
 pub fn current_state(
     conn: &mut DbConnection,
     cache: &GameCache,
     id: &str,
-) -> Result<Arc<GameState>, ApiError> {
+) -> Result<Arc<GameState>, StoreError> {
     let version = current_version(conn, id)?;
     state_at(conn, cache, id, version, true)
 }
 
-/// Why an append failed.
-#[derive(Debug)]
-pub enum AppendError {
-    /// Another write got there first (unique violation on the log, or the projection's
-    /// version moved). The transaction must be rolled back.
-    Conflict,
-    Other(ApiError),
+/// The log rows of an append.
+fn event_rows(
+    id: &str,
+    expected: i64,
+    events: &[Event],
+    actor_id: Option<&str>,
+    at: NaiveDateTime,
+) -> Vec<EventRow> {
+    events
+        .iter()
+        .zip(expected + 1..)
+        .map(|(e, seq)| EventRow {
+            game_id: id.to_string(),
+            seq,
+            kind: e.kind().into(),
+            payload: e.payload_text(),
+            actor_id: actor_id.map(str::to_string),
+            created_at: at,
+        })
+        .collect()
 }
 
-impl From<diesel::result::Error> for AppendError {
-    fn from(e: diesel::result::Error) -> Self {
-        match e {
-            diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::UniqueViolation,
-                _,
-            ) => AppendError::Conflict,
-            other => AppendError::Other(other.into()),
-        }
+fn check_shape(expected: i64, events: &[Event], state: &GameState) -> Result<(), StoreError> {
+    if events.is_empty() || state.version != expected + events.len() as i64 {
+        return Err(StoreError::Database(format!(
+            "append of {} events at version {expected} with a state at {}",
+            events.len(),
+            state.version
+        )));
     }
+    Ok(())
 }
 
-/// Appends `events` (already folded into `new_state`) to a game at `expected` version
-/// (0 for a new game), and writes the projection. Must run inside a transaction.
+/// Steps 1 and 2 of the append protocol (see the module documentation): claims version
+/// `expected` (0 for a new game), inserts `events` (already folded into `new_state`)
+/// and their seat rows. Must run inside a transaction, which the caller rolls back on
+/// any error.
 pub fn append(
     conn: &mut DbConnection,
     expected: i64,
     events: &[Event],
     actor_id: Option<&str>,
     new_state: &GameState,
-) -> Result<(), AppendError> {
+) -> Result<(), StoreError> {
+    check_shape(expected, events, new_state)?;
     let id = &new_state.id;
-    if new_state.version != expected + events.len() as i64 {
-        return Err(AppendError::Other(ApiError::internal(
-            "append: the state does not match the events",
-        )));
-    }
-    let now = new_state.updated_at;
-    let rows: Vec<EventRow> = events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| EventRow {
-            game_id: id.clone(),
-            seq: expected + 1 + i as i64,
-            kind: e.kind().into(),
-            payload: e.payload_text(),
-            actor_id: actor_id.map(str::to_string),
-            created_at: now,
-        })
-        .collect();
-    for row in &rows {
-        diesel::insert_into(game_events::table)
-            .values(row)
-            .execute(conn)?;
-    }
     let projection = GameRow::of(new_state);
     if expected == 0 {
         diesel::insert_into(games::table)
             .values(&projection)
             .execute(conn)?;
     } else {
-        let n = diesel::update(
+        let claimed = diesel::update(
             games::table
                 .filter(games::id.eq(id))
                 .filter(games::version.eq(expected)),
         )
         .set(&projection)
         .execute(conn)?;
-        if n != 1 {
-            return Err(AppendError::Conflict);
+        if claimed != 1 {
+            return Err(StoreError::VersionMoved);
         }
+    }
+    let at = new_state.updated_at;
+    // One statement per event: diesel's batch insert does not span both backends.
+    for row in event_rows(id, expected, events, actor_id, at) {
+        diesel::insert_into(game_events::table)
+            .values(&row)
+            .execute(conn)?;
     }
     for event in events {
         match event {
@@ -316,7 +404,7 @@ pub fn append(
                         game_players::game_id.eq(id),
                         game_players::seat.eq(seat.to_string()),
                         game_players::user_id.eq(user_id),
-                        game_players::joined_at.eq(now),
+                        game_players::joined_at.eq(at),
                     ))
                     .execute(conn)?;
             }
@@ -334,6 +422,108 @@ pub fn append(
     Ok(())
 }
 
+/// Whether [`append_in_one_statement`] can write these events: no new game, no seat row.
+pub fn fits_one_statement(expected: i64, events: &[Event]) -> bool {
+    expected > 0
+        && !events.iter().any(|e| {
+            matches!(
+                e,
+                Event::SeatTaken { .. } | Event::SeatLeft { .. } | Event::Created { .. }
+            )
+        })
+}
+
+/// The append protocol in one PostgreSQL statement, for appends that
+/// [`fits_one_statement`]: `WITH claim AS (UPDATE games SET <GameRow::of> WHERE id = ?
+/// AND version = v RETURNING id) INSERT INTO game_events SELECT ... FROM claim, unnest(..)`.
+/// Either both happen or neither. `Ok(false)` when the version had moved.
+pub fn append_in_one_statement(
+    conn: &mut diesel::PgConnection,
+    expected: i64,
+    events: &[Event],
+    actor_id: Option<&str>,
+    new_state: &GameState,
+) -> Result<bool, StoreError> {
+    check_shape(expected, events, new_state)?;
+    if !fits_one_statement(expected, events) {
+        return Err(StoreError::Database(
+            "a one-statement append cannot create a game or change seats".into(),
+        ));
+    }
+    let projection = GameRow::of(new_state);
+    let claim = diesel::update(
+        games::table
+            .filter(games::id.eq(&new_state.id))
+            .filter(games::version.eq(expected)),
+    )
+    .set(&projection)
+    .returning(games::id);
+    let rows = event_rows(
+        &new_state.id,
+        expected,
+        events,
+        actor_id,
+        new_state.updated_at,
+    );
+    let statement = ClaimThenInsert {
+        claim,
+        seqs: rows.iter().map(|r| r.seq).collect(),
+        kinds: rows.iter().map(|r| r.kind.clone()).collect(),
+        payloads: rows.iter().map(|r| r.payload.clone()).collect(),
+        actor_id: actor_id.map(str::to_string),
+        at: new_state.updated_at,
+    };
+    match statement.execute(conn)? {
+        0 => Ok(false),
+        n if n == events.len() => Ok(true),
+        n => Err(StoreError::Database(format!(
+            "one-statement append wrote {n} of {} events",
+            events.len()
+        ))),
+    }
+}
+
+/// `WITH claim AS (<claim>) INSERT INTO game_events ... SELECT ... FROM claim CROSS JOIN
+/// unnest(seqs, kinds, payloads)`: the claim is diesel's own `UPDATE` of the projection.
+struct ClaimThenInsert<C> {
+    claim: C,
+    seqs: Vec<i64>,
+    kinds: Vec<String>,
+    payloads: Vec<String>,
+    actor_id: Option<String>,
+    at: NaiveDateTime,
+}
+
+impl<C> QueryId for ClaimThenInsert<C> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<C: QueryFragment<Pg>> QueryFragment<Pg> for ClaimThenInsert<C> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamp};
+        out.push_sql("WITH claim AS (");
+        self.claim.walk_ast(out.reborrow())?;
+        out.push_sql(
+            ") INSERT INTO game_events (game_id, seq, kind, payload, actor_id, created_at) \
+             SELECT claim.id, e.seq, e.kind, e.payload, ",
+        );
+        out.push_bind_param::<Nullable<Text>, _>(&self.actor_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Timestamp, _>(&self.at)?;
+        out.push_sql(" FROM claim CROSS JOIN unnest(");
+        out.push_bind_param::<Array<BigInt>, _>(&self.seqs)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.kinds)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.payloads)?;
+        out.push_sql(") AS e(seq, kind, payload)");
+        Ok(())
+    }
+}
+
+impl<C: QueryFragment<Pg>> RunQueryDsl<diesel::PgConnection> for ClaimThenInsert<C> {}
+
 /// Parses a seat letter as stored in the projection.
 pub fn seat_of(text: &str) -> Option<Seat> {
     let mut chars = text.chars();
@@ -343,64 +533,26 @@ pub fn seat_of(text: &str) -> Option<Seat> {
     }
 }
 
-/// The PostgreSQL fast path of an append that touches no seat: the events and the
-/// projection in ONE statement (a data-modifying CTE), so no explicit transaction is
-/// needed: the `UPDATE ... WHERE version = expected` feeds the `INSERT`, so either both
-/// happen or neither. Returns `Ok(false)` when the version had moved (nothing written).
-pub fn append_pg_single_statement(
-    conn: &mut diesel::PgConnection,
-    expected: i64,
-    events: &[Event],
-    actor_id: &str,
-    state: &GameState,
-) -> Result<bool, AppendError> {
-    use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamp};
-    if state.version != expected + events.len() as i64
-        || events.iter().any(|e| {
-            matches!(
-                e,
-                Event::SeatTaken { .. } | Event::SeatLeft { .. } | Event::Created { .. }
-            )
-        })
-    {
-        return Err(AppendError::Other(ApiError::internal(
-            "the single-statement append is for actions only",
-        )));
-    }
-    let row = GameRow::of(state);
-    let seqs: Vec<i64> = (1..=events.len() as i64).map(|i| expected + i).collect();
-    let kinds: Vec<String> = events.iter().map(|e| e.kind().to_string()).collect();
-    let payloads: Vec<String> = events.iter().map(Event::payload_text).collect();
-    let inserted = diesel::sql_query(
-        "WITH upd AS ( \
-           UPDATE games SET status = $3, version = $4, ply = $5, to_move_seat = $6, \
-             to_move_user_id = $7, ruler_seat = $8, result = $9, updated_at = $10 \
-           WHERE id = $1 AND version = $2 RETURNING id) \
-         INSERT INTO game_events (game_id, seq, kind, payload, actor_id, created_at) \
-         SELECT upd.id, e.seq, e.kind, e.payload, $11, $10 \
-         FROM upd CROSS JOIN unnest($12::bigint[], $13::text[], $14::text[]) AS e(seq, kind, payload)",
-    )
-    .bind::<Text, _>(&row.id)
-    .bind::<BigInt, _>(expected)
-    .bind::<Text, _>(&row.status)
-    .bind::<BigInt, _>(row.version)
-    .bind::<Integer, _>(row.ply)
-    .bind::<Nullable<Text>, _>(&row.to_move_seat)
-    .bind::<Nullable<Text>, _>(&row.to_move_user_id)
-    .bind::<Nullable<Text>, _>(&row.ruler_seat)
-    .bind::<Nullable<Text>, _>(&row.result)
-    .bind::<Timestamp, _>(row.updated_at)
-    .bind::<Text, _>(actor_id)
-    .bind::<Array<BigInt>, _>(&seqs)
-    .bind::<Array<Text>, _>(&kinds)
-    .bind::<Array<Text>, _>(&payloads)
-    .execute(conn)?;
-    match inserted {
-        0 => Ok(false),
-        n if n == events.len() => Ok(true),
-        n => Err(AppendError::Other(ApiError::internal(format!(
-            "single-statement append wrote {n} of {} events",
-            events.len()
-        )))),
-    }
+/// Every game id, in a stable order, `limit` at a time after `after` (for the projection
+/// check).
+pub fn game_ids_after(
+    conn: &mut DbConnection,
+    after: &str,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    Ok(games::table
+        .filter(games::id.gt(after))
+        .order(games::id.asc())
+        .limit(limit)
+        .select(games::id)
+        .load(conn)?)
+}
+
+/// The seat rows of one game, as stored: (seat, user id).
+pub fn seat_rows(conn: &mut DbConnection, id: &str) -> Result<Vec<(String, String)>, StoreError> {
+    Ok(game_players::table
+        .filter(game_players::game_id.eq(id))
+        .order(game_players::seat.asc())
+        .select((game_players::seat, game_players::user_id))
+        .load(conn)?)
 }

@@ -1,6 +1,6 @@
 //! The JSON bodies of the game endpoints, built from the projection and from states.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDateTime, Utc};
 use domain::{Effect, Move, Seat, Step, Turn};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use super::events::{Event, GameResult, Status, Visibility};
 use super::state::{DrawOffer, GameState};
 use super::store::{EventRow, GameRow, PlayerRow, seat_of};
+use crate::pagination::{Keyset, Page};
 
 /// The JSON form of a move (RULES.md section 8); absent and null are the same.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -185,6 +186,30 @@ pub struct GamePage {
     pub next: Option<String>,
 }
 
+impl GamePage {
+    /// The page of `limit` games out of `limit + 1` fetched rows, its cursor made of
+    /// `cursor_time` (the list's order) and the id.
+    pub fn of(
+        fetched: (Vec<GameRow>, Vec<PlayerRow>),
+        limit: u32,
+        viewer: Option<&str>,
+        path: &str,
+        extra_query: &str,
+        cursor_time: impl Fn(&GameRow) -> NaiveDateTime,
+    ) -> GamePage {
+        let (rows, players) = fetched;
+        let page = Page::cut(rows, limit, path, extra_query, |r| {
+            Keyset::encode(cursor_time(r), &r.id)
+        })
+        .map(|r| GameSummary::of(&r, &players, viewer));
+        GamePage {
+            items: page.items,
+            next_cursor: page.next_cursor,
+            next: page.next,
+        }
+    }
+}
+
 /// A pending draw offer.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({"by": "R", "offered_at": 42, "accepted": ["R", "Y"], "waiting_for": ["B"]}))]
@@ -356,13 +381,48 @@ pub struct EventView {
     pub kind: String,
     #[schema(value_type = Object)]
     pub payload: Value,
+    /// The account that sent the event; `null` for the server (a timeout, a bot).
     pub actor_id: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// For events that change the position: what the action did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<StepView>,
+}
+
+/// What an action did to the position.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "effects": [{"type": "moved", "piece": {"party": "R", "kind": "militant", "alive": true}, "from": "C8", "to": "D7"}],
+    "eliminated": [], "ruler": null, "turn": {"seat": "B", "bonus_after": null}
+}))]
+pub struct StepView {
+    /// In order: moves, kills, placements, control changes, eliminations, passes.
+    #[schema(value_type = Vec<Object>)]
+    pub effects: Vec<Effect>,
+    /// Seats eliminated by this action.
+    #[schema(value_type = Vec<String>)]
+    pub eliminated: Vec<Seat>,
+    /// Who rules from the maze after it.
+    #[schema(value_type = Option<String>)]
+    pub ruler: Option<Seat>,
+    /// Whose turn it is after it; `null` once the game is over.
+    pub turn: Option<TurnView>,
+}
+
+impl StepView {
+    pub fn of(step: &Step) -> StepView {
+        StepView {
+            effects: step.effects.clone(),
+            eliminated: step.eliminated.iter().collect(),
+            ruler: step.ruler,
+            turn: TurnView::of(step.turn),
+        }
+    }
 }
 
 impl EventView {
     /// `invite_code` never leaves the server through the log.
-    pub fn of(row: &EventRow) -> EventView {
+    pub fn of(row: &EventRow, step: Option<StepView>) -> EventView {
         let mut payload: Value = serde_json::from_str(&row.payload).unwrap_or(Value::Null);
         if let Value::Object(map) = &mut payload {
             map.remove("invite_code");
@@ -373,6 +433,7 @@ impl EventView {
             payload,
             actor_id: row.actor_id.clone(),
             created_at: row.created_at.and_utc(),
+            step,
         }
     }
 }

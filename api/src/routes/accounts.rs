@@ -8,8 +8,8 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::me::Profile;
 use crate::db::{self, models::User};
-use crate::extract::JsonBody;
 use crate::error::{ApiError, Problem};
+use crate::extract::JsonBody;
 use crate::rate_limit::{client_ip, too_many};
 use crate::schema::users;
 use crate::state::AppState;

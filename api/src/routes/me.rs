@@ -12,8 +12,8 @@ use crate::db::{
     self,
     models::{Session, User},
 };
-use crate::extract::JsonBody;
 use crate::error::{ApiError, Problem};
+use crate::extract::JsonBody;
 use crate::rate_limit::too_many;
 use crate::schema::users;
 use crate::state::AppState;

@@ -1,20 +1,17 @@
 //! `GET /v1/me/games`: the caller's games; `?turn=mine` for those waiting on the caller.
 
 use actix_web::{HttpResponse, get, web};
-use diesel::prelude::*;
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use super::games::{decode_cursor, page_of};
 use crate::auth::{Authenticated, Scope};
 use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::games::events::Status;
-use crate::games::store::{self, GameRow};
+use crate::games::queries;
 use crate::games::views::GamePage;
-use crate::pagination::PageParams;
-use crate::schema::{game_players, games};
+use crate::pagination::{Keyset, PageParams};
 use crate::state::AppState;
 
 pub fn configure(cfg: &mut ServiceConfig) {
@@ -25,12 +22,17 @@ pub fn configure(cfg: &mut ServiceConfig) {
 #[into_params(parameter_in = Query)]
 pub struct MyGamesParams {
     /// `mine`: only active games where it is the caller's turn.
+    #[param(inline, value_type = Option<String>, pattern = "^mine$")]
     pub turn: Option<String>,
-    /// Only games in this status: `open`, `active` or `finished`.
+    /// Only games in this status: `open`, `active` or `finished` (with `turn=mine`, only
+    /// `active`).
+    #[param(inline, value_type = Option<String>, pattern = "^(open|active|finished)$")]
     pub status: Option<String>,
     /// The `next_cursor` of the previous page.
+    #[param(min_length = 1, max_length = 200, pattern = "^[\\x21-\\x7e]+$")]
     pub after: Option<String>,
     /// Items per page, 1 to 100 (default 50).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
 }
 
@@ -41,7 +43,7 @@ pub struct MyGamesParams {
 /// controls (a game's deadline will be its last move's time plus the time allowed).
 #[utoipa::path(
     tag = "games",
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     params(MyGamesParams),
     responses(
         (status = 200, description = "A page of games", body = GamePage),
@@ -74,55 +76,28 @@ pub async fn my_games(
                 .ok_or_else(|| ApiError::field("status", "must be open, active or finished"))
         })
         .transpose()?;
+    if mine && status.is_some_and(|s| s != Status::Active) {
+        return Err(ApiError::field(
+            "status",
+            "with turn=mine only `active` games are listed: give status=active or nothing",
+        ));
+    }
     let page = PageParams {
         after: q.after,
         limit: q.limit,
     };
     let limit = page.limit()?;
-    let cursor = page.after()?.map(decode_cursor).transpose()?;
+    let after = page.after()?.map(Keyset::decode).transpose()?;
     let user = auth.user_id.clone();
-    let (rows, players) = db::run(&app.pool, move |conn| {
-        let rows: Vec<GameRow> = if mine {
-            let mut query = games::table
-                .filter(games::to_move_user_id.eq(&user))
-                .filter(games::status.eq(Status::Active.as_str()))
-                .order((games::updated_at.asc(), games::id.asc()))
-                .limit(i64::from(limit) + 1)
-                .select(GameRow::as_select())
-                .into_boxed();
-            if let Some((t, id)) = cursor {
-                query = query.filter(
-                    games::updated_at
-                        .gt(t)
-                        .or(games::updated_at.eq(t).and(games::id.gt(id))),
-                );
-            }
-            query.load(conn)?
+    let fetched = db::run_with(&app.pool, move |conn| {
+        if mine {
+            queries::awaiting_move_of(conn, &user, after, i64::from(limit))
         } else {
-            let mut query = games::table
-                .inner_join(game_players::table)
-                .filter(game_players::user_id.eq(&user))
-                .order((games::created_at.desc(), games::id.desc()))
-                .limit(i64::from(limit) + 1)
-                .select(GameRow::as_select())
-                .into_boxed();
-            if let Some(status) = status {
-                query = query.filter(games::status.eq(status.as_str()));
-            }
-            if let Some((t, id)) = cursor {
-                query = query.filter(
-                    games::created_at
-                        .lt(t)
-                        .or(games::created_at.eq(t).and(games::id.lt(id))),
-                );
-            }
-            query.load(conn)?
-        };
-        let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-        let players = store::players_of(conn, &ids)?;
-        Ok((rows, players))
+            queries::games_of(conn, &user, status, after, i64::from(limit))
+        }
     })
-    .await?;
+    .await
+    .map_err(ApiError::from)?;
     let mut extra = String::new();
     if mine {
         extra.push_str("&turn=mine");
@@ -130,27 +105,12 @@ pub async fn my_games(
     if let Some(s) = status {
         extra.push_str(&format!("&status={}", s.as_str()));
     }
-    let viewer = auth.user_id.clone();
+    let viewer = Some(auth.user_id.as_str());
+    let path = "/v1/me/games";
     let page = if mine {
-        page_of(
-            rows,
-            limit,
-            &players,
-            Some(&viewer),
-            "/v1/me/games",
-            &extra,
-            |r| r.updated_at,
-        )
+        GamePage::of(fetched, limit, viewer, path, &extra, |r| r.updated_at)
     } else {
-        page_of(
-            rows,
-            limit,
-            &players,
-            Some(&viewer),
-            "/v1/me/games",
-            &extra,
-            |r| r.created_at,
-        )
+        GamePage::of(fetched, limit, viewer, path, &extra, |r| r.created_at)
     };
     Ok(HttpResponse::Ok().json(page))
 }

@@ -18,8 +18,8 @@ use crate::db::{
     self, DbConnection,
     models::{RefreshToken, Session, User},
 };
-use crate::extract::JsonBody;
 use crate::error::{ApiError, Problem};
+use crate::extract::JsonBody;
 use crate::rate_limit::{client_ip, too_many};
 use crate::schema::{refresh_tokens, sessions};
 use crate::state::AppState;

@@ -11,8 +11,8 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope, tokens};
 use crate::db::{self, models::PersonalAccessToken};
-use crate::extract::JsonBody;
 use crate::error::{ApiError, Problem};
+use crate::extract::JsonBody;
 use crate::pagination::{PageParams, next_link};
 use crate::schema::personal_access_tokens as pat;
 use crate::state::AppState;

@@ -1,0 +1,131 @@
+//! `POST /v1/games`: create a game.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, post, web};
+use domain::{GameSettings, Seat};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::PROBLEM;
+use super::write::{self, GameWrite, Render, WriteBody};
+use crate::error::{ApiError, Problem};
+use crate::games::commands::{Command, NewGame};
+use crate::games::events::Visibility;
+use crate::games::views::GameSummary;
+use crate::state::AppState;
+
+/// A new game.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"seats": 4, "seat": "R", "visibility": "public"}))]
+pub struct CreateGameRequest {
+    /// Seats in play: 3 or 4 (default 4).
+    #[schema(minimum = 3, maximum = 4)]
+    pub seats: Option<u8>,
+    /// The creator's own seat (`R`, `B`, `Y`, `G`); absent: the creator does not sit.
+    #[schema(value_type = Option<String>, example = "R")]
+    pub seat: Option<Seat>,
+    /// With 3 seats: the seat left empty, whose party is hostage (default `G`).
+    #[schema(value_type = Option<String>, example = "G")]
+    pub empty_seat: Option<Seat>,
+    /// `public` (listed in the lobby; the default) or `invite` (unlisted; taking a seat
+    /// needs the `invite_code` shown to the creator).
+    pub visibility: Option<Visibility>,
+    /// Always 0 here when given (a new game has no version yet).
+    #[schema(minimum = 0, maximum = 0)]
+    pub expected_version: Option<i64>,
+}
+
+impl WriteBody for CreateGameRequest {}
+
+impl CreateGameRequest {
+    /// The new game's settings, checked.
+    fn new_game(&self) -> Result<NewGame, ApiError> {
+        let seats = self.seats.unwrap_or(4);
+        let settings = match (seats, self.empty_seat) {
+            (4, None) => GameSettings::four_players(),
+            (4, Some(_)) => {
+                return Err(ApiError::field(
+                    "empty_seat",
+                    "only a 3-seat game has an empty seat",
+                ));
+            }
+            (3, empty) => GameSettings::three_players(empty.unwrap_or(Seat::Green)),
+            _ => return Err(ApiError::field("seats", "must be 3 or 4")),
+        };
+        if self.expected_version.is_some_and(|v| v != 0) {
+            return Err(ApiError::field(
+                "expected_version",
+                "a new game has no version: give 0 or nothing",
+            ));
+        }
+        let hostage_seat = (seats == 3).then(|| self.empty_seat.unwrap_or(Seat::Green));
+        if let Some(seat) = self.seat {
+            if !settings.seats.contains(seat) {
+                return Err(ApiError::field(
+                    "seat",
+                    format!("seat {seat} is the empty seat"),
+                ));
+            }
+        }
+        let visibility = self.visibility.unwrap_or(Visibility::Public);
+        let invite_code = (visibility == Visibility::Invite).then(|| {
+            crate::auth::tokens::generate("")
+                .chars()
+                .take(16)
+                .collect::<String>()
+        });
+        Ok(NewGame {
+            settings,
+            hostage_seat,
+            visibility,
+            creator_seat: self.seat,
+            invite_code,
+        })
+    }
+}
+
+/// Create a game.
+///
+/// The creator may take a seat at once (`seat`). The game starts when every seat in play
+/// is taken. Invite-only games get an `invite_code`, shown to the creator (and seated
+/// players) in the summary. The body may be empty (a public four-seat game the creator
+/// does not sit in). Accepts `Idempotency-Key`.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = ["play"])),
+    request_body(content = Option<CreateGameRequest>),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the same key and body return the first answer")),
+    responses(
+        (status = 201, description = "Created; `Location` is the game, `ETag` its version", body = GameSummary),
+        (status = 400, description = "A field is invalid", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "The token lacks the `play` scope", body = Problem, content_type = PROBLEM),
+        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
+        (status = 422, description = "The Idempotency-Key was used for another request", body = Problem, content_type = PROBLEM),
+        (status = 503, description = "The database is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[post("/games")]
+pub async fn create_game(
+    app: web::Data<AppState>,
+    w: GameWrite<CreateGameRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let new = w.body.as_ref().map_or_else(
+        || CreateGameRequest::default().new_game(),
+        CreateGameRequest::new_game,
+    )?;
+    let answer = write::execute(
+        &app,
+        &w,
+        Command::Create(new),
+        Render::Summary(StatusCode::CREATED),
+    )
+    .await?;
+    Ok(answer.respond(|b| {
+        b.get("id")
+            .and_then(Value::as_str)
+            .map(|id| format!("/v1/games/{id}"))
+    }))
+}

@@ -1,0 +1,80 @@
+//! `POST /v1/games/{id}/draw-offer`: offer, accept or decline a draw.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, post, web};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::PROBLEM;
+use super::write::{self, GameWrite, Render, WriteBody};
+use crate::error::{ApiError, Problem};
+use crate::games::commands::{Command, DrawAction};
+use crate::games::views::ActionResult;
+use crate::state::AppState;
+
+/// Offer, accept or decline a draw.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"action": "accept", "expected_version": 41}))]
+pub struct DrawRequest {
+    pub action: DrawAction,
+    /// If given (or `If-Match`), the game must be at this version.
+    #[schema(minimum = 0)]
+    pub expected_version: Option<i64>,
+}
+
+impl WriteBody for DrawRequest {
+    fn expected_version(&self) -> Option<i64> {
+        self.expected_version
+    }
+}
+
+/// Offer, accept or decline a draw.
+///
+/// One offer may be pending at a time; offering counts as the offering seat's acceptance.
+/// The game is drawn when every active seat has accepted the same offer (an `ended`
+/// event with `reason: draw_agreed`). Any seat may decline (the offering seat thereby
+/// withdraws it); a move or a resignation by anyone cancels it. Only active seats take
+/// part. Accepts `Idempotency-Key`.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = ["play"])),
+    request_body = DrawRequest,
+    params(
+        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    responses(
+        (status = 200, description = "Done: the pending offer (or the result) and the new version", body = ActionResult),
+        (status = 400, description = "Bad `action` or body", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "No `play` scope, or you hold no seat in this game", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
+        (status = 409, description = "`game-not-started`, `game-over`, or `conflict` (no offer pending, one already pending, already accepted, seat out)", body = Problem, content_type = PROBLEM),
+        (status = 412, description = "`version-conflict` (only when an expected version was sent)", body = Problem, content_type = PROBLEM),
+        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
+        (status = 422, description = "`idempotency-key-reused`", body = Problem, content_type = PROBLEM),
+        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[post("/games/{id}/draw-offer")]
+pub async fn draw_offer(
+    app: web::Data<AppState>,
+    w: GameWrite<DrawRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let action = w.body.as_ref().map(|b| b.action).ok_or_else(|| {
+        ApiError::field(
+            "action",
+            "give {\"action\": \"offer\" | \"accept\" | \"decline\"}",
+        )
+    })?;
+    let answer = write::execute(
+        &app,
+        &w,
+        Command::Draw(action),
+        Render::Action(StatusCode::OK),
+    )
+    .await?;
+    Ok(answer.respond(|_| None))
+}

@@ -1,0 +1,100 @@
+//! `GET /v1/games/{id}/events`: the log, paged by version, each action with what it did.
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, get, web};
+
+use super::{PROBLEM, etag, game_id};
+use crate::db;
+use crate::error::{ApiError, Problem};
+use crate::games::state::{FoldError, GameState};
+use crate::games::store::StoreError;
+use crate::games::views::{EventPage, EventView, StepView};
+use crate::games::{queries, store};
+use crate::pagination::{PageParams, next_link};
+use crate::state::AppState;
+
+/// The event log, oldest first, paged by version: `?after=<version>`.
+///
+/// | kind | payload |
+/// |---|---|
+/// | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by` |
+/// | `seat_taken`, `seat_left` | `seat`, `user_id` |
+/// | `started` | `{}` |
+/// | `move_played` | `seat`, `move` (JSON form), `text` (canonical) |
+/// | `resigned`, `draw_offered`, `draw_accepted`, `draw_declined` | `seat` |
+/// | `ended` | `result` (`kind`, `seats`, `reason`, `ranking`) |
+///
+/// Events that change the position (`move_played`, `resigned`, and an `ended` with
+/// `reason: draw_agreed`) also carry `step`: what the action did (the same effects as the
+/// move's answer), who rules and whose turn it is after it. `actor_id` is the account
+/// that sent the event, `null` for the server itself.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), PageParams),
+    responses(
+        (status = 200, description = "A page of events", body = EventPage),
+        (status = 400, description = "Bad `after` or `limit`", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[get("/games/{id}/events")]
+pub async fn list_events(
+    app: web::Data<AppState>,
+    path: web::Path<String>,
+    page: web::Query<PageParams>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let limit = page.limit()?;
+    let after: i64 = match page.after()? {
+        None => 0,
+        Some(a) => a
+            .parse()
+            .ok()
+            .filter(|n| *n >= 0)
+            .ok_or_else(|| ApiError::field("after", "must be a version number"))?,
+    };
+    let app2 = app.clone();
+    let game = id.clone();
+    let (version, items) = db::run_with(&app.pool, move |conn| {
+        let (version, rows) = queries::events_page(conn, &id, after, i64::from(limit))?;
+        // Fold the page onto the state before it (a checkpoint away at most) to tell
+        // what each action did.
+        let mut state = match after {
+            0 => None,
+            a if a <= version => {
+                Some((*store::state_at(conn, &app2.games, &id, a, a == version)?).clone())
+            }
+            _ => None,
+        };
+        let mut items = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let event = row.event()?;
+            let corrupt =
+                |e: FoldError| StoreError::Corrupt(format!("game {id} event {}: {e}", row.seq));
+            let step = match &mut state {
+                None => {
+                    state = Some(GameState::created(&id, &event, row.created_at).map_err(corrupt)?);
+                    None
+                }
+                Some(s) => s.apply(&event, row.created_at).map_err(corrupt)?,
+            };
+            items.push(EventView::of(row, step.as_ref().map(StepView::of)));
+        }
+        Ok::<_, ApiError>((version, items))
+    })
+    .await?;
+    let last = items.last().map(|e| e.seq);
+    let next_cursor = last.filter(|l| *l < version).map(|l| l.to_string());
+    let next = next_cursor
+        .as_deref()
+        .map(|c| next_link(&format!("/v1/games/{game}/events"), c, limit));
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, etag(version)))
+        .json(EventPage {
+            game_id: game,
+            version,
+            items,
+            next_cursor,
+            next,
+        }))
+}

@@ -1,0 +1,103 @@
+//! The games: create, lobby, summary, seats, state, legal moves, moves, resignation, draw
+//! offers, event log and record (`/v1/games...`), one file per endpoint. The logic is in
+//! [`crate::games`]; every write goes through [`write`], which runs the command layer.
+//!
+//! Reading: every `GET` here works without a token. Public games are listed in the lobby;
+//! invite-only games are not listed, and are readable by anyone who knows their id (a
+//! random UUID, shared with the invitation). Writing needs a token with the `play` scope;
+//! only a seat's player acts for that seat.
+
+mod create;
+mod draw;
+mod events;
+mod legal_moves;
+mod lobby;
+mod moves;
+mod record;
+mod resign;
+mod seats;
+mod state;
+mod summary;
+pub mod write;
+
+use std::future::ready;
+
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest};
+use domain::Seat;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+use crate::auth::Authenticated;
+use crate::error::ApiError;
+
+pub use create::CreateGameRequest;
+pub use draw::DrawRequest;
+pub use moves::{MoveInput, MoveRequest};
+pub use resign::ResignRequest;
+pub use seats::TakeSeatRequest;
+
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(create::create_game)
+        .service(lobby::list_games)
+        .service(summary::get_game)
+        .service(seats::take_seat)
+        .service(seats::leave_seat)
+        .service(state::get_state)
+        .service(legal_moves::legal_moves)
+        .service(moves::play_move)
+        .service(resign::resign)
+        .service(draw::draw_offer)
+        .service(events::list_events)
+        .service(record::get_record);
+}
+
+/// The media type of problem documents, for the OpenAPI responses.
+pub(crate) const PROBLEM: &str = "application/problem+json";
+
+/// The caller, when a bearer token is sent; `None` without an `Authorization` header. A
+/// token that is sent but invalid is still a 401.
+pub struct MaybeAuthenticated(pub Option<Authenticated>);
+
+impl FromRequest for MaybeAuthenticated {
+    type Error = ApiError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        if req.headers().contains_key(header::AUTHORIZATION) {
+            let fut = Authenticated::from_request(req, payload);
+            Box::pin(async move { fut.await.map(|a| MaybeAuthenticated(Some(a))) })
+        } else {
+            Box::pin(ready(Ok(MaybeAuthenticated(None))))
+        }
+    }
+}
+
+/// A game id from the path: ids are UUIDs, anything else cannot exist.
+pub(crate) fn game_id(raw: &str) -> Result<String, ApiError> {
+    if raw.is_empty()
+        || raw.len() > 64
+        || !raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        let shown: String = raw.chars().take(64).filter(|c| !c.is_control()).collect();
+        return Err(ApiError::NotFound(format!("no game {shown}")));
+    }
+    Ok(raw.to_string())
+}
+
+pub(crate) fn seat_param(raw: &str) -> Result<Seat, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::field("seat", "must be one of R, B, Y, G"))
+}
+
+pub(crate) fn etag(version: i64) -> String {
+    format!("\"{version}\"")
+}
+
+/// Whether `If-None-Match` names this version.
+pub(crate) fn not_modified(req: &HttpRequest, version: i64) -> bool {
+    let tag = etag(version);
+    req.headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag || t.trim() == "*"))
+}

@@ -1,0 +1,112 @@
+//! `POST` and `DELETE /v1/games/{id}/seats/{seat}`: take or leave a seat.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, delete, post, web};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::write::{self, GameWrite, NoBody, Render, WriteBody};
+use super::{PROBLEM, seat_param};
+use crate::error::{ApiError, Problem};
+use crate::games::commands::Command;
+use crate::games::views::GameSummary;
+use crate::state::AppState;
+
+/// Taking a seat.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"invite_code": "q3V9cX1kLm0pZr7T"}))]
+pub struct TakeSeatRequest {
+    /// Needed for invite-only games (unless you created the game).
+    #[schema(max_length = 64)]
+    pub invite_code: Option<String>,
+    /// If given, the game must be at this version (412 otherwise).
+    #[schema(minimum = 0)]
+    pub expected_version: Option<i64>,
+}
+
+impl WriteBody for TakeSeatRequest {
+    fn expected_version(&self) -> Option<i64> {
+        self.expected_version
+    }
+}
+
+/// Take a seat (`R`, `B`, `Y` or `G`).
+///
+/// The body is optional. When the last free seat is taken the game starts (a `started`
+/// event) and Red, or the first seat in play, is to move. Without an expected version
+/// the seat is taken in the game as it is now. Accepts `Idempotency-Key` and `If-Match`.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = ["play"])),
+    request_body(content = Option<TakeSeatRequest>),
+    params(
+        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        ("seat" = String, Path, description = "R, B, Y or G", pattern = "^[RBYGrbyg]$"),
+        ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    responses(
+        (status = 200, description = "Seated; the game's summary", body = GameSummary),
+        (status = 400, description = "Bad seat letter or body", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "No `play` scope, or a wrong invite code", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
+        (status = 409, description = "`seat-taken`; `conflict` (the seat is not in play, or you already hold a seat); `game-over`", body = Problem, content_type = PROBLEM),
+        (status = 412, description = "`version-conflict` (only when an expected version was sent)", body = Problem, content_type = PROBLEM),
+        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
+        (status = 422, description = "`idempotency-key-reused`", body = Problem, content_type = PROBLEM),
+        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[post("/games/{id}/seats/{seat}")]
+pub async fn take_seat(
+    app: web::Data<AppState>,
+    w: GameWrite<TakeSeatRequest>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let seat = seat_param(&path.1)?;
+    let invite_code = w.body.as_ref().and_then(|b| b.invite_code.clone());
+    let command = Command::TakeSeat { seat, invite_code };
+    let answer = write::execute(&app, &w, command, Render::Summary(StatusCode::OK)).await?;
+    Ok(answer.respond(|_| None))
+}
+
+/// Leave a seat before the game starts.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = ["play"])),
+    params(
+        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        ("seat" = String, Path, description = "R, B, Y or G", pattern = "^[RBYGrbyg]$"),
+        ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    responses(
+        (status = 200, description = "Left; the game's summary", body = GameSummary),
+        (status = 400, description = "Bad seat letter", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "No `play` scope, or the seat is another player's", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
+        (status = 409, description = "`conflict`: the game has started, or the seat is free", body = Problem, content_type = PROBLEM),
+        (status = 412, description = "`version-conflict` (only with `If-Match`)", body = Problem, content_type = PROBLEM),
+        (status = 422, description = "`idempotency-key-reused`", body = Problem, content_type = PROBLEM),
+        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[delete("/games/{id}/seats/{seat}")]
+pub async fn leave_seat(
+    app: web::Data<AppState>,
+    w: GameWrite<NoBody>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let seat = seat_param(&path.1)?;
+    let answer = write::execute(
+        &app,
+        &w,
+        Command::LeaveSeat { seat },
+        Render::Summary(StatusCode::OK),
+    )
+    .await?;
+    Ok(answer.respond(|_| None))
+}

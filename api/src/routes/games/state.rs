@@ -1,0 +1,69 @@
+//! `GET /v1/games/{id}/state`: the position, now or at any version.
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, get, web};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::{PROBLEM, etag, game_id};
+use crate::db;
+use crate::error::{ApiError, Problem};
+use crate::games::store;
+use crate::games::views::StateView;
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StateParams {
+    /// The position after this many events (1 to the current version); default: now.
+    #[param(minimum = 1)]
+    pub at: Option<i64>,
+}
+
+/// The position: DFEN, pieces, who controls each party, ruler, whose turn.
+///
+/// `?at=N` gives the position after the first N events of the log (any past version);
+/// past versions never change, so their answers may be cached for good.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), StateParams),
+    responses(
+        (status = 200, description = "The state; `ETag` is its version", body = StateView),
+        (status = 400, description = "`at` out of range", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[get("/games/{id}/state")]
+pub async fn get_state(
+    app: web::Data<AppState>,
+    path: web::Path<String>,
+    query: web::Query<StateParams>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let at = query.at;
+    let app2 = app.clone();
+    let (state, current) = db::run_with(&app.pool, move |conn| {
+        let current = store::current_version(conn, &id)?;
+        match at {
+            None => Ok((
+                store::state_at(conn, &app2.games, &id, current, true)?,
+                current,
+            )),
+            Some(n) if (1..=current).contains(&n) => Ok((
+                store::state_at(conn, &app2.games, &id, n, n == current)?,
+                current,
+            )),
+            Some(_) => Err(ApiError::field(
+                "at",
+                format!("must be 1 to the game's version, {current}"),
+            )),
+        }
+    })
+    .await?;
+    let mut response = HttpResponse::Ok();
+    response.insert_header((header::ETAG, etag(state.version)));
+    if state.version < current {
+        response.insert_header((header::CACHE_CONTROL, "public, max-age=31536000, immutable"));
+    }
+    Ok(response.json(StateView::of(&state)))
+}

@@ -1,0 +1,321 @@
+//! What every write to a game shares: the [`GameWrite`] extractor (the caller with the
+//! `play` scope, the game id, the JSON body, the expected version, the
+//! `Idempotency-Key`) and [`execute`], which runs a command through the command layer
+//! and answers it, storing the answer under the key in the write's own transaction.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{FromRequest, HttpRequest, HttpResponse, dev::Payload, web};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::{etag, game_id};
+use crate::auth::{Authenticated, Scope};
+use crate::db::{self, DbConnection};
+use crate::error::ApiError;
+use crate::extract::parse_json_object;
+use crate::games::commands::{self, Actor, Command, Written};
+use crate::games::idempotency::{self, IdemKey, Lookup, StoredAnswer};
+use crate::games::queries;
+use crate::games::store::{GameRow, StoreError};
+use crate::games::views::{ActionResult, GameSummary};
+use crate::state::AppState;
+
+pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+pub const MAX_KEY_LEN: usize = 255;
+
+/// A write's body: a JSON object that may name the version it was decided at.
+pub trait WriteBody: DeserializeOwned + 'static {
+    fn expected_version(&self) -> Option<i64> {
+        None
+    }
+}
+
+/// A write with no body (the body must then be empty or `{}`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoBody {}
+
+impl WriteBody for NoBody {}
+
+/// Everything a write handler needs from its request.
+pub struct GameWrite<B> {
+    pub user_id: String,
+    /// The `{id}` of the path; on a route without one (creating a game), a new id.
+    pub game_id: String,
+    /// `None` when the body is empty.
+    pub body: Option<B>,
+    /// From `If-Match: "<version>"` and/or the body's `expected_version` (they must agree).
+    pub expected: Option<i64>,
+    pub idempotency: Option<IdemKey>,
+}
+
+impl<B> GameWrite<B> {
+    /// The command as the command layer takes it.
+    pub fn command(&self, command: Command) -> commands::Write {
+        commands::Write {
+            game_id: self.game_id.clone(),
+            command,
+            actor: Actor::Player(self.user_id.clone()),
+            expected: self.expected,
+        }
+    }
+}
+
+impl<B: WriteBody> FromRequest for GameWrite<B> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let auth = Authenticated::from_request(req, payload);
+        let bytes = web::Bytes::from_request(req, payload);
+        let req = req.clone();
+        Box::pin(async move {
+            let auth = auth.await?;
+            auth.require(Scope::Play)?;
+            let game_id = match req.match_info().get("id") {
+                Some(raw) => game_id(raw)?,
+                None => uuid::Uuid::new_v4().to_string(),
+            };
+            let bytes = bytes.await.map_err(|e| {
+                if e.as_response_error().status_code() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::PayloadTooLarge { limit: 0 }
+                } else {
+                    ApiError::field("body", format!("could not read the body: {e}"))
+                }
+            })?;
+            let body: Option<B> = parse_json_object(&req, &bytes)?;
+            let expected = expected_version(&req, body.as_ref().and_then(B::expected_version))?;
+            let idempotency = idempotency_key(&req, &auth.user_id, &bytes)?;
+            Ok(GameWrite {
+                user_id: auth.user_id,
+                game_id,
+                body,
+                expected,
+                idempotency,
+            })
+        })
+    }
+}
+
+/// `If-Match: "<version>"` (the quotes are optional; weak tags are not accepted).
+fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
+    let Some(v) = req.headers().get(header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let text = v.to_str().unwrap_or("").trim();
+    let inner = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text);
+    inner
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n >= 0)
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::field(
+                "If-Match",
+                "must be the game's version as an ETag, e.g. \"12\"",
+            )
+        })
+}
+
+/// The expected version from the body and/or `If-Match` (they must agree).
+fn expected_version(req: &HttpRequest, body: Option<i64>) -> Result<Option<i64>, ApiError> {
+    let header = if_match(req)?;
+    match (body, header) {
+        (Some(b), _) if b < 0 => Err(ApiError::field("expected_version", "must be 0 or more")),
+        (Some(b), Some(h)) if b != h => Err(ApiError::field(
+            "expected_version",
+            format!("is {b} but If-Match says {h}"),
+        )),
+        (b, h) => Ok(b.or(h)),
+    }
+}
+
+/// Reads the `Idempotency-Key` header: `None` without it, 400 when malformed. The hash
+/// covers the method, the path, `If-Match` and the body's bytes.
+fn idempotency_key(
+    req: &HttpRequest,
+    user_id: &str,
+    body: &[u8],
+) -> Result<Option<IdemKey>, ApiError> {
+    let Some(value) = req.headers().get(IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    let key = value
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|k| {
+            !k.is_empty() && k.len() <= MAX_KEY_LEN && k.bytes().all(|b| b.is_ascii_graphic())
+        })
+        .ok_or_else(|| {
+            ApiError::field(
+                IDEMPOTENCY_KEY,
+                format!("must be 1 to {MAX_KEY_LEN} visible ASCII characters"),
+            )
+        })?;
+    let mut h = Sha256::new();
+    h.update(req.method().as_str().as_bytes());
+    h.update(b" ");
+    h.update(req.path().as_bytes());
+    h.update(b"\n");
+    if let Some(m) = req.headers().get(header::IF_MATCH) {
+        h.update(m.as_bytes());
+    }
+    h.update(b"\n");
+    h.update(body);
+    Ok(Some(IdemKey {
+        user_id: user_id.to_string(),
+        key: key.to_string(),
+        hash: hex::encode(h.finalize()),
+    }))
+}
+
+/// How a write is answered.
+#[derive(Debug, Clone, Copy)]
+pub enum Render {
+    /// The game's summary (creating a game, seats).
+    Summary(StatusCode),
+    /// What the action did (moves, resignations, draw offers).
+    Action(StatusCode),
+}
+
+impl Render {
+    fn answer(
+        self,
+        conn: &mut DbConnection,
+        written: &Written,
+        viewer: &str,
+    ) -> Result<StoredAnswer, StoreError> {
+        let (status, body) = match self {
+            Render::Summary(status) => {
+                let row = GameRow::of(&written.state);
+                let (_, players) = queries::summary(conn, &row.id)?;
+                let summary = GameSummary::of(&row, &players, Some(viewer));
+                (status, serde_json::to_value(summary))
+            }
+            Render::Action(status) => {
+                let result = ActionResult::of(
+                    &written.state,
+                    written.first_seq,
+                    &written.events,
+                    &written.steps,
+                );
+                (status, serde_json::to_value(result))
+            }
+        };
+        let body = body.map_err(|e| StoreError::Database(format!("rendering an answer: {e}")))?;
+        Ok(StoredAnswer {
+            status: status.as_u16(),
+            body,
+        })
+    }
+}
+
+/// An answer, fresh or replayed from the idempotency store.
+pub struct Answer {
+    pub stored: StoredAnswer,
+    pub replayed: bool,
+}
+
+impl Answer {
+    /// The HTTP response: `ETag` is the new version, `Location` if given.
+    pub fn respond(self, location: impl FnOnce(&Value) -> Option<String>) -> HttpResponse {
+        let status = StatusCode::from_u16(self.stored.status).unwrap_or(StatusCode::OK);
+        let mut b = HttpResponse::build(status);
+        if let Some(v) = self.stored.body.get("version").and_then(Value::as_i64) {
+            b.insert_header((header::ETAG, etag(v)));
+        }
+        if let Some(l) = location(&self.stored.body) {
+            b.insert_header((header::LOCATION, l));
+        }
+        if self.replayed {
+            b.insert_header(("Idempotent-Replayed", "true"));
+        }
+        b.json(self.stored.body)
+    }
+}
+
+/// Runs `command` for the request `w` and renders its answer. With an `Idempotency-Key`,
+/// a stored answer is replayed, and a fresh one is stored in the write's transaction.
+pub async fn execute<B>(
+    app: &web::Data<AppState>,
+    w: &GameWrite<B>,
+    command: Command,
+    render: Render,
+) -> Result<Answer, ApiError> {
+    let app = app.clone();
+    let write = w.command(command);
+    let key = w.idempotency.clone();
+    let viewer = w.user_id.clone();
+    db::run_with(&app.pool.clone(), move |conn| {
+        if let Some(key) = &key {
+            match idempotency::lookup(conn, key)? {
+                Lookup::New => {}
+                Lookup::Replay(stored) => {
+                    return Ok(Answer {
+                        stored,
+                        replayed: true,
+                    });
+                }
+                Lookup::Reused => return Err(key_reused(key)),
+            }
+        }
+        let clock = app.clock.clone();
+        let mut fresh: Option<StoredAnswer> = None;
+        let result = match &key {
+            None => commands::execute(conn, &app.games, &*clock, &write, None).and_then(|w| {
+                fresh = Some(render.answer(conn, &w, &viewer)?);
+                Ok(w)
+            }),
+            Some(key) => {
+                let at = clock.now();
+                let mut store_answer = |conn: &mut DbConnection, w: &Written| {
+                    let answer = render.answer(conn, w, &viewer)?;
+                    idempotency::store(conn, key, &answer, at)?;
+                    fresh = Some(answer);
+                    Ok(())
+                };
+                commands::execute(conn, &app.games, &*clock, &write, Some(&mut store_answer))
+            }
+        };
+        match (result, fresh) {
+            (Ok(_), Some(stored)) => Ok(Answer {
+                stored,
+                replayed: false,
+            }),
+            (Ok(_), None) => Err(ApiError::internal("a write was not rendered")),
+            (Err(error), _) => {
+                // The first attempt of this very request may have committed meanwhile (a
+                // retry racing it): its stored answer wins over any error.
+                if let Some(key) = &key {
+                    match idempotency::lookup(conn, key)? {
+                        Lookup::Replay(stored) => {
+                            return Ok(Answer {
+                                stored,
+                                replayed: true,
+                            });
+                        }
+                        Lookup::Reused => return Err(key_reused(key)),
+                        Lookup::New => {}
+                    }
+                }
+                Err(error.into())
+            }
+        }
+    })
+    .await
+}
+
+fn key_reused(key: &IdemKey) -> ApiError {
+    ApiError::IdempotencyKeyReused(format!(
+        "the Idempotency-Key {:?} was already used for a different request",
+        key.key
+    ))
+}
