@@ -7,6 +7,7 @@
 //! - [`Game`]: a whole game replayed from its actions, with each action's [`Effect`]s,
 //!   the outcome and the ranking.
 //! - [`read_record`] and [`write_record`]: the game record (`docs/record-format.md`).
+//! - [`board_svg`]: the board as an SVG picture.
 //! - [`perft`], and the `djambi` command in [`cli`].
 
 mod bitboard;
@@ -27,6 +28,7 @@ mod record;
 mod resolve;
 mod seat;
 mod square;
+mod svg;
 
 pub use board::Board;
 pub use effects::{Effect, EffectSink};
@@ -43,3 +45,4 @@ pub use record::{
 };
 pub use seat::{Seat, SeatSet};
 pub use square::Square;
+pub use svg::{SvgOptions, board_svg};
