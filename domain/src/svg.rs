@@ -312,7 +312,7 @@ fn caption(s: &mut String, position: &Position, title: &str) {
     let top = 2 * EDGE + BOARD;
     let _ = writeln!(
         s,
-        r##"<g id="caption" fill="#1A1A1A"><text x="{EDGE}" y="{}" font-size="20" font-weight="bold">{}</text>"##,
+        r##"<g id="caption" fill="#1A1A1A"><text x="{EDGE}" y="{}" font-size="17" font-weight="bold">{}</text>"##,
         top + 22,
         escape(title)
     );
