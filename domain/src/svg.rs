@@ -45,7 +45,7 @@ const SQ: i32 = 60;
 const EDGE: i32 = 28;
 const BOARD: i32 = 9 * SQ;
 /// The caption's height under the board.
-const CAPTION: i32 = 64;
+const CAPTION: i32 = 84;
 
 /// A party's fill colour and the colour of text drawn on it (Okabe-Ito).
 const fn colours(party: Seat) -> (&'static str, &'static str) {
@@ -316,30 +316,31 @@ fn caption(s: &mut String, position: &Position, title: &str) {
         top + 22,
         escape(title)
     );
-    let mut x = EDGE;
+    // Two columns of two: the longest label ("Yellow played by Green") fits either.
     for party in Seat::ALL {
         let (fill, _) = colours(party);
         let label = match position.control(party) {
             Control::Seat(seat) if seat == party => party.name().to_string(),
-            Control::Seat(seat) => format!("{} \u{2192} {}", party.name(), seat.name()),
+            Control::Seat(seat) => format!("{} played by {}", party.name(), seat.name()),
             Control::Hostage => format!("{} hostage", party.name()),
             Control::Orphaned => format!("{} orphaned", party.name()),
         };
+        let x = EDGE + (party.index() as i32 % 2) * BOARD / 2;
+        let y = top + 44 + (party.index() as i32 / 2) * 24;
         let _ = writeln!(
             s,
-            r##"<circle cx="{}" cy="{}" r="8" fill="{fill}" stroke="#1A1A1A" stroke-width="1.5"/><text x="{}" y="{}" font-size="15">{}</text>"##,
+            r##"<circle cx="{}" cy="{y}" r="8" fill="{fill}" stroke="#1A1A1A" stroke-width="1.5"/><text x="{}" y="{}" font-size="15">{}</text>"##,
             x + 8,
-            top + 48,
-            x + 20,
-            top + 53,
+            x + 22,
+            y + 5,
             escape(&label)
         );
-        x += BOARD / 4;
     }
     s.push_str("</g>\n");
 }
 
-/// "Red to move", "Green to move (bonus turn after Blue) · Green rules", "Game over".
+/// "Red to move", "Green to move (bonus turn after Blue) · Green rules",
+/// "Game over: Red wins".
 fn turn_text(position: &Position) -> String {
     let mut text = match position.turn() {
         Turn::Regular(seat) => format!("{} to move", seat.name()),
@@ -350,7 +351,17 @@ fn turn_text(position: &Position) -> String {
                 after.name()
             )
         }
-        Turn::Over => "Game over".to_string(),
+        Turn::Over => {
+            let active = position.active_seats();
+            match active.iter().collect::<Vec<_>>().as_slice() {
+                [winner] => format!("Game over: {} wins", winner.name()),
+                [] => "Game over: a draw".to_string(),
+                seats => {
+                    let names: Vec<&str> = seats.iter().map(|s| s.name()).collect();
+                    format!("Game over: a draw between {}", names.join(", "))
+                }
+            }
+        }
     };
     if let Some(ruler) = position.ruler() {
         let _ = write!(text, " \u{b7} {} rules", ruler.name());
@@ -420,7 +431,7 @@ mod tests {
                 caption: true,
             },
         );
-        assert!(svg.contains(r#"width="300" height="333""#), "{svg}");
+        assert!(svg.contains(r#"width="300" height="343""#), "{svg}");
         assert!(svg.contains("last move: from C8"));
         assert!(svg.contains("last move: to D7"));
         assert!(svg.contains("Blue to move"));
