@@ -393,7 +393,10 @@ fn check_svg(svg: &str, position: &Position, last: Option<&Move>) {
         assert!(title.contains("Game over"), "{title}");
         let active: Vec<Seat> = position.active_seats().iter().collect();
         if let [winner] = active.as_slice() {
-            assert!(title.contains(&format!("{} wins", winner.name())), "{title}");
+            assert!(
+                title.contains(&format!("{} wins", winner.name())),
+                "{title}"
+            );
         }
     } else {
         let seat = position.to_move().unwrap();

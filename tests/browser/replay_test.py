@@ -20,7 +20,9 @@ What it checks, for a game whose record is public:
      of GET /v1/games/{id}/state?at=VERSION fetched here independently;
   3. ArrowLeft, End, the "first" button, a changed hash and a page opened at #N land
      where they should;
-  4. it saves OUTDIR/replay.png (the page at the last step) and OUTDIR/replay-start.png.
+  4. on a phone-sized screen (390 px) the page fits the width;
+  5. it saves OUTDIR/replay.png (the page at the last step), OUTDIR/replay-start.png and
+     OUTDIR/replay-phone.png.
 
 Exit status 0 when every check passes, 1 on a failed check, 2 when the browser or the
 server cannot be used.
@@ -255,6 +257,20 @@ def run(base, game, outdir, chromium, timeout):
             browser.wait_for("location.href === 'about:blank'", "a blank page")
             browser.navigate(f"{page_url}#{middle + 1}")
             check_step(browser, base, game, middle + 1, dfens)
+        # A phone: nothing wider than the screen, the board and the controls visible.
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+        browser.navigate(f"{page_url}#{last}")
+        check_step(browser, base, game, last, dfens)
+        layout = browser.eval(
+            "(() => { const r = id => document.getElementById(id).getBoundingClientRect();"
+            " return {overflow: document.documentElement.scrollWidth - window.innerWidth,"
+            " board: r('board').width, next: r('next').bottom, height: window.innerHeight}; })()")
+        if layout["overflow"] > 0 or not 250 <= layout["board"] <= 390:
+            raise Failed(f"the page does not fit a phone's width: {layout}")
+        if layout["next"] > 2 * layout["height"]:
+            raise Failed(f"the controls are far below the board on a phone: {layout}")
+        browser.screenshot(os.path.join(outdir, "replay-phone.png"))
     finally:
         browser.close()
     print(f"ok: {len(actions)} actions stepped through in Chromium; screenshots in {outdir}")
