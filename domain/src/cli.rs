@@ -6,13 +6,17 @@ use std::io::{BufRead, Write};
 use serde_json::{Value, json};
 
 use crate::error::ParseError;
+use crate::game::{Action, Game, Outcome};
 use crate::moves::Move;
 use crate::perft::perft;
 use crate::position::Position;
+use crate::record::{Record, action_line, read_record};
 use crate::seat::{Seat, SeatSet};
+use crate::svg::{SvgOptions, board_svg};
 
 const USAGE: &str = "usage: djambi start [--seats RBY] | moves <DFEN> | play <DFEN> <MOVE>... | \
-resign <DFEN> <SEAT> | perft <DEPTH> [<DFEN>] | batch";
+resign <DFEN> <SEAT> | perft <DEPTH> [<DFEN>] | batch | record check <FILE> | \
+record replay <FILE> | svg <DFEN> [--last <MOVE>]";
 
 /// Deepest perft the command accepts: depth 6 from the start already takes minutes.
 const MAX_PERFT_DEPTH: u32 = 8;
@@ -105,8 +109,73 @@ fn command_output(command: &str, args: &[String]) -> Result<String, Failure> {
             };
             Ok(format!("{}\n", perft(&position, depth)))
         }
+        ("record", [sub, file]) if sub == "check" => {
+            let record = read_record_file(file)?;
+            Ok(format!("{file}: {}\n", record_summary(&record)))
+        }
+        ("record", [sub, file]) if sub == "replay" => replay_lines(&read_record_file(file)?),
+        ("svg", [dfen, rest @ ..]) => {
+            let position = parse_dfen(dfen)?;
+            let last = match rest {
+                [] => None,
+                [flag, text] if flag == "--last" => Some(
+                    text.parse::<Move>()
+                        .map_err(|e: ParseError| Failure::Usage(format!("--last {text:?}: {e}")))?,
+                ),
+                _ => return Err(usage()),
+            };
+            Ok(board_svg(&position, last.as_ref(), &SvgOptions::default()))
+        }
         _ => Err(usage()),
     }
+}
+
+/// Reads and replays a record file: status 1 when an action breaks the rules, 2 when
+/// the file cannot be read or is malformed; the message names the line.
+fn read_record_file(file: &str) -> Result<Record, Failure> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::Usage(format!("cannot read {file}: {e}")))?;
+    read_record(&text).map_err(|e| {
+        let msg = format!("{file}: {e}");
+        if e.breaks_rules() {
+            Failure::Rules(msg)
+        } else {
+            Failure::Usage(msg)
+        }
+    })
+}
+
+/// `record check`'s line: seats, moves, other actions, the result.
+fn record_summary(record: &Record) -> String {
+    let moves = record
+        .actions
+        .iter()
+        .filter(|a| matches!(a, Action::Move(_)))
+        .count();
+    let others = record.actions.len() - moves;
+    let result = match record.outcome() {
+        None => "in progress".to_string(),
+        Some(Outcome::Win(seat)) => format!("{} wins", seat.name()),
+        Some(Outcome::Draw(seats)) => format!("draw {seats}"),
+    };
+    format!(
+        "ok, seats {}, {moves} moves, {others} other actions, {result}",
+        record.settings.seats
+    )
+}
+
+/// `record replay`: the start and then one line per action, tab-separated: the action's
+/// number (0 for the start), its record line, the DFEN after it.
+fn replay_lines(record: &Record) -> Result<String, Failure> {
+    let mut game = Game::new(record.settings).map_err(|e| Failure::Usage(e.to_string()))?;
+    let mut out = format!("0\tstart\t{}\n", game.position());
+    for (i, action) in record.actions.iter().enumerate() {
+        let line = action_line(&game, action);
+        game.apply(action)
+            .map_err(|e| Failure::Rules(format!("action {}: {e}", i + 1)))?;
+        out.push_str(&format!("{}\t{line}\t{}\n", i + 1, game.position()));
+    }
+    Ok(out)
 }
 
 fn parse_seat(text: &str) -> Result<Seat, Failure> {

@@ -60,10 +60,24 @@ impl GameSettings {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Action {
     Move(Move),
-    /// A seat resigns (or times out under settings that treat a timeout as resignation).
+    /// A seat resigns.
     Resign(Seat),
+    /// A seat ran out of time. Under RULES.md section 7 a timeout the game's settings
+    /// treat as a resignation has exactly its effect; it is a variant of its own so that
+    /// records and histories say "timed out".
+    Timeout(Seat),
     /// Every active seat accepted a draw (decided by the service, outside the rules).
     AgreedDraw,
+}
+
+impl Action {
+    /// The seat a resignation or a timeout is about; `None` for moves and draws.
+    pub const fn leaving_seat(&self) -> Option<Seat> {
+        match self {
+            Action::Resign(seat) | Action::Timeout(seat) => Some(*seat),
+            Action::Move(_) | Action::AgreedDraw => None,
+        }
+    }
 }
 
 /// How a finished game ended.
@@ -158,7 +172,9 @@ impl Game {
         let mut effects = Vec::new();
         match action {
             Action::Move(mv) => self.position.play_in_place(mv, &mut effects)?,
-            Action::Resign(seat) => self.position.resign_in_place(*seat, &mut effects)?,
+            Action::Resign(seat) | Action::Timeout(seat) => {
+                self.position.resign_in_place(*seat, &mut effects)?
+            }
             Action::AgreedDraw => {}
         }
         let after = self.position.active_seats();

@@ -6,6 +6,8 @@
 //!   [`Position::resign`], DFEN parsing (`FromStr`) and formatting (`Display`).
 //! - [`Game`]: a whole game replayed from its actions, with each action's [`Effect`]s,
 //!   the outcome and the ranking.
+//! - [`read_record`] and [`write_record`]: the game record (`docs/record-format.md`).
+//! - [`board_svg`]: the board as an SVG picture.
 //! - [`perft`], and the `djambi` command in [`cli`].
 
 mod bitboard;
@@ -26,6 +28,7 @@ mod record;
 mod resolve;
 mod seat;
 mod square;
+mod svg;
 
 pub use board::Board;
 pub use effects::{Effect, EffectSink};
@@ -36,6 +39,10 @@ pub use notation::MoveText;
 pub use perft::perft;
 pub use piece::{Kind, Piece};
 pub use position::{Control, Position, Turn};
-pub use record::{Record, read_record, result_text, write_record};
+pub use record::{
+    Comment, Record, RecordError, RecordErrorKind, action_line, player_type_key, read_record,
+    result_text, write_record,
+};
 pub use seat::{Seat, SeatSet};
 pub use square::Square;
+pub use svg::{SvgOptions, board_svg};

@@ -43,6 +43,17 @@ impl Seat {
         }
     }
 
+    /// The seat's name in English: `Red`, `Blue`, `Yellow` or `Green` (the record's
+    /// player headers, the board picture's captions).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Seat::Red => "Red",
+            Seat::Blue => "Blue",
+            Seat::Yellow => "Yellow",
+            Seat::Green => "Green",
+        }
+    }
+
     /// The next seat in play order, wrapping from Green to Red.
     pub const fn next(self) -> Seat {
         Seat::from_index(self.index() + 1)

@@ -1,0 +1,250 @@
+// The replay page of a game (GET /games/{id}): steps through the game's history.
+// Plain JavaScript, no build step, no inline script (the page is served with
+// Content-Security-Policy script-src 'self').
+//
+// It reads the game id from <main data-game-id>, pages through
+// GET /v1/games/{id}/events (items + next_cursor) to list the actions that change the
+// position, shows GET /v1/games/{id}/board.svg?at=VERSION for the chosen step, and puts
+// on the <img id="board"> element, for tools and tests:
+//   data-step     the step shown: 0 for the start, n after the n-th action
+//   data-steps    the number of the last step
+//   data-version  the event version drawn (the `at` of board.svg and state)
+//   data-dfen     the DFEN of GET /v1/games/{id}/state?at=VERSION
+//   data-ready    "true" once the picture and the DFEN of this step are both loaded
+// The URL hash is the step (#12); opening the page with a hash starts there, without one
+// at the last step. Keys: ArrowLeft, ArrowRight, Home, End.
+(function () {
+  "use strict";
+
+  var SEAT_NAMES = { R: "Red", B: "Blue", Y: "Yellow", G: "Green" };
+
+  var root = document.getElementById("replay");
+  if (!root) return;
+  var gameId = root.getAttribute("data-game-id");
+  var api = "/v1/games/" + encodeURIComponent(gameId);
+  var board = document.getElementById("board");
+  var list = document.getElementById("move-list");
+  var status = document.getElementById("status");
+  var counter = document.getElementById("counter");
+  var caption = document.getElementById("position-caption");
+  var buttons = {
+    first: document.getElementById("first"),
+    prev: document.getElementById("prev"),
+    next: document.getElementById("next"),
+    last: document.getElementById("last"),
+  };
+
+  // steps[i] = { version, label, seat }; steps[0] is the start.
+  var steps = [];
+  var current = -1;
+  // Bumped on every step change, so that late answers for an old step are ignored.
+  var generation = 0;
+
+  function seatName(letter) {
+    return SEAT_NAMES[letter] || String(letter || "?");
+  }
+
+  function setStatus(text) {
+    status.textContent = text;
+  }
+
+  async function getJson(url) {
+    var response = await fetch(url, { headers: { accept: "application/json" } });
+    var body = null;
+    try {
+      body = await response.json();
+    } catch (e) {
+      body = null;
+    }
+    if (!response.ok) {
+      var detail = body && (body.detail || body.title);
+      throw new Error(detail || "HTTP " + response.status + " for " + url);
+    }
+    return body;
+  }
+
+  // Every event of the game, following the pages' next_cursor.
+  async function allEvents() {
+    var events = [];
+    var after = null;
+    for (var pages = 0; pages < 10000; pages++) {
+      var url = api + "/events?limit=100" + (after ? "&after=" + encodeURIComponent(after) : "");
+      var page = await getJson(url);
+      events = events.concat(page.items || []);
+      after = page.next_cursor;
+      if (!after || !(page.items || []).length) break;
+    }
+    return events;
+  }
+
+  // The label of an event that changes the position, or null for the others: moves,
+  // resignations, timeouts, and the agreed draw (an `ended` event with reason
+  // draw_agreed); a plain `ended` after the deciding move changes nothing.
+  function labelOf(event, plies) {
+    var p = event.payload || {};
+    switch (event.kind) {
+      case "move_played":
+        return plies + 1 + ". " + (p.seat || "?") + " " + (p.text || "");
+      case "resigned":
+        return seatName(p.seat) + " resigns";
+      case "timed_out":
+      case "timeout":
+        return seatName(p.seat) + " timed out";
+      case "draw_agreed":
+        return "Draw agreed";
+      case "ended":
+        return p.result && p.result.reason === "draw_agreed" ? "Draw agreed" : null;
+      default:
+        return null;
+    }
+  }
+
+  function buildSteps(events) {
+    var result = [];
+    var plies = 0;
+    var startVersion = null;
+    var lastVersion = 0;
+    events.forEach(function (event) {
+      lastVersion = Math.max(lastVersion, event.seq);
+      var label = labelOf(event, plies);
+      if (label === null) return;
+      if (startVersion === null) startVersion = Math.max(1, event.seq - 1);
+      if (event.kind === "move_played") plies += 1;
+      result.push({ version: event.seq, label: label, seat: (event.payload || {}).seat });
+    });
+    if (startVersion === null) startVersion = Math.max(1, lastVersion);
+    result.unshift({ version: startVersion, label: "Start", seat: null });
+    return result;
+  }
+
+  function renderList() {
+    list.textContent = "";
+    steps.forEach(function (step, i) {
+      var item = document.createElement("li");
+      item.value = i;
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "step";
+      button.setAttribute("data-step", String(i));
+      button.textContent = step.label;
+      button.addEventListener("click", function () {
+        go(i);
+      });
+      item.appendChild(button);
+      list.appendChild(item);
+    });
+    board.setAttribute("data-steps", String(steps.length - 1));
+  }
+
+  function stepFromHash() {
+    var match = /^#(\d+)$/.exec(window.location.hash);
+    return match ? parseInt(match[1], 10) : null;
+  }
+
+  function go(index) {
+    if (!steps.length) return;
+    index = Math.max(0, Math.min(steps.length - 1, index));
+    if (index === current) return;
+    current = index;
+    var mine = ++generation;
+    var step = steps[index];
+    board.setAttribute("data-ready", "false");
+    board.setAttribute("data-step", String(index));
+    board.setAttribute("data-version", String(step.version));
+    board.setAttribute("data-dfen", "");
+    if (window.location.hash !== "#" + index) {
+      history.replaceState(null, "", "#" + index);
+    }
+    counter.textContent = index + " / " + (steps.length - 1);
+    caption.textContent = index === 0 ? "The starting position." : "After " + step.label + ".";
+    buttons.first.disabled = buttons.prev.disabled = index === 0;
+    buttons.next.disabled = buttons.last.disabled = index === steps.length - 1;
+    Array.prototype.forEach.call(list.querySelectorAll("button.step"), function (b) {
+      if (b.getAttribute("data-step") === String(index)) {
+        b.setAttribute("aria-current", "step");
+        b.scrollIntoView({ block: "nearest" });
+      } else {
+        b.removeAttribute("aria-current");
+      }
+    });
+
+    var imageLoaded = new Promise(function (resolve) {
+      board.onload = function () {
+        resolve(true);
+      };
+      board.onerror = function () {
+        resolve(false);
+      };
+    });
+    board.alt = "The board " + (index === 0 ? "at the start" : "after " + step.label);
+    board.src = api + "/board.svg?at=" + step.version;
+    var state = getJson(api + "/state?at=" + step.version);
+    Promise.all([imageLoaded, state])
+      .then(function (results) {
+        if (mine !== generation) return;
+        var view = results[1];
+        board.setAttribute("data-dfen", view.dfen);
+        setStatus(describe(view) + (results[0] ? "" : " (the picture did not load)"));
+        board.setAttribute("data-ready", "true");
+      })
+      .catch(function (error) {
+        if (mine !== generation) return;
+        setStatus("Could not load this position: " + error.message);
+      });
+  }
+
+  function describe(view) {
+    var text = "Ply " + view.ply + ". ";
+    if (view.turn && view.turn.seat) {
+      text += seatName(view.turn.seat) + " to move";
+      if (view.turn.bonus_after) text += " (bonus turn after " + seatName(view.turn.bonus_after) + ")";
+      text += ".";
+    } else if (view.result) {
+      var seats = (view.result.seats || []).map(seatName).join(", ");
+      text += view.result.kind === "draw" ? "Draw: " + seats + "." : seats + " wins.";
+    } else {
+      text += "Game over.";
+    }
+    if (view.ruler) text += " " + seatName(view.ruler) + " rules.";
+    return text;
+  }
+
+  function onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    var target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    var moves = {
+      ArrowLeft: function () { go(current - 1); },
+      ArrowRight: function () { go(current + 1); },
+      Home: function () { go(0); },
+      End: function () { go(steps.length - 1); },
+    };
+    if (moves[event.key]) {
+      event.preventDefault();
+      moves[event.key]();
+    }
+  }
+
+  async function start() {
+    buttons.first.addEventListener("click", function () { go(0); });
+    buttons.prev.addEventListener("click", function () { go(current - 1); });
+    buttons.next.addEventListener("click", function () { go(current + 1); });
+    buttons.last.addEventListener("click", function () { go(steps.length - 1); });
+    document.addEventListener("keydown", onKey);
+    window.addEventListener("hashchange", function () {
+      var wanted = stepFromHash();
+      if (wanted !== null) go(wanted);
+    });
+    try {
+      steps = buildSteps(await allEvents());
+    } catch (error) {
+      setStatus("Could not load the game: " + error.message);
+      return;
+    }
+    renderList();
+    var wanted = stepFromHash();
+    go(wanted === null ? steps.length - 1 : wanted);
+  }
+
+  start();
+})();

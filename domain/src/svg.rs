@@ -1,0 +1,439 @@
+//! The board as a picture: a pure function from a position (and the move that led to
+//! it) to an SVG document, served as `/v1/games/{id}/board.svg` and printed by
+//! `djambi svg`.
+//!
+//! The 9x9 board with the maze (`E5`) marked, file letters `A`..`I` and rank numbers
+//! `1`..`9` on all four edges (`A1` bottom-left, RULES.md section 1), each piece a disc
+//! in its party's colour carrying its kind's letter (`C A R D N M`, as in DFEN), corpses
+//! grey and crossed out with a rim of their party's colour, the last move's squares
+//! highlighted with an arrow, and a caption saying whose turn it is, who rules, and who
+//! controls each party. The colours are the Okabe-Ito palette, told apart with the
+//! common colour-vision deficiencies; the letters carry the kind without colour. The
+//! output is deterministic and well-formed XML, with a `<title>` and `<desc>` for screen
+//! readers.
+
+use std::fmt::Write;
+
+use crate::moves::Move;
+use crate::piece::Piece;
+use crate::position::{Control, Position, Turn};
+use crate::seat::Seat;
+use crate::square::Square;
+
+/// How to draw the picture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SvgOptions {
+    /// The `width` attribute in pixels (the height follows the aspect ratio); `None`
+    /// leaves the picture to scale to its container (only the `viewBox` is set).
+    pub width: Option<u32>,
+    /// The caption under the board: whose turn, the ruler, each party's controller.
+    pub caption: bool,
+}
+
+impl Default for SvgOptions {
+    fn default() -> SvgOptions {
+        SvgOptions {
+            width: None,
+            caption: true,
+        }
+    }
+}
+
+/// The side of a square, in user units.
+const SQ: i32 = 60;
+/// The band around the board holding the coordinates.
+const EDGE: i32 = 28;
+const BOARD: i32 = 9 * SQ;
+/// The caption's height under the board.
+const CAPTION: i32 = 84;
+
+/// A party's fill colour and the colour of text drawn on it (Okabe-Ito).
+const fn colours(party: Seat) -> (&'static str, &'static str) {
+    match party {
+        Seat::Red => ("#D55E00", "#000000"),
+        Seat::Blue => ("#0072B2", "#FFFFFF"),
+        Seat::Yellow => ("#F0E442", "#000000"),
+        Seat::Green => ("#009E73", "#000000"),
+    }
+}
+
+/// The picture of a position as an SVG document. `last_move` (the move that led to the
+/// position, if any) is highlighted: its departure and arrival squares, its exit from
+/// the maze and where it placed a piece.
+pub fn board_svg(position: &Position, last_move: Option<&Move>, options: &SvgOptions) -> String {
+    let width = 2 * EDGE + BOARD;
+    let height = 2 * EDGE + BOARD + if options.caption { CAPTION } else { 0 };
+    let title = turn_text(position);
+    let mut s = String::with_capacity(16 * 1024);
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}""#
+    );
+    if let Some(w) = options.width {
+        let h = (u64::from(w) * height as u64).div_ceil(width as u64);
+        let _ = write!(s, r#" width="{w}" height="{h}""#);
+    }
+    let _ = writeln!(
+        s,
+        r#" role="img" aria-labelledby="board-title board-desc" font-family="DejaVu Sans, Verdana, Arial, sans-serif">"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<title id="board-title">Djambi board, ply {}: {}</title>"#,
+        position.ply(),
+        escape(&title)
+    );
+    let _ = writeln!(
+        s,
+        r#"<desc id="board-desc">DFEN {}; {}</desc>"#,
+        escape(&position.to_string()),
+        escape(&pieces_text(position))
+    );
+    let _ = writeln!(
+        s,
+        r##"<rect width="{width}" height="{height}" fill="#FAF7F0"/>"##
+    );
+    squares(&mut s);
+    coordinates(&mut s);
+    if let Some(mv) = last_move {
+        highlight(&mut s, mv);
+    }
+    for (square, piece) in position.board().pieces() {
+        piece_svg(&mut s, square, piece, position.control(piece.party));
+    }
+    if let Some(mv) = last_move {
+        arrow(&mut s, mv);
+    }
+    if options.caption {
+        caption(&mut s, position, &title);
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The top-left corner of a square, in user units.
+const fn corner(square: Square) -> (i32, i32) {
+    (
+        EDGE + square.file() as i32 * SQ,
+        EDGE + (8 - square.rank() as i32) * SQ,
+    )
+}
+
+const fn centre(square: Square) -> (i32, i32) {
+    let (x, y) = corner(square);
+    (x + SQ / 2, y + SQ / 2)
+}
+
+fn squares(s: &mut String) {
+    s.push_str(r##"<g id="squares" stroke="#8A7A5C" stroke-width="1">"##);
+    s.push('\n');
+    for square in Square::all() {
+        let (x, y) = corner(square);
+        let fill = if square.is_maze() {
+            "#5B4A78"
+        } else if (square.file() + square.rank()) % 2 == 0 {
+            "#E8DCC0"
+        } else {
+            "#F6EFDF"
+        };
+        let _ = writeln!(
+            s,
+            r#"<rect x="{x}" y="{y}" width="{SQ}" height="{SQ}" fill="{fill}"/>"#
+        );
+    }
+    s.push_str("</g>\n");
+    // The maze: nested walls with gaps, on a dark square.
+    let (x, y) = corner(Square::MAZE);
+    let _ = writeln!(
+        s,
+        concat!(
+            r##"<g id="maze" fill="none" stroke="#E8DCC0" stroke-width="2.5" stroke-linecap="square">"##,
+            "<title>E5, the maze</title>",
+            r#"<path d="M{a} {b}H{c}V{c2}H{b2}V{a2}H{a}Z"/>"#,
+            r#"<path d="M{d} {e}H{f}V{f2}H{d2}V{e2}"/>"#,
+            r#"<path d="M{g} {h}H{i}V{i2}H{g2}"/>"#,
+            "</g>"
+        ),
+        a = x + 31,
+        b = y + 6,
+        c = x + 54,
+        c2 = y + 54,
+        b2 = x + 6,
+        a2 = y + 6,
+        d = x + 24,
+        e = y + 15,
+        f = x + 45,
+        f2 = y + 45,
+        d2 = x + 15,
+        e2 = y + 22,
+        g = x + 30,
+        h = y + 24,
+        i = x + 36,
+        i2 = y + 36,
+        g2 = x + 24,
+    );
+    let _ = writeln!(
+        s,
+        r##"<rect x="{EDGE}" y="{EDGE}" width="{BOARD}" height="{BOARD}" fill="none" stroke="#4A3F2C" stroke-width="2"/>"##
+    );
+}
+
+fn coordinates(s: &mut String) {
+    s.push_str(
+        r##"<g id="coordinates" font-size="17" font-weight="bold" fill="#4A3F2C" text-anchor="middle" dominant-baseline="central">"##,
+    );
+    s.push('\n');
+    for i in 0..9 {
+        let file = (b'A' + i as u8) as char;
+        let x = EDGE + i * SQ + SQ / 2;
+        for y in [EDGE / 2, 2 * EDGE + BOARD - EDGE / 2] {
+            let _ = writeln!(s, r#"<text x="{x}" y="{y}">{file}</text>"#);
+        }
+        let rank = 9 - i;
+        let y = EDGE + i * SQ + SQ / 2;
+        for x in [EDGE / 2, 2 * EDGE + BOARD - EDGE / 2] {
+            let _ = writeln!(s, r#"<text x="{x}" y="{y}">{rank}</text>"#);
+        }
+    }
+    s.push_str("</g>\n");
+}
+
+fn highlight(s: &mut String, mv: &Move) {
+    s.push_str(r#"<g id="last-move">"#);
+    s.push('\n');
+    let mut marks = vec![(mv.from, "from"), (mv.to, "to")];
+    if let Some(exit) = mv.exit {
+        marks.push((exit, "exit"));
+    }
+    if let Some(place) = mv.place {
+        marks.push((place, "place"));
+    }
+    if let Some(victim) = mv.victim {
+        marks.push((victim, "victim"));
+    }
+    for (square, role) in marks {
+        let (x, y) = corner(square);
+        let (fill, dash) = match role {
+            "from" => ("#FFE9A8", r#" stroke-dasharray="6 4""#),
+            _ => ("#FFD966", ""),
+        };
+        let _ = writeln!(
+            s,
+            r##"<rect class="{role}" x="{}" y="{}" width="{}" height="{}" fill="{fill}" fill-opacity="0.85" stroke="#7A5200" stroke-width="3"{dash}><title>last move: {role} {square}</title></rect>"##,
+            x + 2,
+            y + 2,
+            SQ - 4,
+            SQ - 4,
+        );
+    }
+    s.push_str("</g>\n");
+}
+
+fn arrow(s: &mut String, mv: &Move) {
+    let mut points = vec![centre(mv.from), centre(mv.to)];
+    if let Some(exit) = mv.exit {
+        points.push(centre(exit));
+    }
+    let path: Vec<String> = points
+        .iter()
+        .enumerate()
+        .map(|(i, (x, y))| format!("{}{x} {y}", if i == 0 { 'M' } else { 'L' }))
+        .collect();
+    let _ = writeln!(
+        s,
+        concat!(
+            r#"<g id="last-move-arrow" opacity="0.75" pointer-events="none">"#,
+            r##"<path d="{}" fill="none" stroke="#3B2A00" stroke-width="5" stroke-linecap="round" stroke-linejoin="round"/>"##,
+            r##"<circle cx="{}" cy="{}" r="6" fill="#3B2A00"/>"##,
+            "</g>"
+        ),
+        path.join(""),
+        points.last().expect("two points").0,
+        points.last().expect("two points").1,
+    );
+}
+
+fn piece_svg(s: &mut String, square: Square, piece: Piece, control: Control) {
+    let (cx, cy) = centre(square);
+    let (fill, ink) = colours(piece.party);
+    let name = format!(
+        "{} {}{} on {square}",
+        piece.party.name(),
+        piece.kind.name(),
+        if piece.alive { "" } else { " (dead)" }
+    );
+    let letter = piece.kind.letter();
+    if piece.alive {
+        // Inert parties (hostage, orphaned) get a dashed rim.
+        let dash = match control {
+            Control::Seat(_) => "",
+            Control::Hostage | Control::Orphaned => r#" stroke-dasharray="5 3""#,
+        };
+        let _ = write!(
+            s,
+            r##"<g class="piece"><title>{name}</title><circle cx="{cx}" cy="{cy}" r="24" fill="{fill}" stroke="#1A1A1A" stroke-width="2.5"{dash}/>"##
+        );
+        if piece.is_living_chief() {
+            // A second ring: the chief stands out even before its letter is read.
+            let _ = write!(
+                s,
+                r##"<circle cx="{cx}" cy="{cy}" r="19" fill="none" stroke="{ink}" stroke-width="1.5"/>"##
+            );
+        }
+        let _ = writeln!(
+            s,
+            r#"<text x="{cx}" y="{cy}" font-size="24" font-weight="bold" fill="{ink}" text-anchor="middle" dominant-baseline="central">{letter}</text></g>"#
+        );
+    } else {
+        let (a, b) = (cx - 15, cx + 15);
+        let (c, d) = (cy - 15, cy + 15);
+        let _ = writeln!(
+            s,
+            concat!(
+                r##"<g class="corpse"><title>{name}</title>"##,
+                r##"<circle cx="{cx}" cy="{cy}" r="23" fill="#B8B8B8" stroke="{fill}" stroke-width="4"/>"##,
+                r##"<text x="{cx}" y="{cy}" font-size="18" fill="#555555" text-anchor="middle" dominant-baseline="central">{letter}</text>"##,
+                r##"<path d="M{a} {c}L{b} {d}M{b} {c}L{a} {d}" stroke="#222222" stroke-width="3.5" stroke-linecap="round"/></g>"##
+            ),
+            name = name,
+            cx = cx,
+            cy = cy,
+            fill = fill,
+            letter = letter.to_ascii_lowercase(),
+            a = a,
+            b = b,
+            c = c,
+            d = d,
+        );
+    }
+}
+
+fn caption(s: &mut String, position: &Position, title: &str) {
+    let top = 2 * EDGE + BOARD;
+    let _ = writeln!(
+        s,
+        r##"<g id="caption" fill="#1A1A1A"><text x="{EDGE}" y="{}" font-size="17" font-weight="bold">{}</text>"##,
+        top + 22,
+        escape(title)
+    );
+    // Two columns of two: the longest label ("Yellow played by Green") fits either.
+    for party in Seat::ALL {
+        let (fill, _) = colours(party);
+        let label = match position.control(party) {
+            Control::Seat(seat) if seat == party => party.name().to_string(),
+            Control::Seat(seat) => format!("{} played by {}", party.name(), seat.name()),
+            Control::Hostage => format!("{} hostage", party.name()),
+            Control::Orphaned => format!("{} orphaned", party.name()),
+        };
+        let x = EDGE + (party.index() as i32 % 2) * BOARD / 2;
+        let y = top + 44 + (party.index() as i32 / 2) * 24;
+        let _ = writeln!(
+            s,
+            r##"<circle cx="{}" cy="{y}" r="8" fill="{fill}" stroke="#1A1A1A" stroke-width="1.5"/><text x="{}" y="{}" font-size="15">{}</text>"##,
+            x + 8,
+            x + 22,
+            y + 5,
+            escape(&label)
+        );
+    }
+    s.push_str("</g>\n");
+}
+
+/// "Red to move", "Green to move (bonus turn after Blue) · Green rules",
+/// "Game over: Red wins".
+fn turn_text(position: &Position) -> String {
+    let mut text = match position.turn() {
+        Turn::Regular(seat) => format!("{} to move", seat.name()),
+        Turn::Bonus { seat, after } => {
+            format!(
+                "{} to move (bonus turn after {})",
+                seat.name(),
+                after.name()
+            )
+        }
+        Turn::Over => {
+            let active = position.active_seats();
+            match active.iter().collect::<Vec<_>>().as_slice() {
+                [winner] => format!("Game over: {} wins", winner.name()),
+                [] => "Game over: a draw".to_string(),
+                seats => {
+                    let names: Vec<&str> = seats.iter().map(|s| s.name()).collect();
+                    format!("Game over: a draw between {}", names.join(", "))
+                }
+            }
+        }
+    };
+    if let Some(ruler) = position.ruler() {
+        let _ = write!(text, " \u{b7} {} rules", ruler.name());
+    }
+    text
+}
+
+/// Every piece in words, for screen readers.
+fn pieces_text(position: &Position) -> String {
+    let words: Vec<String> = position
+        .board()
+        .pieces()
+        .map(|(square, piece)| {
+            format!(
+                "{square} {} {}{}",
+                piece.party.name(),
+                piece.kind.name(),
+                if piece.alive { "" } else { " corpse" }
+            )
+        })
+        .collect();
+    words.join(", ")
+}
+
+/// Text made safe for XML content and attributes.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_is_drawn_the_same_every_time() {
+        let position = Position::default();
+        let a = board_svg(&position, None, &SvgOptions::default());
+        let b = board_svg(&position, None, &SvgOptions::default());
+        assert_eq!(a, b);
+        assert!(a.starts_with("<svg "), "{a}");
+        assert!(a.contains("Red to move"));
+        assert_eq!(a.matches(r#"class="piece""#).count(), 36);
+        assert!(!a.contains("last-move"));
+    }
+
+    #[test]
+    fn the_last_move_and_the_size() {
+        let position = Position::default();
+        let mv: Move = "C8-D7".parse().unwrap();
+        let after = position.play(&mv).unwrap();
+        let svg = board_svg(
+            &after,
+            Some(&mv),
+            &SvgOptions {
+                width: Some(300),
+                caption: true,
+            },
+        );
+        assert!(svg.contains(r#"width="300" height="343""#), "{svg}");
+        assert!(svg.contains("last move: from C8"));
+        assert!(svg.contains("last move: to D7"));
+        assert!(svg.contains("Blue to move"));
+    }
+}
