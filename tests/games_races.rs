@@ -421,3 +421,47 @@ fn legal_move_pages_do_not_mix_positions() {
         assert_eq!(stale.json["current_version"], v + 1);
     }
 }
+
+/// The session of an access token is checked inside the write itself: after a logout the
+/// very next move is refused (401) and nothing is written, on the one-statement path
+/// (state cached at the expected version) and on the transactional one (a keyed write).
+#[test]
+fn a_logout_stops_the_next_move() {
+    for backend in [Backend::Postgres, Backend::Sqlite] {
+        let srv = TestServer::start(backend);
+        let (id, p) = four_player_game(&srv, "logout");
+        // A first move fills the server's cache at the next version.
+        let v = version(&srv, &id);
+        let lm = srv
+            .get(&format!("/v1/games/{id}/legal-moves"), None)
+            .expect(200)
+            .clone();
+        play(&srv, &p[0], &id, lm["moves"][0]["text"].clone(), v).expect(201);
+        let v = v + 1;
+        let lm = srv
+            .get(&format!("/v1/games/{id}/legal-moves"), None)
+            .expect(200)
+            .clone();
+        let mv = lm["moves"][0]["text"].clone();
+        srv.delete("/v1/sessions/current", Some(&p[1].access))
+            .expect(204);
+        play(&srv, &p[1], &id, mv.clone(), v).problem(401, "unauthorized");
+        let keyed = srv.send(
+            srv.request(Method::POST, &format!("/v1/games/{id}/moves"))
+                .bearer_auth(&p[1].access)
+                .header("Idempotency-Key", "after-logout")
+                .json(&json!({"move": mv, "expected_version": v})),
+        );
+        keyed.problem(401, "unauthorized");
+        srv.post(
+            &format!("/v1/games/{id}/draw-offer"),
+            Some(&p[1].access),
+            &json!({"action": "offer"}),
+        )
+        .problem(401, "unauthorized");
+        assert_eq!(version(&srv, &id), v, "nothing was written");
+        // A fresh login plays on.
+        let again = srv.login(&p[1].username, djambi_e2e::PASSWORD);
+        play(&srv, &again, &id, mv, v).expect(201);
+    }
+}

@@ -482,6 +482,9 @@ impl From<CommandError> for ApiError {
             CommandError::SeatTaken(m) => ApiError::SeatTaken(m),
             CommandError::Conflict(m) => ApiError::Conflict(m),
             CommandError::Busy(m) => ApiError::Unavailable(m),
+            CommandError::SessionEnded => ApiError::invalid_token(
+                "the access token's session has ended (logged out or revoked)",
+            ),
             CommandError::Store(e) => e.into(),
         }
     }

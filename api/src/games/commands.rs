@@ -122,6 +122,10 @@ pub struct Write {
     pub actor: Actor,
     /// The version the actor decided at; `None` applies the command to the current state.
     pub expected: Option<i64>,
+    /// The login session a player acts through, if any: the write happens only while it
+    /// is live, checked inside the write itself (so a logout stops the very next move,
+    /// without a query of its own before the write).
+    pub session: Option<String>,
 }
 
 /// What a write did.
@@ -166,6 +170,9 @@ pub enum CommandError {
     /// Every attempt met a concurrent write or a transient failure.
     #[error("{0}")]
     Busy(String),
+    /// The actor's login session ended (logout, password change, revocation).
+    #[error("the session has ended")]
+    SessionEnded,
     #[error(transparent)]
     Store(StoreError),
 }
@@ -338,6 +345,12 @@ fn attempt_in_transaction(
                 .map_err(CommandError::from)?;
             (version, Some(state))
         };
+        if let Some(session) = &write.session {
+            let user = write.actor.account().unwrap_or_default();
+            if !store::session_is_live(conn, session, user).map_err(CommandError::from)? {
+                return Err(Retry::Fail(CommandError::SessionEnded));
+            }
+        }
         let pending = decide(write, before.as_deref(), clock.now())?;
         let written = pending.into_written(before, version)?;
         match store::append(
@@ -393,14 +406,24 @@ fn fast_path(
         return Ok(None);
     }
     let written = pending.into_written(Some(before), version)?;
+    let guard = write.session.as_deref().zip(write.actor.account());
     match store::append_in_one_statement(
         pg,
         version,
         &written.events,
         write.actor.account(),
         &written.state,
+        guard,
     ) {
         Ok(true) => Ok(Some(written)),
+        // Nothing written: the version moved, or the session ended.
+        Ok(false)
+            if guard.is_some_and(|(sid, uid)| {
+                !store::session_is_live(conn, sid, uid).unwrap_or(true)
+            }) =>
+        {
+            Err(Retry::Fail(CommandError::SessionEnded))
+        }
         // Moved on: a stale client is answered by `moved`; a command without an expected
         // version goes down the normal path, which reads the current version.
         Ok(false) if write.expected.is_some() => Err(Retry::Moved),

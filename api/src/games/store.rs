@@ -24,16 +24,18 @@
 use std::sync::Arc;
 
 use chrono::NaiveDateTime;
+use diesel::expression::BoxableExpression;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::sql_types::Bool;
 use domain::Seat;
 
 use super::cache::GameCache;
 use super::events::Event;
 use super::state::{FoldError, GameState};
 use crate::db::{DbConnection, RunError};
-use crate::schema::{game_events, game_players, games, users};
+use crate::schema::{game_events, game_players, games, sessions, users};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -433,16 +435,45 @@ pub fn fits_one_statement(expected: i64, events: &[Event]) -> bool {
         })
 }
 
+/// Whether the login session `session_id` of `user_id` is live (not revoked).
+pub fn session_is_live(
+    conn: &mut DbConnection,
+    session_id: &str,
+    user_id: &str,
+) -> Result<bool, StoreError> {
+    Ok(diesel::select(diesel::dsl::exists(live_session(session_id, user_id))).get_result(conn)?)
+}
+
+/// `sessions` rows of a live session: `SELECT ... WHERE id = ? AND user_id = ? AND
+/// revoked_at IS NULL`.
+type LiveSession<'a> = diesel::dsl::Filter<
+    diesel::dsl::Filter<
+        diesel::dsl::Filter<sessions::table, diesel::dsl::Eq<sessions::id, &'a str>>,
+        diesel::dsl::Eq<sessions::user_id, &'a str>,
+    >,
+    diesel::dsl::IsNull<sessions::revoked_at>,
+>;
+
+fn live_session<'a>(session_id: &'a str, user_id: &'a str) -> LiveSession<'a> {
+    sessions::table
+        .filter(sessions::id.eq(session_id))
+        .filter(sessions::user_id.eq(user_id))
+        .filter(sessions::revoked_at.is_null())
+}
+
 /// The append protocol in one PostgreSQL statement, for appends that
 /// [`fits_one_statement`]: `WITH claim AS (UPDATE games SET <GameRow::of> WHERE id = ?
-/// AND version = v RETURNING id) INSERT INTO game_events SELECT ... FROM claim, unnest(..)`.
-/// Either both happen or neither. `Ok(false)` when the version had moved.
+/// AND version = v [AND the session is live] RETURNING id) INSERT INTO game_events
+/// SELECT ... FROM claim, unnest(..)`. Either both happen or neither. `Ok(false)` when
+/// nothing was written: the version had moved, or the `session` (session id, user id)
+/// has ended.
 pub fn append_in_one_statement(
     conn: &mut diesel::PgConnection,
     expected: i64,
     events: &[Event],
     actor_id: Option<&str>,
     new_state: &GameState,
+    session: Option<(&str, &str)>,
 ) -> Result<bool, StoreError> {
     check_shape(expected, events, new_state)?;
     if !fits_one_statement(expected, events) {
@@ -451,13 +482,16 @@ pub fn append_in_one_statement(
         ));
     }
     let projection = GameRow::of(new_state);
-    let claim = diesel::update(
-        games::table
-            .filter(games::id.eq(&new_state.id))
-            .filter(games::version.eq(expected)),
-    )
-    .set(&projection)
-    .returning(games::id);
+    type Condition<'a> = Box<dyn BoxableExpression<games::table, Pg, SqlType = Bool> + 'a>;
+    let mut claimable: Condition =
+        Box::new(games::id.eq(&new_state.id).and(games::version.eq(expected)));
+    if let Some((session_id, user_id)) = session {
+        claimable = Box::new(claimable.and(diesel::dsl::exists(live_session(session_id, user_id))));
+    }
+    let claim = diesel::update(games::table)
+        .filter(claimable)
+        .set(&projection)
+        .returning(games::id);
     let rows = event_rows(
         &new_state.id,
         expected,

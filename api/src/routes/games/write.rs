@@ -13,14 +13,16 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{etag, game_id};
+use crate::auth::extractor::{AuthVia, bearer_token};
+use crate::auth::tokens::PAT_PREFIX;
 use crate::auth::{Authenticated, Scope};
 use crate::db::{self, DbConnection};
 use crate::error::ApiError;
 use crate::extract::parse_json_object;
-use crate::games::commands::{self, Actor, Command, Written};
+use crate::games::commands::{self, Actor, Command, CommandError, Written};
 use crate::games::idempotency::{self, IdemKey, Lookup, StoredAnswer};
 use crate::games::queries;
-use crate::games::store::{GameRow, StoreError};
+use crate::games::store::{self, GameRow, StoreError};
 use crate::games::views::{ActionResult, GameSummary};
 use crate::state::AppState;
 
@@ -42,8 +44,14 @@ pub struct NoBody {}
 impl WriteBody for NoBody {}
 
 /// Everything a write handler needs from its request.
+///
+/// An access token (JWT) is verified here without a database query: its session's
+/// liveness is checked by the write itself (see `commands::Write::session`), so a move
+/// costs one round trip. A personal access token is looked up as usual.
 pub struct GameWrite<B> {
     pub user_id: String,
+    /// The login session of an access token; `None` for a personal access token.
+    pub session: Option<String>,
     /// The `{id}` of the path; on a route without one (creating a game), a new id.
     pub game_id: String,
     /// `None` when the body is empty.
@@ -61,6 +69,7 @@ impl<B> GameWrite<B> {
             command,
             actor: Actor::Player(self.user_id.clone()),
             expected: self.expected,
+            session: self.session.clone(),
         }
     }
 }
@@ -70,11 +79,10 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let auth = Authenticated::from_request(req, payload);
         let bytes = web::Bytes::from_request(req, payload);
         let req = req.clone();
         Box::pin(async move {
-            let auth = auth.await?;
+            let (auth, session) = caller(&req).await?;
             auth.require(Scope::Play)?;
             let game_id = match req.match_info().get("id") {
                 Some(raw) => game_id(raw)?,
@@ -92,6 +100,7 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
             let idempotency = idempotency_key(&req, &auth.user_id, &bytes)?;
             Ok(GameWrite {
                 user_id: auth.user_id,
+                session,
                 game_id,
                 body,
                 expected,
@@ -99,6 +108,27 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
             })
         })
     }
+}
+
+/// The caller, and the session the write must check (for an access token).
+async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), ApiError> {
+    let token = bearer_token(req)?;
+    if token.starts_with(PAT_PREFIX) {
+        let auth = Authenticated::from_request(req, &mut Payload::None).await?;
+        return Ok((auth, None));
+    }
+    let app = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::internal("application state is not configured"))?;
+    let claims = app.jwt.verify(&token)?;
+    let auth = Authenticated {
+        user_id: claims.sub,
+        scopes: Scope::parse_list(&claims.scope),
+        via: AuthVia::Session {
+            session_id: claims.sid.clone(),
+        },
+    };
+    Ok((auth, Some(claims.sid)))
 }
 
 /// `If-Match: "<version>"` (the quotes are optional; weak tags are not accepted).
@@ -254,8 +284,14 @@ pub async fn execute<B>(
     let write = w.command(command);
     let key = w.idempotency.clone();
     let viewer = w.user_id.clone();
+    let session = w.session.clone();
     db::run_with(&app.pool.clone(), move |conn| {
         if let Some(key) = &key {
+            if let Some(sid) = &session {
+                if !store::session_is_live(conn, sid, &viewer)? {
+                    return Err(CommandError::SessionEnded.into());
+                }
+            }
             match idempotency::lookup(conn, key)? {
                 Lookup::New => {}
                 Lookup::Replay(stored) => {
