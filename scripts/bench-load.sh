@@ -6,13 +6,14 @@
 # 3. runs the load generator (tests/bin/loadgen.rs): many four-player games played at
 #    once over HTTP, moves picked locally with the rules crate; reports accepted moves
 #    per second and p50/p99 latency;
-# 4. runs pgbench with a single-row insert script against the same PostgreSQL server, for
+# 4. reads history: `state?at=N` at random N on a finished game of 400 moves;
+# 5. runs pgbench with a single-row insert script against the same PostgreSQL server, for
 #    the ceiling, and prints the ratio.
 #
 # Settings (environment): BENCH_GAMES (128), BENCH_CONCURRENCY (16), BENCH_DURATION (20 s),
 # BENCH_WARMUP (3 s), BENCH_WORKERS (server HTTP workers, default: cores),
 # BENCH_POOL (database connections, 16), BENCH_PGBENCH_CLIENTS (8), BENCH_PGBENCH_SECONDS (10),
-# BENCH_PORT (18080). The concurrency is the number of clients with a move in flight: more
+# BENCH_PORT (18080), BENCH_HISTORY_PLIES (400), BENCH_HISTORY_SECONDS (10). The concurrency is the number of clients with a move in flight: more
 # clients add queueing latency, not throughput, once the machine is saturated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,8 @@ pool="${BENCH_POOL:-16}"
 pgb_clients="${BENCH_PGBENCH_CLIENTS:-8}"
 pgb_seconds="${BENCH_PGBENCH_SECONDS:-10}"
 port="${BENCH_PORT:-18080}"
+history_plies="${BENCH_HISTORY_PLIES:-400}"
+history_seconds="${BENCH_HISTORY_SECONDS:-10}"
 
 admin_url="$(scripts/ensure-postgres.sh)"
 db="djambi_bench_$(date +%s)_$$"
@@ -49,7 +52,7 @@ env DATABASE_URL="$db_url" \
   DJAMBI_REGISTER_LIMIT_PER_IP="100000/1m" \
   ${BENCH_WORKERS:+DJAMBI_WORKERS="$BENCH_WORKERS"} \
   RUST_LOG="${RUST_LOG:-warn}" \
-  target/release/djambi-server > "${TMPDIR:-/tmp}/djambi-bench-server.log" 2>&1 &
+  "${CARGO_TARGET_DIR:-target}/release/djambi-server" > "${TMPDIR:-/tmp}/djambi-bench-server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 100); do
   if curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then break; fi
@@ -58,11 +61,15 @@ done
 curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null
 
 echo "== load generator: $games games, $concurrency clients, ${duration}s"
-out="$(target/release/loadgen --url "http://127.0.0.1:$port" --games "$games" \
+out="$("${CARGO_TARGET_DIR:-target}/release/loadgen" --url "http://127.0.0.1:$port" --games "$games" \
   --concurrency "$concurrency" --duration "$duration" --warmup "$warmup")"
 echo "$out"
 moves_per_sec="$(sed -n 's/^RESULT moves_per_sec=\([0-9.]*\).*/\1/p' <<<"$out")"
 p99="$(sed -n 's/^RESULT .*p99_ms=\([0-9.]*\).*/\1/p' <<<"$out")"
+
+echo "== history: state?at=N on a finished game of ${history_plies} moves, 4 clients, ${history_seconds}s"
+"${CARGO_TARGET_DIR:-target}/release/loadgen" --url "http://127.0.0.1:$port" --history "$history_plies" \
+  --concurrency 4 --duration "$history_seconds"
 
 kill "$server_pid" 2>/dev/null || true
 wait "$server_pid" 2>/dev/null || true
