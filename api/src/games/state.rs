@@ -478,4 +478,44 @@ mod tests {
         assert_eq!(s.status, Status::Finished);
         assert_eq!(s.actions.last(), Some(&Action::AgreedDraw));
     }
+
+    #[test]
+    fn study_games_have_no_seats_and_record_timeouts_and_draws() {
+        let created = Event::Created {
+            ruleset: Ruleset::Standard2026.id().into(),
+            seats: "RBY".into(),
+            hostage_seat: Some(Seat::Green),
+            visibility: Visibility::Invite,
+            created_by: "u0".into(),
+            invite_code: None,
+            kind: GameKind::Study,
+            record_headers: vec![("Red".into(), "ann".into())],
+        };
+        let mut s = GameState::created("g", &created, t()).unwrap();
+        assert_eq!(s.status, Status::Active);
+        assert_eq!(s.study_player(Seat::Red), Some("ann"));
+        assert_eq!(s.study_player(Seat::Blue), None);
+        let seat = Event::SeatTaken {
+            seat: Seat::Red,
+            user_id: "u1".into(),
+        };
+        assert!(s.apply(&seat, t()).is_err());
+        assert!(s.apply(&Event::Started {}, t()).is_err());
+        let step = s.apply(&Event::TimedOut { seat: Seat::Yellow }, t()).unwrap();
+        assert!(step.is_some());
+        assert_eq!(s.actions, [Action::Timeout(Seat::Yellow)]);
+        // A study records the agreement, not the offers.
+        let mut drawn = s.clone();
+        let mut game = drawn.game.clone();
+        game.apply(&Action::AgreedDraw).unwrap();
+        let result = result_of(&game, &Action::AgreedDraw).unwrap();
+        drawn.apply(&Event::Ended { result }, t()).unwrap();
+        assert_eq!(drawn.status, Status::Finished);
+        assert!(drawn.ended_at.is_some());
+        // A timeout that leaves one seat wins by timeout.
+        s.apply(&Event::TimedOut { seat: Seat::Blue }, t()).unwrap();
+        let result = result_of(&s.game, s.actions.last().unwrap()).unwrap();
+        assert_eq!(result.reason, ResultReason::Timeout);
+        assert_eq!(result.seats, [Seat::Red]);
+    }
 }
