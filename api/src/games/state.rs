@@ -501,7 +501,9 @@ mod tests {
         };
         assert!(s.apply(&seat, t()).is_err());
         assert!(s.apply(&Event::Started {}, t()).is_err());
-        let step = s.apply(&Event::TimedOut { seat: Seat::Yellow }, t()).unwrap();
+        let step = s
+            .apply(&Event::TimedOut { seat: Seat::Yellow }, t())
+            .unwrap();
         assert!(step.is_some());
         assert_eq!(s.actions, [Action::Timeout(Seat::Yellow)]);
         // A study records the agreement, not the offers.
