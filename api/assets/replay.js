@@ -37,6 +37,9 @@
   // steps[i] = { version, label, seat }; steps[0] is the start.
   var steps = [];
   var current = -1;
+  // The result of the game's `ended` event, if any: the last action's position is drawn
+  // at that action's version, before the `ended` event that follows it.
+  var finalResult = null;
   // Bumped on every step change, so that late answers for an old step are ignored.
   var generation = 0;
 
@@ -106,6 +109,9 @@
     var lastVersion = 0;
     events.forEach(function (event) {
       lastVersion = Math.max(lastVersion, event.seq);
+      if (event.kind === "ended" && event.payload && event.payload.result) {
+        finalResult = event.payload.result;
+      }
       var label = labelOf(event, plies);
       if (label === null) return;
       if (startVersion === null) startVersion = Math.max(1, event.seq - 1);
@@ -184,7 +190,8 @@
         if (mine !== generation) return;
         var view = results[1];
         board.setAttribute("data-dfen", view.dfen);
-        setStatus(describe(view) + (results[0] ? "" : " (the picture did not load)"));
+        setStatus(describe(view, index === steps.length - 1) +
+          (results[0] ? "" : " (the picture did not load)"));
         board.setAttribute("data-ready", "true");
       })
       .catch(function (error) {
@@ -193,15 +200,16 @@
       });
   }
 
-  function describe(view) {
+  function describe(view, last) {
     var text = "Ply " + view.ply + ". ";
+    var result = view.result || (last && !view.turn ? finalResult : null);
     if (view.turn && view.turn.seat) {
       text += seatName(view.turn.seat) + " to move";
       if (view.turn.bonus_after) text += " (bonus turn after " + seatName(view.turn.bonus_after) + ")";
       text += ".";
-    } else if (view.result) {
-      var seats = (view.result.seats || []).map(seatName).join(", ");
-      text += view.result.kind === "draw" ? "Draw: " + seats + "." : seats + " wins.";
+    } else if (result && (result.seats || []).length) {
+      var seats = result.seats.map(seatName).join(", ");
+      text += result.kind === "draw" ? "Draw: " + seats + "." : seats + " wins.";
     } else {
       text += "Game over.";
     }

@@ -15,6 +15,9 @@ use futures_util::StreamExt;
 use crate::error::ApiError;
 use crate::state::AppState;
 
+/// The route whose body may be larger than the limit: `POST /v1/games/import`.
+const IMPORT_PATH: &str = "/v1/games/import";
+
 /// Read and discard at most this many times the limit before giving up on a huge body.
 const DRAIN_FACTOR: usize = 16;
 
@@ -27,6 +30,12 @@ pub async fn limit_body(
         .app_data::<web::Data<AppState>>()
         .map(|s| s.config.max_body_bytes)
         .unwrap_or(64 * 1024);
+    // A game record may be larger than any other body (the route checks its own limit).
+    let limit = if req.path() == IMPORT_PATH {
+        limit.max(crate::routes::games::MAX_IMPORT_BODY_BYTES)
+    } else {
+        limit
+    };
     let headers = req.headers();
     let declared: Option<usize> = headers
         .get(header::CONTENT_LENGTH)

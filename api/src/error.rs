@@ -63,6 +63,9 @@ pub enum ProblemKind {
     Unavailable,
     /// 500: a fault in the server; details are in its log.
     Internal,
+    /// 422: a game record to import is well-formed but does not replay: an action the
+    /// rules refuse, or a `Result` header the actions contradict (`line`, `reason`).
+    InvalidRecord,
 }
 
 impl ProblemKind {
@@ -86,6 +89,7 @@ impl ProblemKind {
         ProblemKind::IdempotencyKeyReused,
         ProblemKind::Unavailable,
         ProblemKind::Internal,
+        ProblemKind::InvalidRecord,
     ];
 
     pub fn slug(self) -> &'static str {
@@ -108,6 +112,7 @@ impl ProblemKind {
             ProblemKind::IdempotencyKeyReused => "idempotency-key-reused",
             ProblemKind::Unavailable => "unavailable",
             ProblemKind::Internal => "internal",
+            ProblemKind::InvalidRecord => "invalid-record",
         }
     }
 
@@ -137,6 +142,7 @@ impl ProblemKind {
             ProblemKind::VersionConflict => StatusCode::PRECONDITION_FAILED,
             ProblemKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ProblemKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ProblemKind::InvalidRecord => StatusCode::UNPROCESSABLE_ENTITY,
         }
     }
 
@@ -160,6 +166,7 @@ impl ProblemKind {
             ProblemKind::IdempotencyKeyReused => "Idempotency key reused with another request",
             ProblemKind::Unavailable => "Service unavailable",
             ProblemKind::Internal => "Internal server error",
+            ProblemKind::InvalidRecord => "The game record does not replay",
         }
     }
 }
@@ -256,6 +263,14 @@ pub enum ApiError {
     /// A server fault. The message is logged, never sent.
     #[error("internal error: {0}")]
     Internal(String),
+    /// A record that breaks the rules: its first bad line (1-based) and why.
+    #[error("{detail}")]
+    InvalidRecord {
+        line: usize,
+        /// `illegal-action` or `result-mismatch`.
+        reason: &'static str,
+        detail: String,
+    },
 }
 
 impl ApiError {
@@ -317,6 +332,7 @@ impl ApiError {
             ApiError::IdempotencyKeyReused(_) => ProblemKind::IdempotencyKeyReused,
             ApiError::Unavailable(_) => ProblemKind::Unavailable,
             ApiError::Internal(_) => ProblemKind::Internal,
+            ApiError::InvalidRecord { .. } => ProblemKind::InvalidRecord,
         }
     }
 
@@ -354,6 +370,10 @@ impl ApiError {
                 current_version, ..
             } => {
                 extensions.insert("current_version".into(), json!(current_version));
+            }
+            ApiError::InvalidRecord { line, reason, .. } => {
+                extensions.insert("line".into(), json!(line));
+                extensions.insert("reason".into(), json!(reason));
             }
             _ => {}
         }
@@ -486,6 +506,26 @@ impl From<CommandError> for ApiError {
                 "the access token's session has ended (logged out or revoked)",
             ),
             CommandError::Store(e) => e.into(),
+            CommandError::InvalidRecord(e) => ApiError::from(e),
+        }
+    }
+}
+
+/// A record that breaks the rules is a 422 `invalid-record`; one that cannot be read
+/// (syntax, an unusable header) is a 400 `validation` about the field `record`. Both
+/// name the line.
+impl From<domain::RecordError> for ApiError {
+    fn from(e: domain::RecordError) -> Self {
+        use domain::RecordErrorKind as K;
+        let reason = match &e.kind {
+            K::Illegal { .. } => "illegal-action",
+            K::ResultMismatch { .. } => "result-mismatch",
+            K::Syntax(_) | K::Header(_) => return ApiError::field("record", e.to_string()),
+        };
+        ApiError::InvalidRecord {
+            line: e.line,
+            reason,
+            detail: e.to_string(),
         }
     }
 }

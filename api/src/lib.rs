@@ -176,11 +176,12 @@ pub fn app(
 fn problem_for_bare_errors<B>(
     res: ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    // Problems pass, and so do the HTML pages' own error pages (routes::pages).
     let is_problem = res
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with(PROBLEM_JSON));
+        .is_some_and(|v| v.starts_with(PROBLEM_JSON) || v.starts_with("text/html"));
     if is_problem {
         return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
     }

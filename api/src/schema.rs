@@ -81,6 +81,7 @@ diesel::table! {
         created_by -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        kind -> Text,
     }
 }
 

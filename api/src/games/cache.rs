@@ -214,6 +214,8 @@ mod tests {
             visibility: Visibility::Public,
             created_by: "u".into(),
             invite_code: None,
+            kind: crate::games::events::GameKind::Play,
+            record_headers: Vec::new(),
         };
         let mut s = GameState::created(id, &created, crate::db::now()).unwrap();
         s.version = version;

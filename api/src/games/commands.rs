@@ -30,11 +30,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::NaiveDateTime;
-use domain::{Action, ActionError, GameSettings, Move, MoveError, Seat, SeatSet, Step};
+use domain::{
+    Action, ActionError, GameSettings, Move, MoveError, RecordError, RecordErrorKind, Seat,
+    SeatSet, Step,
+};
 
 use super::cache::GameCache;
 use super::clock::Clock;
-use super::events::{Event, Status, Visibility};
+use super::events::{Event, GameKind, Status, Visibility};
 use super::state::{FoldError, GameState, result_of};
 use super::store::{self, StoreError};
 use crate::db::{self, DbConnection};
@@ -99,7 +102,22 @@ pub enum Command {
     Play(Move),
     Resign,
     Draw(DrawAction),
+    /// Create a study game from a game record (its id is the write's `game_id`).
+    Import(ImportRecord),
 }
+
+/// A game record to import as a study game.
+#[derive(Debug, Clone)]
+pub struct ImportRecord {
+    /// The record's text (see `docs/record-format.md`).
+    pub text: String,
+    pub visibility: Visibility,
+}
+
+/// The largest record [`Command::Import`] takes, in bytes.
+pub const MAX_RECORD_BYTES: usize = 256 * 1024;
+/// The most actions a record [`Command::Import`] takes may hold.
+pub const MAX_RECORD_ACTIONS: usize = 5_000;
 
 impl Command {
     fn name(&self) -> &'static str {
@@ -110,7 +128,13 @@ impl Command {
             Command::Play(_) => "play",
             Command::Resign => "resign",
             Command::Draw(_) => "draw",
+            Command::Import(_) => "import",
         }
+    }
+
+    /// Whether the command creates the game (its first event is `created`).
+    fn creates_game(&self) -> bool {
+        matches!(self, Command::Create(_) | Command::Import(_))
     }
 }
 
@@ -175,6 +199,9 @@ pub enum CommandError {
     SessionEnded,
     #[error(transparent)]
     Store(StoreError),
+    /// A record to import that does not read or replay: its first bad line and why.
+    #[error(transparent)]
+    InvalidRecord(RecordError),
 }
 
 impl From<StoreError> for CommandError {
@@ -211,7 +238,7 @@ pub fn execute(
     write: &Write,
     mut in_tx: Option<InTransaction<'_>>,
 ) -> Result<Written, CommandError> {
-    let create = matches!(write.command, Command::Create(_));
+    let create = write.command.creates_game();
     let mut last_failure = String::new();
     for attempt in 0..MAX_ATTEMPTS {
         if attempt > 0 {
@@ -312,9 +339,10 @@ fn moved(conn: &mut DbConnection, write: &Write) -> Retry {
             }),
             Err(e) => CommandError::from(e).into(),
         },
-        None if matches!(write.command, Command::Create(_)) => Retry::Fail(CommandError::Conflict(
-            format!("a game {} already exists", write.game_id),
-        )),
+        None if write.command.creates_game() => Retry::Fail(CommandError::Conflict(format!(
+            "a game {} already exists",
+            write.game_id
+        ))),
         None => Retry::Again("the version moved".into()),
     }
 }
@@ -328,7 +356,7 @@ fn attempt_in_transaction(
     in_tx: Option<&mut TxStep<'_>>,
 ) -> Result<Written, Retry> {
     db::transaction(conn, |conn| -> Result<Written, Retry> {
-        let (version, before) = if matches!(write.command, Command::Create(_)) {
+        let (version, before) = if write.command.creates_game() {
             (0, None)
         } else {
             let version =
@@ -521,6 +549,13 @@ fn decide(
         })
     };
     match &write.command {
+        _ if before.is_some_and(|s| s.kind == GameKind::Study) => {
+            return Err(CommandError::Conflict(format!(
+                "game {} is a study game, imported from a record: it has no seats to take \
+                 and takes no actions",
+                write.game_id
+            )));
+        }
         Command::Create(new) => create(&mut p, player()?, new)?,
         Command::TakeSeat { seat, invite_code } => {
             join(&mut p, player()?, *seat, invite_code.as_deref())?
@@ -529,6 +564,7 @@ fn decide(
         Command::Play(mv) => play(&mut p, player()?, *mv)?,
         Command::Resign => resign(&mut p, player()?)?,
         Command::Draw(action) => draw(&mut p, player()?, *action)?,
+        Command::Import(record) => import(&mut p, player()?, record)?,
     }
     Ok(p)
 }
@@ -541,6 +577,8 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
         visibility: new.visibility,
         created_by: creator.into(),
         invite_code: new.invite_code.clone(),
+        kind: GameKind::Play,
+        record_headers: Vec::new(),
     })?;
     if let Some(seat) = new.creator_seat {
         p.push_checked(Event::SeatTaken {
@@ -549,6 +587,79 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
         })?;
     }
     Ok(())
+}
+
+/// A study game from a record: `created` (kind `study`, the record's headers), then one
+/// event per action, each folded (and so checked) by the rules engine as it is added,
+/// and `ended` when the record's game is over. The record was already read and replayed
+/// by [`domain::read_record`]; a refusal here still names the record's line.
+fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), CommandError> {
+    let record = domain::read_record(&import.text).map_err(CommandError::InvalidRecord)?;
+    if let Some(&line) = record.action_lines.get(MAX_RECORD_ACTIONS) {
+        return Err(CommandError::InvalidRecord(RecordError {
+            line,
+            kind: RecordErrorKind::Syntax(format!(
+                "a record may hold at most {MAX_RECORD_ACTIONS} actions"
+            )),
+        }));
+    }
+    let settings = record.settings;
+    let hostage_seat = (settings.seats.len() == 3)
+        .then(|| Seat::ALL.into_iter().find(|s| !settings.seats.contains(*s)))
+        .flatten();
+    p.push_checked(Event::Created {
+        ruleset: settings.ruleset.id().into(),
+        seats: settings.seats.to_string(),
+        hostage_seat,
+        visibility: import.visibility,
+        created_by: importer.into(),
+        invite_code: None,
+        kind: GameKind::Study,
+        record_headers: record.headers.clone(),
+    })?;
+    for (action, &line) in record.actions.iter().zip(&record.action_lines) {
+        let s = state_of(p)?;
+        let event = match action {
+            Action::Move(mv) => {
+                let position = s.game.position();
+                Event::MovePlayed {
+                    seat: position.to_move().unwrap_or(Seat::Red),
+                    mv: *mv,
+                    text: position.move_text(mv).to_string(),
+                }
+            }
+            Action::Resign(seat) => Event::Resigned { seat: *seat },
+            Action::Timeout(seat) => Event::TimedOut { seat: *seat },
+            Action::AgreedDraw => {
+                let mut drawn = s.game.clone();
+                let result = drawn
+                    .apply(&Action::AgreedDraw)
+                    .ok()
+                    .and_then(|_| super::state::result_of(&drawn, &Action::AgreedDraw));
+                match result {
+                    Some(result) => Event::Ended { result },
+                    None => {
+                        return Err(refused_at(line, action, "the game is over".into()));
+                    }
+                }
+            }
+        };
+        p.push(event)
+            .map_err(|e| refused_at(line, action, e.to_string()))?;
+        p.end_if_over()?;
+    }
+    Ok(())
+}
+
+/// A record's action the state refused (the reader let it through: a bug, but named).
+fn refused_at(line: usize, action: &Action, why: String) -> CommandError {
+    CommandError::InvalidRecord(RecordError {
+        line,
+        kind: RecordErrorKind::Illegal {
+            action: format!("{action:?}"),
+            why,
+        },
+    })
 }
 
 fn state_of(p: &Pending) -> Result<&GameState, CommandError> {

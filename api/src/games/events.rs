@@ -6,19 +6,25 @@
 //!
 //! | kind | payload | meaning |
 //! |---|---|---|
-//! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code` | always event 1 |
+//! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code`; for a study game `kind: "study"` and `record_headers` | always event 1 |
 //! | `seat_taken` | `seat`, `user_id` | a player sat down |
 //! | `seat_left` | `seat`, `user_id` | a player left before the start |
 //! | `started` | `{}` | every seat in play is taken |
 //! | `move_played` | `seat`, `move` (JSON form), `text` (canonical) | a move (domain action) |
 //! | `resigned` | `seat` | a resignation (domain action) |
+//! | `timed_out` | `seat` | a seat ran out of time (domain action, a resignation's effect) |
 //! | `draw_offered` | `seat` | a seat offers a draw (it counts as that seat's acceptance) |
 //! | `draw_accepted` | `seat` | a seat accepts the pending offer |
 //! | `draw_declined` | `seat` | a seat declines (or withdraws) the pending offer |
 //! | `ended` | `result` | the game is over; with `reason = draw_agreed` it is the agreed-draw action |
 //!
+//! A study game (imported from a record, `kind: "study"`) has no seats: its `created` is
+//! followed directly by the record's actions, and it is being played (or finished) from
+//! event 1.
+//!
 //! Only the actions are truth for the rules: kills, control changes, whose turn, the
-//! outcome all come from replaying `move_played`, `resigned` and the agreed draw through
+//! outcome all come from replaying `move_played`, `resigned`, `timed_out` and the agreed
+//! draw through
 //! [`domain::Game`] (see [`super::state`]). The `text` of a move and the `result` of an
 //! `ended` event are stored for readers of the raw log and checked on replay.
 
@@ -84,6 +90,38 @@ impl Status {
     }
 }
 
+/// What a game is for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GameKind {
+    /// Played on the server by its players (the default).
+    #[default]
+    Play,
+    /// Imported from a game record, for study: no seats to take, no actions to send.
+    Study,
+}
+
+impl GameKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameKind::Play => "play",
+            GameKind::Study => "study",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<GameKind> {
+        match s {
+            "play" => Some(GameKind::Play),
+            "study" => Some(GameKind::Study),
+            _ => None,
+        }
+    }
+
+    pub fn is_play(&self) -> bool {
+        *self == GameKind::Play
+    }
+}
+
 /// `win` or `draw`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -106,6 +144,8 @@ pub enum ResultReason {
     NoLegalMoves,
     /// Every active seat accepted a draw offer.
     DrawAgreed,
+    /// A timeout left a single active seat.
+    Timeout,
 }
 
 /// How a finished game ended.
@@ -141,6 +181,13 @@ pub enum Event {
         /// Invite-only games: the code needed to take a seat (never shown in `/events`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         invite_code: Option<String>,
+        /// `study` for a game imported from a record; absent for a played game.
+        #[serde(default, skip_serializing_if = "GameKind::is_play")]
+        kind: GameKind,
+        /// Study games: the record's headers in order, as `[key, value]` pairs (the
+        /// players are names as written, not accounts).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        record_headers: Vec<(String, String)>,
     },
     SeatTaken {
         seat: Seat,
@@ -173,6 +220,10 @@ pub enum Event {
     Ended {
         result: GameResult,
     },
+    /// A seat ran out of time ([`domain::Action::Timeout`]).
+    TimedOut {
+        seat: Seat,
+    },
 }
 
 impl Event {
@@ -189,6 +240,7 @@ impl Event {
             Event::DrawAccepted { .. } => "draw_accepted",
             Event::DrawDeclined { .. } => "draw_declined",
             Event::Ended { .. } => "ended",
+            Event::TimedOut { .. } => "timed_out",
         }
     }
 
@@ -230,7 +282,20 @@ mod tests {
                 visibility: Visibility::Invite,
                 created_by: "u1".into(),
                 invite_code: Some("abc".into()),
+                kind: GameKind::Play,
+                record_headers: Vec::new(),
             },
+            Event::Created {
+                ruleset: "djambi-standard-2026".into(),
+                seats: "RBYG".into(),
+                hostage_seat: None,
+                visibility: Visibility::Invite,
+                created_by: "u1".into(),
+                invite_code: None,
+                kind: GameKind::Study,
+                record_headers: vec![("Red".into(), "alice".into())],
+            },
+            Event::TimedOut { seat: Seat::Blue },
             Event::SeatTaken {
                 seat: Seat::Red,
                 user_id: "u1".into(),

@@ -6,7 +6,7 @@
 use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
-use super::events::{Event, GameResult, ResultKind, ResultReason, Status, Visibility};
+use super::events::{Event, GameKind, GameResult, ResultKind, ResultReason, Status, Visibility};
 
 /// A pending draw offer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +51,14 @@ pub struct GameState {
     pub actions: Vec<Action>,
     pub draw_offer: Option<DrawOffer>,
     pub result: Option<GameResult>,
+    /// `study` for a game imported from a record.
+    pub kind: GameKind,
+    /// Study games: the imported record's headers, in order.
+    pub record_headers: Vec<(String, String)>,
+    /// When the `started` event was written (played games).
+    pub started_at: Option<NaiveDateTime>,
+    /// When the `ended` event was written.
+    pub ended_at: Option<NaiveDateTime>,
 }
 
 fn invalid<T>(msg: impl Into<String>) -> Result<T, FoldError> {
@@ -67,6 +75,8 @@ impl GameState {
             visibility,
             created_by,
             invite_code,
+            kind,
+            record_headers,
         } = event
         else {
             return invalid(format!("event 1 is `{}`, not `created`", event.kind()));
@@ -89,11 +99,19 @@ impl GameState {
             created_at: at,
             updated_at: at,
             players: Default::default(),
-            status: Status::Open,
+            // A study game has no seats to fill: it is under way from its first event.
+            status: match kind {
+                GameKind::Play => Status::Open,
+                GameKind::Study => Status::Active,
+            },
             game,
             actions: Vec::new(),
             draw_offer: None,
             result: None,
+            kind: *kind,
+            record_headers: record_headers.clone(),
+            started_at: None,
+            ended_at: None,
         })
     }
 
@@ -142,6 +160,11 @@ impl GameState {
         let step = self.apply_inner(event)?;
         self.version += 1;
         self.updated_at = at;
+        match event {
+            Event::Started {} => self.started_at = Some(at),
+            Event::Ended { .. } => self.ended_at = Some(at),
+            _ => {}
+        }
         Ok(step)
     }
 
@@ -169,7 +192,24 @@ impl GameState {
         }
     }
 
+    /// The name of a seat's player: the account for a played game (the caller maps it to
+    /// a username), the record's header for a study game.
+    pub fn study_player(&self, seat: Seat) -> Option<&str> {
+        self.record_headers
+            .iter()
+            .find(|(k, _)| k == seat.name())
+            .map(|(_, v)| v.as_str())
+    }
+
     fn apply_inner(&mut self, event: &Event) -> Result<Option<Step>, FoldError> {
+        if self.kind == GameKind::Study
+            && matches!(
+                event,
+                Event::SeatTaken { .. } | Event::SeatLeft { .. } | Event::Started {}
+            )
+        {
+            return invalid(format!("`{}` in a study game", event.kind()));
+        }
         match event {
             Event::Created { .. } => invalid("`created` after the start of the log"),
             Event::SeatTaken { seat, user_id } => {
@@ -259,10 +299,12 @@ impl GameState {
                 let mut step = None;
                 if result.reason == ResultReason::DrawAgreed {
                     let active = self.game.position().active_seats();
-                    let agreed = self
-                        .draw_offer
-                        .as_ref()
-                        .is_some_and(|o| active.iter().all(|s| o.accepted.contains(s)));
+                    // A study game records the agreement, not the offers.
+                    let agreed = self.kind == GameKind::Study
+                        || self
+                            .draw_offer
+                            .as_ref()
+                            .is_some_and(|o| active.iter().all(|s| o.accepted.contains(s)));
                     if !agreed {
                         return invalid("an agreed draw that not every active seat accepted");
                     }
@@ -284,6 +326,13 @@ impl GameState {
                 self.result = Some(expected);
                 Ok(step)
             }
+            Event::TimedOut { seat } => {
+                self.require_active_seat(*seat, event)?;
+                let step = self.game.apply(&Action::Timeout(*seat))?;
+                self.actions.push(Action::Timeout(*seat));
+                self.draw_offer = None;
+                Ok(Some(step))
+            }
         }
     }
 }
@@ -300,6 +349,9 @@ pub fn result_of(game: &Game, last: &Action) -> Option<GameResult> {
     let (kind, seats, reason) = match (outcome, last) {
         (Outcome::Win(seat), Action::Resign(_)) => {
             (ResultKind::Win, vec![*seat], ResultReason::Resignation)
+        }
+        (Outcome::Win(seat), Action::Timeout(_)) => {
+            (ResultKind::Win, vec![*seat], ResultReason::Timeout)
         }
         (Outcome::Win(seat), _) => (ResultKind::Win, vec![*seat], ResultReason::LastSeatStanding),
         (Outcome::Draw(seats), Action::AgreedDraw) => (
@@ -340,6 +392,8 @@ mod tests {
             visibility: Visibility::Public,
             created_by: "u0".into(),
             invite_code: None,
+            kind: GameKind::Play,
+            record_headers: Vec::new(),
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         for (i, seat) in s.settings.seats.iter().enumerate() {
@@ -423,5 +477,47 @@ mod tests {
         s.apply(&Event::Ended { result: early }, t()).unwrap();
         assert_eq!(s.status, Status::Finished);
         assert_eq!(s.actions.last(), Some(&Action::AgreedDraw));
+    }
+
+    #[test]
+    fn study_games_have_no_seats_and_record_timeouts_and_draws() {
+        let created = Event::Created {
+            ruleset: Ruleset::Standard2026.id().into(),
+            seats: "RBY".into(),
+            hostage_seat: Some(Seat::Green),
+            visibility: Visibility::Invite,
+            created_by: "u0".into(),
+            invite_code: None,
+            kind: GameKind::Study,
+            record_headers: vec![("Red".into(), "ann".into())],
+        };
+        let mut s = GameState::created("g", &created, t()).unwrap();
+        assert_eq!(s.status, Status::Active);
+        assert_eq!(s.study_player(Seat::Red), Some("ann"));
+        assert_eq!(s.study_player(Seat::Blue), None);
+        let seat = Event::SeatTaken {
+            seat: Seat::Red,
+            user_id: "u1".into(),
+        };
+        assert!(s.apply(&seat, t()).is_err());
+        assert!(s.apply(&Event::Started {}, t()).is_err());
+        let step = s
+            .apply(&Event::TimedOut { seat: Seat::Yellow }, t())
+            .unwrap();
+        assert!(step.is_some());
+        assert_eq!(s.actions, [Action::Timeout(Seat::Yellow)]);
+        // A study records the agreement, not the offers.
+        let mut drawn = s.clone();
+        let mut game = drawn.game.clone();
+        game.apply(&Action::AgreedDraw).unwrap();
+        let result = result_of(&game, &Action::AgreedDraw).unwrap();
+        drawn.apply(&Event::Ended { result }, t()).unwrap();
+        assert_eq!(drawn.status, Status::Finished);
+        assert!(drawn.ended_at.is_some());
+        // A timeout that leaves one seat wins by timeout.
+        s.apply(&Event::TimedOut { seat: Seat::Blue }, t()).unwrap();
+        let result = result_of(&s.game, s.actions.last().unwrap()).unwrap();
+        assert_eq!(result.reason, ResultReason::Timeout);
+        assert_eq!(result.seats, [Seat::Red]);
     }
 }

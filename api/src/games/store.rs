@@ -141,6 +141,8 @@ pub struct GameRow {
     pub created_by: String,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// `play` or `study`.
+    pub kind: String,
 }
 
 impl GameRow {
@@ -167,6 +169,7 @@ impl GameRow {
             created_by: state.created_by.clone(),
             created_at: state.created_at,
             updated_at: state.updated_at,
+            kind: state.kind.as_str().into(),
         }
     }
 }

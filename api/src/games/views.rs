@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::events::{Event, GameResult, Status, Visibility};
+use super::events::{Event, GameKind, GameResult, Status, Visibility};
 use super::state::{DrawOffer, GameState};
 use super::store::{EventRow, GameRow, PlayerRow, seat_of};
 use crate::pagination::{Keyset, Page};
@@ -78,7 +78,8 @@ pub struct SeatView {
     "open_seats": [], "to_move": "B", "to_move_user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12",
     "ruler": null, "ply": 1, "version": 7, "result": null, "deadline": null,
     "created_by": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
-    "created_at": "2026-11-30T12:00:00Z", "updated_at": "2026-11-30T12:05:00Z"
+    "created_at": "2026-11-30T12:00:00Z", "updated_at": "2026-11-30T12:05:00Z",
+    "kind": "play"
 }))]
 pub struct GameSummary {
     pub id: String,
@@ -116,6 +117,9 @@ pub struct GameSummary {
     /// creator and the seated players only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invite_code: Option<String>,
+    /// `play`, or `study` for a game imported from a record (`POST /v1/games/import`):
+    /// it has no seats to take and takes no actions; its record names the players.
+    pub kind: GameKind,
 }
 
 impl GameSummary {
@@ -138,9 +142,10 @@ impl GameSummary {
                 }
             })
             .collect();
+        let kind = GameKind::parse(&row.kind).unwrap_or_default();
         let open_seats = seats
             .iter()
-            .filter(|s| s.user_id.is_none())
+            .filter(|s| kind == GameKind::Play && s.user_id.is_none())
             .map(|s| s.seat)
             .collect();
         let privileged =
@@ -172,6 +177,7 @@ impl GameSummary {
             } else {
                 None
             },
+            kind,
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod games;
 pub mod health;
 pub mod me;
 pub mod my_games;
+pub mod pages;
 pub mod sessions;
 pub mod tokens;
 
@@ -25,6 +26,7 @@ where
 {
     app.configure(health::configure)
         .service(scope("/v1").configure(configure_v1))
+        .map(pages::register)
 }
 
 /// Everything under `/v1`.

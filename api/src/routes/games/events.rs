@@ -17,14 +17,14 @@ use crate::state::AppState;
 ///
 /// | kind | payload |
 /// |---|---|
-/// | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by` |
+/// | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`; a study game (imported from a record) also `kind: "study"` and `record_headers` (`[key, value]` pairs) |
 /// | `seat_taken`, `seat_left` | `seat`, `user_id` |
 /// | `started` | `{}` |
 /// | `move_played` | `seat`, `move` (JSON form), `text` (canonical) |
-/// | `resigned`, `draw_offered`, `draw_accepted`, `draw_declined` | `seat` |
+/// | `resigned`, `timed_out`, `draw_offered`, `draw_accepted`, `draw_declined` | `seat` |
 /// | `ended` | `result` (`kind`, `seats`, `reason`, `ranking`) |
 ///
-/// Events that change the position (`move_played`, `resigned`, and an `ended` with
+/// Events that change the position (`move_played`, `resigned`, `timed_out`, and an `ended` with
 /// `reason: draw_agreed`) also carry `step`: what the action did (the same effects as the
 /// move's answer), who rules and whose turn it is after it. `actor_id` is the account
 /// that sent the event, `null` for the server itself.

@@ -1,5 +1,6 @@
 //! The games: create, lobby, summary, seats, state, legal moves, moves, resignation, draw
-//! offers, event log and record (`/v1/games...`), one file per endpoint. The logic is in
+//! offers, event log, record, board picture and record import (`/v1/games...`), one file
+//! per endpoint. The logic is in
 //! [`crate::games`]; every write goes through [`write`], which runs the command layer.
 //!
 //! Reading: every `GET` here works without a token. Public games are listed in the lobby;
@@ -7,9 +8,11 @@
 //! random UUID, shared with the invitation). Writing needs a token with the `play` scope;
 //! only a seat's player acts for that seat.
 
+mod board_svg;
 mod create;
 mod draw;
 mod events;
+mod import;
 mod legal_moves;
 mod lobby;
 mod moves;
@@ -32,6 +35,7 @@ use crate::error::ApiError;
 
 pub use create::CreateGameRequest;
 pub use draw::DrawRequest;
+pub use import::{ImportRequest, MAX_IMPORT_BODY_BYTES};
 pub use moves::{MoveInput, MoveRequest};
 pub use resign::ResignRequest;
 pub use seats::TakeSeatRequest;
@@ -48,7 +52,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(resign::resign)
         .service(draw::draw_offer)
         .service(events::list_events)
-        .service(record::get_record);
+        .service(record::get_record)
+        .service(board_svg::board_svg)
+        .service(import::import_game);
 }
 
 /// The media type of problem documents, for the OpenAPI responses.

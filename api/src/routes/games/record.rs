@@ -2,7 +2,11 @@
 
 use actix_web::http::header;
 use actix_web::{HttpResponse, get, web};
-use domain::Seat;
+use chrono::NaiveDateTime;
+
+use crate::games::events::GameKind;
+use crate::games::state::GameState;
+use crate::games::store::PlayerRow;
 
 use super::{PROBLEM, etag, game_id};
 use crate::db;
@@ -10,14 +14,18 @@ use crate::error::{ApiError, Problem};
 use crate::games::{queries, store};
 use crate::state::AppState;
 
-/// The game record as text: headers (players, ruleset, seats, result) and numbered
-/// moves; `djambi` and the rules crate read it back.
+/// The game record as text, in the format of `docs/record-format.md`: headers (`Event`,
+/// `Site`, `GameId`, `Date`, `Started`, `Ended`, the player of each seat, `Ruleset`,
+/// `Seats`, `Hostage` with three seats, `Result`), then one action a line (numbered
+/// moves, `-- R resigns`, `-- R timed out`, `-- draw agreed`). `POST /v1/games/import`,
+/// `djambi record check` and the rules crate read it back. A study game's record keeps
+/// the headers it was imported with.
 #[utoipa::path(
     tag = "games",
     params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$")),
     responses(
         (status = 200, description = "The record", body = String, content_type = "text/plain",
-            example = "[Event \"Djambi correspondence game\"]\n[Red \"alice\"]\n[Ruleset \"djambi-standard-2026\"]\n[Seats \"RBYG\"]\n[Result \"*\"]\n\n1. R C8-D7\n"),
+            example = "[Event \"Djambi correspondence game\"]\n[Site \"https://djambi.example.org/\"]\n[GameId \"5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a\"]\n[Date \"2026.11.30\"]\n[Started \"2026-11-30T12:05:00Z\"]\n[Red \"alice\"]\n[Blue \"bob\"]\n[Yellow \"carol\"]\n[Ruleset \"djambi-standard-2026\"]\n[Seats \"RBY\"]\n[Hostage \"G\"]\n[Result \"*\"]\n\n1. R C8-D7\n2. B G8-F7\n-- Y resigns\n"),
         (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -34,29 +42,7 @@ pub async fn get_record(
         Ok::<_, store::StoreError>((state, players))
     })
     .await?;
-    let mut headers: Vec<(String, String)> = vec![
-        ("Event".into(), "Djambi correspondence game".into()),
-        ("Site".into(), app.config.public_url.to_string()),
-        ("GameId".into(), state.id.clone()),
-        (
-            "Date".into(),
-            state.created_at.format("%Y.%m.%d").to_string(),
-        ),
-    ];
-    for seat in state.settings.seats.iter() {
-        let name = players
-            .iter()
-            .find(|p| store::seat_of(&p.seat) == Some(seat))
-            .map(|p| p.username.clone())
-            .unwrap_or_else(|| "?".into());
-        let label = match seat {
-            Seat::Red => "Red",
-            Seat::Blue => "Blue",
-            Seat::Yellow => "Yellow",
-            Seat::Green => "Green",
-        };
-        headers.push((label.into(), name));
-    }
+    let headers = record_headers(&state, &players, app.config.public_url.as_str());
     let pairs: Vec<(&str, &str)> = headers
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
@@ -67,4 +53,39 @@ pub async fn get_record(
         .insert_header((header::ETAG, etag(state.version)))
         .content_type("text/plain; charset=utf-8")
         .body(text))
+}
+
+/// The headers of a game's record. A played game: `Event`, `Site`, `GameId`, `Date`
+/// (created), `Started`, `Ended` (RFC 3339 UTC) and each seat's player (`?` while free).
+/// A study game: the headers it was imported with. The writer adds `Ruleset`, `Seats`,
+/// `Hostage` and `Result` itself.
+fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(String, String)> {
+    if state.kind == GameKind::Study {
+        return state.record_headers.clone();
+    }
+    let time = |t: NaiveDateTime| t.and_utc().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let mut headers: Vec<(String, String)> = vec![
+        ("Event".into(), "Djambi correspondence game".into()),
+        ("Site".into(), site.to_string()),
+        ("GameId".into(), state.id.clone()),
+        (
+            "Date".into(),
+            state.created_at.format("%Y.%m.%d").to_string(),
+        ),
+    ];
+    if let Some(t) = state.started_at {
+        headers.push(("Started".into(), time(t)));
+    }
+    if let Some(t) = state.ended_at {
+        headers.push(("Ended".into(), time(t)));
+    }
+    for seat in state.settings.seats.iter() {
+        let name = players
+            .iter()
+            .find(|p| store::seat_of(&p.seat) == Some(seat))
+            .map(|p| p.username.clone())
+            .unwrap_or_else(|| "?".into());
+        headers.push((seat.name().into(), name));
+    }
+    headers
 }

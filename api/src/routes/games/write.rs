@@ -169,7 +169,7 @@ fn expected_version(req: &HttpRequest, body: Option<i64>) -> Result<Option<i64>,
 
 /// Reads the `Idempotency-Key` header: `None` without it, 400 when malformed. The hash
 /// covers the method, the path, `If-Match` and the body's bytes.
-fn idempotency_key(
+pub(super) fn idempotency_key(
     req: &HttpRequest,
     user_id: &str,
     body: &[u8],

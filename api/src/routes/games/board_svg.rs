@@ -1,0 +1,90 @@
+//! `GET /v1/games/{id}/board.svg`: the position as a picture, now or at any version.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use domain::{Action, SvgOptions};
+
+use super::state::StateParams;
+use super::{PROBLEM, etag, game_id, not_modified};
+use crate::db;
+use crate::error::{ApiError, Problem};
+use crate::games::store;
+use crate::state::AppState;
+
+/// How long a picture of the current position may be cached: it changes with the next
+/// event.
+const CURRENT_MAX_AGE: &str = "public, max-age=5";
+/// A past version never changes.
+const PAST_MAX_AGE: &str = "public, max-age=31536000, immutable";
+
+/// The board as an SVG picture: the maze, coordinates, each piece in its party's colour
+/// with its kind's letter, corpses, the last move highlighted, and a caption (whose turn,
+/// who rules, who controls each party).
+///
+/// `?at=N` draws the position after the first N events (default: now) with the last move
+/// at or before event N. `ETag` is the version drawn; past versions never change and are
+/// served `Cache-Control: public, max-age=31536000, immutable`, the current one with a
+/// short `max-age`. Readable without a token.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), StateParams),
+    responses(
+        (status = 200, description = "The picture; `ETag` is the version drawn", body = String, content_type = "image/svg+xml"),
+        (status = 304, description = "Not modified since the version in `If-None-Match`"),
+        (status = 400, description = "`at` out of range", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[get("/games/{id}/board.svg")]
+pub async fn board_svg(
+    app: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    query: web::Query<StateParams>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let at = query.at;
+    let app2 = app.clone();
+    let (state, current) = db::run_with(&app.pool, move |conn| {
+        let current = store::current_version(conn, &id)?;
+        let version = match at {
+            None => current,
+            Some(n) if (1..=current).contains(&n) => n,
+            Some(_) => {
+                return Err(ApiError::field(
+                    "at",
+                    format!("must be 1 to the game's version, {current}"),
+                ));
+            }
+        };
+        let state = store::state_at(conn, &app2.games, &id, version, version == current)?;
+        Ok((state, current))
+    })
+    .await?;
+    let cache = if state.version < current {
+        PAST_MAX_AGE
+    } else {
+        CURRENT_MAX_AGE
+    };
+    if not_modified(&req, state.version) {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag(state.version)))
+            .insert_header((header::CACHE_CONTROL, cache))
+            .finish());
+    }
+    let last_move = state.actions.iter().rev().find_map(|a| match a {
+        Action::Move(mv) => Some(*mv),
+        _ => None,
+    });
+    let svg = domain::board_svg(
+        state.game.position(),
+        last_move.as_ref(),
+        &SvgOptions::default(),
+    );
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, etag(state.version)))
+        .insert_header((header::CACHE_CONTROL, cache))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .content_type("image/svg+xml")
+        .body(svg))
+}

@@ -1,0 +1,240 @@
+//! The HTML pages, outside `/v1`: they are not part of the JSON API and are left out of the
+//! OpenAPI document (they are registered on the plain actix app, see [`register`]).
+//!
+//! - `GET /games/{id}`: the replay page of a game, `api/assets/replay.html` with its
+//!   placeholders (`{{game_id}}`, `{{title}}`) replaced by HTML-escaped text, served with a
+//!   strict Content-Security-Policy (no inline script or style). An unknown game is an
+//!   HTML 404 page.
+//! - `GET /assets/replay.js`, `GET /assets/replay.css`: the page's script and style, built
+//!   into the binary. The page links them as `?v=<hash of the content>`: asked with that
+//!   version they are cached for good; otherwise they revalidate with their `ETag`.
+
+use std::sync::OnceLock;
+
+use actix_web::dev::{ServiceFactory, ServiceRequest};
+use actix_web::http::{StatusCode, header};
+use actix_web::{App, Error, HttpRequest, HttpResponse, web};
+use sha2::{Digest, Sha256};
+
+use crate::db;
+use crate::error::ApiError;
+use crate::games::events::GameKind;
+use crate::games::store::{self, StoreError};
+use crate::games::{queries, state::GameState};
+use crate::state::AppState;
+
+/// The Content-Security-Policy of the pages: everything from this server only, no inline
+/// script or style, pictures also as `data:` URLs, no plugins, no framing.
+pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; \
+                       script-src 'self'; object-src 'none'; base-uri 'none'; \
+                       frame-ancestors 'none'";
+
+const REPLAY_HTML: &str = include_str!("../../assets/replay.html");
+const REPLAY_JS: &str = include_str!("../../assets/replay.js");
+const REPLAY_CSS: &str = include_str!("../../assets/replay.css");
+
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// Adds the pages to the app (outside the OpenAPI document).
+pub fn register<T>(app: App<T>) -> App<T>
+where
+    T: ServiceFactory<ServiceRequest, Config = (), Error = Error, InitError = ()>,
+{
+    app.service(web::resource("/games/{id}").route(web::get().to(replay_page)))
+        .service(web::resource("/assets/replay.js").route(web::get().to(replay_js)))
+        .service(web::resource("/assets/replay.css").route(web::get().to(replay_css)))
+}
+
+/// A built-in asset: its content, media type and version (a hash of the content).
+struct Asset {
+    body: &'static str,
+    media_type: &'static str,
+    version: String,
+}
+
+impl Asset {
+    fn new(body: &'static str, media_type: &'static str) -> Asset {
+        let hash = Sha256::digest(body.as_bytes());
+        Asset {
+            body,
+            media_type,
+            version: hex::encode(&hash[..8]),
+        }
+    }
+
+    fn etag(&self) -> String {
+        format!("\"{}\"", self.version)
+    }
+
+    /// The path the page links, with the version.
+    fn link(&self, path: &str) -> String {
+        format!("{path}?v={}", self.version)
+    }
+
+    fn serve(&self, req: &HttpRequest) -> HttpResponse {
+        let versioned = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
+            .is_ok_and(|q| q.iter().any(|(k, v)| k == "v" && *v == self.version));
+        let cache = if versioned { IMMUTABLE } else { "no-cache" };
+        let etag = self.etag();
+        let fresh = req
+            .headers()
+            .get(header::IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+        let mut response = if fresh {
+            HttpResponse::NotModified()
+        } else {
+            HttpResponse::Ok()
+        };
+        response
+            .insert_header((header::ETAG, etag))
+            .insert_header((header::CACHE_CONTROL, cache))
+            .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
+        if fresh {
+            response.finish()
+        } else {
+            response.content_type(self.media_type).body(self.body)
+        }
+    }
+}
+
+fn js() -> &'static Asset {
+    static JS: OnceLock<Asset> = OnceLock::new();
+    JS.get_or_init(|| Asset::new(REPLAY_JS, "text/javascript; charset=utf-8"))
+}
+
+fn css() -> &'static Asset {
+    static CSS: OnceLock<Asset> = OnceLock::new();
+    CSS.get_or_init(|| Asset::new(REPLAY_CSS, "text/css; charset=utf-8"))
+}
+
+async fn replay_js(req: HttpRequest) -> HttpResponse {
+    js().serve(&req)
+}
+
+async fn replay_css(req: HttpRequest) -> HttpResponse {
+    css().serve(&req)
+}
+
+/// Text for HTML content and attribute values.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An HTML page with the pages' security headers.
+fn html(status: StatusCode, body: String) -> HttpResponse {
+    HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CONTENT_SECURITY_POLICY, CSP))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((header::REFERRER_POLICY, "same-origin"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .body(body)
+}
+
+fn not_found_page(what: &str) -> HttpResponse {
+    let body = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>Not found · Djambi</title>\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n\
+         <body>\n<main id=\"not-found\">\n<h1>Not found</h1>\n<p>{}</p>\n</main>\n</body>\n</html>\n",
+        css().link("/assets/replay.css"),
+        escape_html(what)
+    );
+    html(StatusCode::NOT_FOUND, body)
+}
+
+/// The page's title: the players of the seats in play (usernames, or the record's names
+/// for a study game).
+fn title_of(state: &GameState, usernames: &[(String, String)]) -> String {
+    let names: Vec<String> = state
+        .settings
+        .seats
+        .iter()
+        .map(|seat| {
+            let name = match state.kind {
+                GameKind::Study => state.study_player(seat).map(str::to_string),
+                GameKind::Play => usernames
+                    .iter()
+                    .find(|(s, _)| store::seat_of(s) == Some(seat))
+                    .map(|(_, u)| u.clone()),
+            };
+            name.filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| seat.name().to_string())
+        })
+        .collect();
+    let short: String = state.id.chars().take(8).collect();
+    let kind = match state.kind {
+        GameKind::Study => "Study",
+        GameKind::Play => "Game",
+    };
+    format!("{kind} {short}: {}", names.join(", "))
+}
+
+/// `GET /games/{id}`: the replay page.
+async fn replay_page(
+    app: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let Ok(id) = super::games::game_id(&path) else {
+        return Ok(not_found_page("There is no such game."));
+    };
+    let app2 = app.clone();
+    let loaded = db::run_with(&app.pool, move |conn| {
+        let state = store::current_state(conn, &app2.games, &id)?;
+        let (_, players) = queries::summary(conn, &id)?;
+        let usernames: Vec<(String, String)> =
+            players.into_iter().map(|p| (p.seat, p.username)).collect();
+        Ok::<_, StoreError>((state, usernames))
+    })
+    .await;
+    let (state, usernames) = match loaded {
+        Ok(v) => v,
+        Err(StoreError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
+        Err(e) => return Err(e.into()),
+    };
+    let page = REPLAY_HTML
+        .replace("/assets/replay.js", &js().link("/assets/replay.js"))
+        .replace("/assets/replay.css", &css().link("/assets/replay.css"))
+        .replace("{{game_id}}", &escape_html(&state.id))
+        .replace("{{title}}", &escape_html(&title_of(&state, &usernames)));
+    Ok(html(StatusCode::OK, page))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape_html(r#"<a href="x">O'Neil & co</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;O&#39;Neil &amp; co&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn the_template_has_its_placeholders_and_assets() {
+        for needle in [
+            "{{game_id}}",
+            "{{title}}",
+            "/assets/replay.js",
+            "/assets/replay.css",
+        ] {
+            assert!(REPLAY_HTML.contains(needle), "{needle}");
+        }
+        assert!(!REPLAY_HTML.contains("<script>"), "no inline script");
+        assert!(!REPLAY_HTML.contains("style="), "no inline style");
+    }
+}
