@@ -81,6 +81,10 @@ diesel::table! {
         created_by -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        time_control -> Nullable<Text>,
+        due_at -> Nullable<Timestamp>,
+        turn_order_at -> Timestamp,
+        due_lease_until -> Nullable<Timestamp>,
     }
 }
 

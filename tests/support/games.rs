@@ -104,6 +104,10 @@ pub fn actions_of(events: &[Value]) -> (GameSettings, Vec<Action>) {
                 let seat = serde_json::from_value(e["payload"]["seat"].clone()).unwrap();
                 actions.push(Action::Resign(seat));
             }
+            "timed_out" => {
+                let seat = serde_json::from_value(e["payload"]["seat"].clone()).unwrap();
+                actions.push(Action::Timeout(seat));
+            }
             "ended" if e["payload"]["result"]["reason"] == "draw_agreed" => {
                 actions.push(Action::AgreedDraw);
             }

@@ -214,6 +214,7 @@ mod tests {
             visibility: Visibility::Public,
             created_by: "u".into(),
             invite_code: None,
+            time_control: None,
         };
         let mut s = GameState::created(id, &created, crate::db::now()).unwrap();
         s.version = version;

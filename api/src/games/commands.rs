@@ -37,6 +37,7 @@ use super::clock::Clock;
 use super::events::{Event, Status, Visibility};
 use super::state::{FoldError, GameState, result_of};
 use super::store::{self, StoreError};
+use super::timing::TimeControl;
 use crate::db::{self, DbConnection};
 
 /// How many times a write is tried before it gives up with [`CommandError::Busy`].
@@ -82,6 +83,7 @@ pub struct NewGame {
     /// The seat the creator takes at once, if any.
     pub creator_seat: Option<Seat>,
     pub invite_code: Option<String>,
+    pub time_control: Option<TimeControl>,
 }
 
 /// Something to do to a game.
@@ -99,6 +101,10 @@ pub enum Command {
     Play(Move),
     Resign,
     Draw(DrawAction),
+    /// The seat to move let its deadline pass (the server's command: see [`super::due`]).
+    TimeOut {
+        seat: Seat,
+    },
 }
 
 impl Command {
@@ -110,6 +116,7 @@ impl Command {
             Command::Play(_) => "play",
             Command::Resign => "resign",
             Command::Draw(_) => "draw",
+            Command::TimeOut { .. } => "time_out",
         }
     }
 }
@@ -506,6 +513,14 @@ fn decide(
         Command::Play(mv) => play(&mut p, player()?, *mv)?,
         Command::Resign => resign(&mut p, player()?)?,
         Command::Draw(action) => draw(&mut p, player()?, *action)?,
+        Command::TimeOut { seat } => {
+            if write.actor != Actor::System {
+                return Err(CommandError::Forbidden(
+                    "only the server times a seat out".into(),
+                ));
+            }
+            time_out(&mut p, *seat)?
+        }
     }
     Ok(p)
 }
@@ -518,6 +533,7 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
         visibility: new.visibility,
         created_by: creator.into(),
         invite_code: new.invite_code.clone(),
+        time_control: new.time_control,
     })?;
     if let Some(seat) = new.creator_seat {
         p.push_checked(Event::SeatTaken {
@@ -689,6 +705,26 @@ fn resign(p: &mut Pending, user: &str) -> Result<(), CommandError> {
         )));
     }
     p.push_checked(Event::Resigned { seat })?;
+    p.end_if_over()
+}
+
+/// Times `seat` out: it must still be to move, with its deadline passed at `p.now`.
+fn time_out(p: &mut Pending, seat: Seat) -> Result<(), CommandError> {
+    let s = state_of(p)?;
+    if s.to_move() != Some(seat) {
+        return Err(CommandError::Conflict(format!(
+            "seat {seat} is not to move: nothing to time out"
+        )));
+    }
+    match s.deadline() {
+        Some(deadline) if deadline <= p.now => {}
+        _ => {
+            return Err(CommandError::Conflict(format!(
+                "seat {seat}'s deadline has not passed"
+            )));
+        }
+    }
+    p.push_checked(Event::TimedOut { seat })?;
     p.end_if_over()
 }
 

@@ -6,12 +6,13 @@
 //!
 //! | kind | payload | meaning |
 //! |---|---|---|
-//! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code` | always event 1 |
+//! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code`, `time_control` | always event 1 |
 //! | `seat_taken` | `seat`, `user_id` | a player sat down |
 //! | `seat_left` | `seat`, `user_id` | a player left before the start |
 //! | `started` | `{}` | every seat in play is taken |
 //! | `move_played` | `seat`, `move` (JSON form), `text` (canonical) | a move (domain action) |
 //! | `resigned` | `seat` | a resignation (domain action) |
+//! | `timed_out` | `seat` | the seat to move let its deadline pass (domain action, a resignation's effect; written by the server) |
 //! | `draw_offered` | `seat` | a seat offers a draw (it counts as that seat's acceptance) |
 //! | `draw_accepted` | `seat` | a seat accepts the pending offer |
 //! | `draw_declined` | `seat` | a seat declines (or withdraws) the pending offer |
@@ -25,6 +26,8 @@
 use domain::{Move, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+use super::timing::TimeControl;
 
 /// Who may find and join a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -106,6 +109,8 @@ pub enum ResultReason {
     NoLegalMoves,
     /// Every active seat accepted a draw offer.
     DrawAgreed,
+    /// A timeout left a single active seat.
+    Timeout,
 }
 
 /// How a finished game ended.
@@ -141,6 +146,9 @@ pub enum Event {
         /// Invite-only games: the code needed to take a seat (never shown in `/events`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         invite_code: Option<String>,
+        /// The time control (see [`super::timing`]); absent: no deadlines.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        time_control: Option<TimeControl>,
     },
     SeatTaken {
         seat: Seat,
@@ -159,6 +167,9 @@ pub enum Event {
         text: String,
     },
     Resigned {
+        seat: Seat,
+    },
+    TimedOut {
         seat: Seat,
     },
     DrawOffered {
@@ -185,6 +196,7 @@ impl Event {
             Event::Started {} => "started",
             Event::MovePlayed { .. } => "move_played",
             Event::Resigned { .. } => "resigned",
+            Event::TimedOut { .. } => "timed_out",
             Event::DrawOffered { .. } => "draw_offered",
             Event::DrawAccepted { .. } => "draw_accepted",
             Event::DrawDeclined { .. } => "draw_declined",
@@ -230,7 +242,12 @@ mod tests {
                 visibility: Visibility::Invite,
                 created_by: "u1".into(),
                 invite_code: Some("abc".into()),
+                time_control: Some(TimeControl {
+                    per_move_secs: 86_400,
+                    max_bank_secs: None,
+                }),
             },
+            Event::TimedOut { seat: Seat::Blue },
             Event::SeatTaken {
                 seat: Seat::Red,
                 user_id: "u1".into(),

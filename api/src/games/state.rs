@@ -7,6 +7,7 @@ use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
 use super::events::{Event, GameResult, ResultKind, ResultReason, Status, Visibility};
+use super::timing::{SeatClocks, TimeControl};
 
 /// A pending draw offer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +52,10 @@ pub struct GameState {
     pub actions: Vec<Action>,
     pub draw_offer: Option<DrawOffer>,
     pub result: Option<GameResult>,
+    /// The time control; `None`: no deadlines.
+    pub time_control: Option<TimeControl>,
+    /// The seats' clocks (only used with a time control).
+    pub clocks: SeatClocks,
 }
 
 fn invalid<T>(msg: impl Into<String>) -> Result<T, FoldError> {
@@ -67,6 +72,7 @@ impl GameState {
             visibility,
             created_by,
             invite_code,
+            time_control,
         } = event
         else {
             return invalid(format!("event 1 is `{}`, not `created`", event.kind()));
@@ -94,6 +100,8 @@ impl GameState {
             actions: Vec::new(),
             draw_offer: None,
             result: None,
+            time_control: *time_control,
+            clocks: SeatClocks::default(),
         })
     }
 
@@ -136,13 +144,40 @@ impl GameState {
         self.to_move().and_then(|s| self.player(s))
     }
 
+    /// When the seat to move must have acted (active games with a time control).
+    pub fn deadline(&self) -> Option<NaiveDateTime> {
+        self.time_control?;
+        self.clocks.deadline(self.to_move()?)
+    }
+
     /// Folds one more event in (it becomes event `version + 1`). Returns the domain step
     /// for events that are actions. On error the state is unchanged.
     pub fn apply(&mut self, event: &Event, at: NaiveDateTime) -> Result<Option<Step>, FoldError> {
+        let to_move_before = self.to_move();
         let step = self.apply_inner(event)?;
         self.version += 1;
         self.updated_at = at;
+        if let Some(tc) = self.time_control {
+            self.tick_clocks(&tc, event, to_move_before, at);
+        }
         Ok(step)
+    }
+
+    /// The clocks after `event` (see [`super::timing`]).
+    fn tick_clocks(
+        &mut self,
+        tc: &TimeControl,
+        event: &Event,
+        to_move_before: Option<Seat>,
+        at: NaiveDateTime,
+    ) {
+        match event {
+            Event::Started {} => self.clocks = SeatClocks::started(tc, at),
+            _ if self.status != Status::Active => self.clocks.stop(),
+            Event::MovePlayed { seat, .. } => self.clocks.moved(tc, *seat, at),
+            _ if self.to_move() != to_move_before => self.clocks.turn_passed(at),
+            _ => {}
+        }
     }
 
     fn require_status(&self, status: Status, event: &Event) -> Result<(), FoldError> {
@@ -224,6 +259,16 @@ impl GameState {
                 self.draw_offer = None;
                 Ok(Some(step))
             }
+            Event::TimedOut { seat } => {
+                self.require_active_seat(*seat, event)?;
+                if self.game.position().to_move() != Some(*seat) {
+                    return invalid(format!("a timeout of {seat}, who is not to move"));
+                }
+                let step = self.game.apply(&Action::Timeout(*seat))?;
+                self.actions.push(Action::Timeout(*seat));
+                self.draw_offer = None;
+                Ok(Some(step))
+            }
             Event::DrawOffered { seat } => {
                 self.require_active_seat(*seat, event)?;
                 if self.draw_offer.is_some() {
@@ -301,6 +346,9 @@ pub fn result_of(game: &Game, last: &Action) -> Option<GameResult> {
         (Outcome::Win(seat), Action::Resign(_)) => {
             (ResultKind::Win, vec![*seat], ResultReason::Resignation)
         }
+        (Outcome::Win(seat), Action::Timeout(_)) => {
+            (ResultKind::Win, vec![*seat], ResultReason::Timeout)
+        }
         (Outcome::Win(seat), _) => (ResultKind::Win, vec![*seat], ResultReason::LastSeatStanding),
         (Outcome::Draw(seats), Action::AgreedDraw) => (
             ResultKind::Draw,
@@ -340,6 +388,7 @@ mod tests {
             visibility: Visibility::Public,
             created_by: "u0".into(),
             invite_code: None,
+            time_control: None,
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         for (i, seat) in s.settings.seats.iter().enumerate() {

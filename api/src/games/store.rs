@@ -139,7 +139,19 @@ pub struct GameRow {
     pub created_by: String,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// The time control as JSON ([`super::timing::TimeControl`]); `None`: no deadlines.
+    pub time_control: Option<String>,
+    /// The deadline of the seat to move (active games with a time control): when the
+    /// due-work worker ([`super::due`]) must look at the game.
+    pub due_at: Option<NaiveDateTime>,
+    /// The order of `/v1/me/games?turn=mine`: the deadline, or for games without one
+    /// [`NO_DEADLINE_ORDER`] after the last change (after every deadline, longest waiting
+    /// first).
+    pub turn_order_at: NaiveDateTime,
 }
+
+/// How far after its last change a game without a deadline sorts in `turn=mine`.
+pub const NO_DEADLINE_ORDER: chrono::TimeDelta = chrono::TimeDelta::days(1000 * 365);
 
 impl GameRow {
     /// The projection of a state.
@@ -165,6 +177,14 @@ impl GameRow {
             created_by: state.created_by.clone(),
             created_at: state.created_at,
             updated_at: state.updated_at,
+            time_control: state
+                .time_control
+                .as_ref()
+                .and_then(|tc| serde_json::to_string(tc).ok()),
+            due_at: state.deadline(),
+            turn_order_at: state
+                .deadline()
+                .unwrap_or(state.updated_at + NO_DEADLINE_ORDER),
         }
     }
 }
