@@ -102,6 +102,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "how long an instance holds a due game it claimed before another may take it (default 60s)",
     ),
     (
+        "DJAMBI_NOTIFY_POLL",
+        "notify_poll",
+        "how often a notification stream (SSE) looks for new items (default 1s)",
+    ),
+    (
         "DJAMBI_ARGON2_MEMORY_KIB",
         "argon2_memory_kib",
         "argon2id memory cost in KiB (default 19456)",
@@ -236,6 +241,8 @@ pub struct Config {
     pub due_interval: Duration,
     /// How long a claimed due game is held (see `games::due`).
     pub due_lease: Duration,
+    /// How often a notification stream polls the database.
+    pub notify_poll: Duration,
     pub argon2: Argon2Config,
 }
 
@@ -374,6 +381,13 @@ impl Config {
             Duration::from_secs(1),
             Duration::from_secs(86_400),
         )?;
+        let notify_poll = parse_duration_setting(
+            "DJAMBI_NOTIFY_POLL",
+            get("DJAMBI_NOTIFY_POLL"),
+            Duration::from_secs(1),
+            Duration::from_millis(10),
+            Duration::from_secs(60),
+        )?;
         let workers = match get("DJAMBI_WORKERS") {
             None => None,
             some => Some(parse_int("DJAMBI_WORKERS", some, 1, 1, 256)? as usize),
@@ -462,6 +476,7 @@ impl Config {
             idempotency_retention,
             due_interval,
             due_lease,
+            notify_poll,
             argon2,
         })
     }

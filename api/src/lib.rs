@@ -18,6 +18,7 @@ pub mod extract;
 pub mod games;
 pub mod janitor;
 pub mod maintenance;
+pub mod notifications;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;

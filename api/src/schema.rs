@@ -108,6 +108,19 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    notifications (id) {
+        id -> Text,
+        user_id -> Text,
+        kind -> Text,
+        game_id -> Nullable<Text>,
+        version -> Nullable<BigInt>,
+        payload -> Text,
+        created_at -> Timestamp,
+        read_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(personal_access_tokens -> users (user_id));
@@ -122,5 +135,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_events,
     games,
     game_players,
-    idempotency_keys
+    idempotency_keys,
+    notifications
 );

@@ -9,7 +9,8 @@
 //!    the caller's expected version if there is one;
 //! 2. lets the command decide its events, folding each onto a copy of the state (the
 //!    rules engine refuses illegal actions here);
-//! 3. appends them (claim the version, insert the events and the projection) and runs the
+//! 3. appends them (claim the version, insert the events and the projection), writes the
+//!    notifications they cause ([`crate::notifications::plan`], the outbox), and runs the
 //!    caller's own step in the same transaction (the HTTP layer stores idempotent answers
 //!    there); after the commit, the new state goes into the cache.
 //!
@@ -39,6 +40,7 @@ use super::state::{FoldError, GameState, result_of};
 use super::store::{self, StoreError};
 use super::timing::TimeControl;
 use crate::db::{self, DbConnection};
+use crate::notifications;
 
 /// How many times a write is tried before it gives up with [`CommandError::Busy`].
 pub const MAX_ATTEMPTS: u32 = 8;
@@ -358,6 +360,8 @@ fn attempt_in_transaction(
             Err(StoreError::VersionMoved) => return Err(Retry::Moved),
             Err(e) => return Err(CommandError::from(e).into()),
         }
+        notifications::enqueue(conn, &notifications::plan(&written, write.actor.account()))
+            .map_err(CommandError::from)?;
         if let Some(step) = in_tx {
             step(conn, &written).map_err(|e| match e {
                 // The caller's own unique key met a twin (e.g. a racing retry with the
@@ -400,12 +404,14 @@ fn fast_path(
         return Ok(None);
     }
     let written = pending.into_written(Some(before), version)?;
+    let notes = notifications::plan(&written, write.actor.account());
     match store::append_in_one_statement(
         pg,
         version,
         &written.events,
         write.actor.account(),
         &written.state,
+        &notes,
     ) {
         Ok(true) => Ok(Some(written)),
         // Moved on: a stale client is answered by `moved`; a command without an expected
