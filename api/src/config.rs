@@ -92,6 +92,21 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "how long an Idempotency-Key's answer is kept (default 24h)",
     ),
     (
+        "DJAMBI_DUE_INTERVAL",
+        "due_interval",
+        "how often each instance looks for passed deadlines, e.g. 500ms, 5s (default 5s)",
+    ),
+    (
+        "DJAMBI_DUE_LEASE",
+        "due_lease",
+        "how long an instance holds a due game it claimed before another may take it (default 60s)",
+    ),
+    (
+        "DJAMBI_NOTIFY_POLL",
+        "notify_poll",
+        "how often a notification stream (SSE) looks for new items (default 1s)",
+    ),
+    (
         "DJAMBI_ARGON2_MEMORY_KIB",
         "argon2_memory_kib",
         "argon2id memory cost in KiB (default 19456)",
@@ -222,6 +237,12 @@ pub struct Config {
     pub register_limit_per_ip: RateSpec,
     /// How long the answer stored under an `Idempotency-Key` is kept.
     pub idempotency_retention: Duration,
+    /// How often the due-work worker looks for passed deadlines.
+    pub due_interval: Duration,
+    /// How long a claimed due game is held (see `games::due`).
+    pub due_lease: Duration,
+    /// How often a notification stream polls the database.
+    pub notify_poll: Duration,
     pub argon2: Argon2Config,
 }
 
@@ -346,6 +367,27 @@ impl Config {
             Duration::from_secs(1),
             Duration::from_secs(400 * 24 * 3600),
         )?;
+        let due_interval = parse_duration_setting(
+            "DJAMBI_DUE_INTERVAL",
+            get("DJAMBI_DUE_INTERVAL"),
+            Duration::from_secs(5),
+            Duration::from_millis(1),
+            Duration::from_secs(3600),
+        )?;
+        let due_lease = parse_duration_setting(
+            "DJAMBI_DUE_LEASE",
+            get("DJAMBI_DUE_LEASE"),
+            Duration::from_secs(60),
+            Duration::from_secs(1),
+            Duration::from_secs(86_400),
+        )?;
+        let notify_poll = parse_duration_setting(
+            "DJAMBI_NOTIFY_POLL",
+            get("DJAMBI_NOTIFY_POLL"),
+            Duration::from_secs(1),
+            Duration::from_millis(10),
+            Duration::from_secs(60),
+        )?;
         let workers = match get("DJAMBI_WORKERS") {
             None => None,
             some => Some(parse_int("DJAMBI_WORKERS", some, 1, 1, 256)? as usize),
@@ -432,6 +474,9 @@ impl Config {
             login_limit_per_ip,
             register_limit_per_ip,
             idempotency_retention,
+            due_interval,
+            due_lease,
+            notify_poll,
             argon2,
         })
     }

@@ -18,6 +18,7 @@ pub mod extract;
 pub mod games;
 pub mod janitor;
 pub mod maintenance;
+pub mod notifications;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
@@ -79,6 +80,14 @@ impl RunningServer {
 /// Connects to the database, migrates it, and binds the HTTP server. Must be called inside
 /// an actix system (e.g. `actix_web::rt::System::new().block_on(..)`).
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    start_with_clock(config, std::sync::Arc::new(games::clock::SystemClock)).await
+}
+
+/// [`start`] with another clock (tests drive deadlines with a `ManualClock`).
+pub async fn start_with_clock(
+    config: Config,
+    clock: std::sync::Arc<dyn games::clock::Clock>,
+) -> Result<RunningServer, StartError> {
     if config.jwt_secret_source == SecretSource::GeneratedForDevelopment {
         tracing::warn!(
             "DEVELOPMENT MODE: DATABASE_URL is unset, so the embedded SQLite database `{}` is used \
@@ -103,9 +112,12 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
 
     let addr = config.listen;
     let workers = config.workers;
-    let state = web::Data::new(AppState::new(config, pool).map_err(StartError::Setup)?);
+    let mut state = AppState::new(config, pool).map_err(StartError::Setup)?;
+    state.clock = clock;
+    let state = web::Data::new(state);
     let _ = openapi::document_json();
     janitor::spawn(state.clone());
+    games::due::spawn(state.clone());
     let mut server = HttpServer::new(move || app(state.clone())).shutdown_timeout(10);
     if let Some(n) = workers {
         server = server.workers(n);

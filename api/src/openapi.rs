@@ -29,6 +29,7 @@ use crate::error::{FieldError, Problem, ProblemKind};
         (name = "me", description = "One's own account"),
         (name = "tokens", description = "Personal access tokens for bots and tools"),
         (name = "games", description = "Games: create, join, play, read; each game is an event log"),
+        (name = "notifications", description = "The in-app feed of what happens in one's games, and its event stream"),
         (name = "health", description = "Liveness and readiness"),
         (name = "meta", description = "This document")
     )

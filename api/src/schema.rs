@@ -82,6 +82,10 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         kind -> Text,
+        time_control -> Nullable<Text>,
+        due_at -> Nullable<Timestamp>,
+        turn_order_at -> Timestamp,
+        due_lease_until -> Nullable<Timestamp>,
     }
 }
 
@@ -105,6 +109,19 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    notifications (id) {
+        id -> Text,
+        user_id -> Text,
+        kind -> Text,
+        game_id -> Nullable<Text>,
+        version -> Nullable<BigInt>,
+        payload -> Text,
+        created_at -> Timestamp,
+        read_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(personal_access_tokens -> users (user_id));
@@ -119,5 +136,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_events,
     games,
     game_players,
-    idempotency_keys
+    idempotency_keys,
+    notifications
 );

@@ -10,6 +10,7 @@ use reqwest::Method;
 
 pub const SEATS: [&str; 4] = ["R", "B", "Y", "G"];
 
+#[allow(unused_imports)]
 pub use djambi_e2e::Rng;
 
 /// Creates a game as `creator` with `body`; returns the summary.

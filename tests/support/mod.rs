@@ -12,6 +12,7 @@
 //! `pg::name` and `sqlite::name` variants.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -22,6 +23,8 @@ pub use reqwest::StatusCode;
 use reqwest::blocking::{Client, RequestBuilder};
 use reqwest::header::HeaderMap;
 pub use serde_json::{Value, json};
+
+pub use djambi_api::games::clock::{Clock, ManualClock};
 
 /// The signing secret every test server uses (tests craft tokens with it).
 pub const TEST_JWT_SECRET: &str = "djambi-test-secret-0123456789-abcdefghij";
@@ -245,12 +248,37 @@ impl TestServer {
     /// A server with some settings changed (environment-variable names and values).
     pub fn start_with(backend: Backend, overrides: &[(&str, &str)]) -> TestServer {
         let (db, database_url) = TestDb::create(backend);
-        TestServer::boot(backend, db, database_url, overrides)
+        TestServer::boot(backend, db, database_url, overrides, None)
+    }
+
+    /// A server whose commands and workers take their time from `clock`.
+    pub fn start_with_clock(
+        backend: Backend,
+        overrides: &[(&str, &str)],
+        clock: Arc<dyn Clock>,
+    ) -> TestServer {
+        let (db, database_url) = TestDb::create(backend);
+        TestServer::boot(backend, db, database_url, overrides, Some(clock))
     }
 
     /// A server on a database it does not own (several may share one).
     pub fn start_on(db: &FreshDatabase) -> TestServer {
-        TestServer::boot(db.backend, TestDb::Borrowed, db.url.clone(), &[])
+        TestServer::boot(db.backend, TestDb::Borrowed, db.url.clone(), &[], None)
+    }
+
+    /// [`TestServer::start_on`] with settings and, optionally, a clock.
+    pub fn start_on_with(
+        db: &FreshDatabase,
+        overrides: &[(&str, &str)],
+        clock: Option<Arc<dyn Clock>>,
+    ) -> TestServer {
+        TestServer::boot(
+            db.backend,
+            TestDb::Borrowed,
+            db.url.clone(),
+            overrides,
+            clock,
+        )
     }
 
     fn boot(
@@ -258,6 +286,7 @@ impl TestServer {
         db: TestDb,
         database_url: String,
         overrides: &[(&str, &str)],
+        clock: Option<Arc<dyn Clock>>,
     ) -> TestServer {
         let mut vars: Vec<(String, String)> = vec![
             ("DATABASE_URL".into(), database_url.clone()),
@@ -285,7 +314,11 @@ impl TestServer {
         let thread = std::thread::spawn(move || {
             let system = actix_web::rt::System::new();
             system.block_on(async move {
-                match djambi_api::start(config).await {
+                let started = match clock {
+                    Some(clock) => djambi_api::start_with_clock(config, clock).await,
+                    None => djambi_api::start(config).await,
+                };
+                match started {
                     Ok(server) => {
                         let _ = tx.send(Ok((server.addr, server.handle())));
                         let _ = server.wait().await;

@@ -216,6 +216,7 @@ mod tests {
             invite_code: None,
             kind: crate::games::events::GameKind::Play,
             record_headers: Vec::new(),
+            time_control: None,
         };
         let mut s = GameState::created(id, &created, crate::db::now()).unwrap();
         s.version = version;

@@ -9,7 +9,8 @@
 //!    the caller's expected version if there is one;
 //! 2. lets the command decide its events, folding each onto a copy of the state (the
 //!    rules engine refuses illegal actions here);
-//! 3. appends them (claim the version, insert the events and the projection) and runs the
+//! 3. appends them (claim the version, insert the events and the projection), writes the
+//!    notifications they cause ([`crate::notifications::plan`], the outbox), and runs the
 //!    caller's own step in the same transaction (the HTTP layer stores idempotent answers
 //!    there); after the commit, the new state goes into the cache.
 //!
@@ -40,7 +41,9 @@ use super::clock::Clock;
 use super::events::{Event, GameKind, Status, Visibility};
 use super::state::{FoldError, GameState, result_of};
 use super::store::{self, StoreError};
+use super::timing::TimeControl;
 use crate::db::{self, DbConnection};
+use crate::notifications;
 
 /// How many times a write is tried before it gives up with [`CommandError::Busy`].
 pub const MAX_ATTEMPTS: u32 = 8;
@@ -85,6 +88,7 @@ pub struct NewGame {
     /// The seat the creator takes at once, if any.
     pub creator_seat: Option<Seat>,
     pub invite_code: Option<String>,
+    pub time_control: Option<TimeControl>,
 }
 
 /// Something to do to a game.
@@ -104,6 +108,10 @@ pub enum Command {
     Draw(DrawAction),
     /// Create a study game from a game record (its id is the write's `game_id`).
     Import(ImportRecord),
+    /// The seat to move let its deadline pass (the server's command: see [`super::due`]).
+    TimeOut {
+        seat: Seat,
+    },
 }
 
 /// A game record to import as a study game.
@@ -129,6 +137,7 @@ impl Command {
             Command::Resign => "resign",
             Command::Draw(_) => "draw",
             Command::Import(_) => "import",
+            Command::TimeOut { .. } => "time_out",
         }
     }
 
@@ -392,6 +401,8 @@ fn attempt_in_transaction(
             Err(StoreError::VersionMoved) => return Err(Retry::Moved),
             Err(e) => return Err(CommandError::from(e).into()),
         }
+        notifications::enqueue(conn, &notifications::plan(&written, write.actor.account()))
+            .map_err(CommandError::from)?;
         if let Some(step) = in_tx {
             step(conn, &written).map_err(|e| match e {
                 // The caller's own unique key met a twin (e.g. a racing retry with the
@@ -435,6 +446,7 @@ fn fast_path(
     }
     let written = pending.into_written(Some(before), version)?;
     let guard = write.session.as_deref().zip(write.actor.account());
+    let notes = notifications::plan(&written, write.actor.account());
     match store::append_in_one_statement(
         pg,
         version,
@@ -442,6 +454,7 @@ fn fast_path(
         write.actor.account(),
         &written.state,
         guard,
+        &notes,
     ) {
         Ok(true) => Ok(Some(written)),
         // Nothing written: the version moved, or the session ended.
@@ -565,6 +578,14 @@ fn decide(
         Command::Resign => resign(&mut p, player()?)?,
         Command::Draw(action) => draw(&mut p, player()?, *action)?,
         Command::Import(record) => import(&mut p, player()?, record)?,
+        Command::TimeOut { seat } => {
+            if write.actor != Actor::System {
+                return Err(CommandError::Forbidden(
+                    "only the server times a seat out".into(),
+                ));
+            }
+            time_out(&mut p, *seat)?
+        }
     }
     Ok(p)
 }
@@ -579,6 +600,7 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
         invite_code: new.invite_code.clone(),
         kind: GameKind::Play,
         record_headers: Vec::new(),
+        time_control: new.time_control,
     })?;
     if let Some(seat) = new.creator_seat {
         p.push_checked(Event::SeatTaken {
@@ -616,6 +638,7 @@ fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), 
         invite_code: None,
         kind: GameKind::Study,
         record_headers: record.headers.clone(),
+        time_control: None,
     })?;
     for (action, &line) in record.actions.iter().zip(&record.action_lines) {
         let s = state_of(p)?;
@@ -823,6 +846,26 @@ fn resign(p: &mut Pending, user: &str) -> Result<(), CommandError> {
         )));
     }
     p.push_checked(Event::Resigned { seat })?;
+    p.end_if_over()
+}
+
+/// Times `seat` out: it must still be to move, with its deadline passed at `p.now`.
+fn time_out(p: &mut Pending, seat: Seat) -> Result<(), CommandError> {
+    let s = state_of(p)?;
+    if s.to_move() != Some(seat) {
+        return Err(CommandError::Conflict(format!(
+            "seat {seat} is not to move: nothing to time out"
+        )));
+    }
+    match s.deadline() {
+        Some(deadline) if deadline <= p.now => {}
+        _ => {
+            return Err(CommandError::Conflict(format!(
+                "seat {seat}'s deadline has not passed"
+            )));
+        }
+    }
+    p.push_checked(Event::TimedOut { seat })?;
     p.end_if_over()
 }
 

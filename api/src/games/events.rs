@@ -6,13 +6,13 @@
 //!
 //! | kind | payload | meaning |
 //! |---|---|---|
-//! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code`; for a study game `kind: "study"` and `record_headers` | always event 1 |
+//! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code`, `time_control`; for a study game `kind: "study"` and `record_headers` | always event 1 |
 //! | `seat_taken` | `seat`, `user_id` | a player sat down |
 //! | `seat_left` | `seat`, `user_id` | a player left before the start |
 //! | `started` | `{}` | every seat in play is taken |
 //! | `move_played` | `seat`, `move` (JSON form), `text` (canonical) | a move (domain action) |
 //! | `resigned` | `seat` | a resignation (domain action) |
-//! | `timed_out` | `seat` | a seat ran out of time (domain action, a resignation's effect) |
+//! | `timed_out` | `seat` | the seat to move let its deadline pass (domain action, a resignation's effect; written by the server) |
 //! | `draw_offered` | `seat` | a seat offers a draw (it counts as that seat's acceptance) |
 //! | `draw_accepted` | `seat` | a seat accepts the pending offer |
 //! | `draw_declined` | `seat` | a seat declines (or withdraws) the pending offer |
@@ -31,6 +31,8 @@
 use domain::{Move, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+use super::timing::TimeControl;
 
 /// Who may find and join a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -188,6 +190,9 @@ pub enum Event {
         /// players are names as written, not accounts).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         record_headers: Vec<(String, String)>,
+        /// The time control (see [`super::timing`]); absent: no deadlines.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        time_control: Option<TimeControl>,
     },
     SeatTaken {
         seat: Seat,
@@ -208,6 +213,11 @@ pub enum Event {
     Resigned {
         seat: Seat,
     },
+    /// A seat ran out of time ([`domain::Action::Timeout`]; written by the server in
+    /// play, or imported from a record).
+    TimedOut {
+        seat: Seat,
+    },
     DrawOffered {
         seat: Seat,
     },
@@ -219,10 +229,6 @@ pub enum Event {
     },
     Ended {
         result: GameResult,
-    },
-    /// A seat ran out of time ([`domain::Action::Timeout`]).
-    TimedOut {
-        seat: Seat,
     },
 }
 
@@ -236,11 +242,11 @@ impl Event {
             Event::Started {} => "started",
             Event::MovePlayed { .. } => "move_played",
             Event::Resigned { .. } => "resigned",
+            Event::TimedOut { .. } => "timed_out",
             Event::DrawOffered { .. } => "draw_offered",
             Event::DrawAccepted { .. } => "draw_accepted",
             Event::DrawDeclined { .. } => "draw_declined",
             Event::Ended { .. } => "ended",
-            Event::TimedOut { .. } => "timed_out",
         }
     }
 
@@ -284,6 +290,7 @@ mod tests {
                 invite_code: Some("abc".into()),
                 kind: GameKind::Play,
                 record_headers: Vec::new(),
+                time_control: None,
             },
             Event::Created {
                 ruleset: "djambi-standard-2026".into(),
@@ -294,6 +301,10 @@ mod tests {
                 invite_code: None,
                 kind: GameKind::Study,
                 record_headers: vec![("Red".into(), "alice".into())],
+                time_control: Some(TimeControl {
+                    per_move_secs: 86_400,
+                    max_bank_secs: None,
+                }),
             },
             Event::TimedOut { seat: Seat::Blue },
             Event::SeatTaken {

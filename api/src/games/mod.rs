@@ -5,6 +5,8 @@
 //! - [`commands`]: the one write path: every command of a player or of the server
 //!   (actor), decided on the state and appended with the store's protocol;
 //! - [`clock`]: the injected time of commands;
+//! - [`timing`]: time controls, the seats' clocks and the deadline of the seat to move;
+//! - [`due`]: the worker that runs what the clock makes due (timeouts), on every instance;
 //! - [`store`]: the append-only log, the `games`/`game_players` projection written in the
 //!   same transaction, optimistic concurrency on the version ([`store::StoreError`]);
 //! - [`queries`]: lists, summaries, pages of the log, the projection check;
@@ -17,11 +19,13 @@
 pub mod cache;
 pub mod clock;
 pub mod commands;
+pub mod due;
 pub mod events;
 pub mod idempotency;
 pub mod queries;
 pub mod state;
 pub mod store;
+pub mod timing;
 pub mod views;
 
 /// How many game states the cache keeps (and as many checkpoints).

@@ -80,8 +80,9 @@ pub fn games_of(
     with_players(conn, rows)
 }
 
-/// The active games waiting on `user_id`'s move, the one waiting longest first;
-/// `limit + 1` rows.
+/// The active games waiting on `user_id`'s move, soonest deadline first, then the games
+/// without a deadline, the one waiting longest first (by `turn_order_at`); `limit + 1`
+/// rows.
 pub fn awaiting_move_of(
     conn: &mut DbConnection,
     user_id: &str,
@@ -91,15 +92,15 @@ pub fn awaiting_move_of(
     let mut query = games::table
         .filter(games::to_move_user_id.eq(user_id))
         .filter(games::status.eq(Status::Active.as_str()))
-        .order((games::updated_at.asc(), games::id.asc()))
+        .order((games::turn_order_at.asc(), games::id.asc()))
         .limit(limit + 1)
         .select(GameRow::as_select())
         .into_boxed();
     if let Some((t, id)) = after {
         query = query.filter(
-            games::updated_at
+            games::turn_order_at
                 .gt(t)
-                .or(games::updated_at.eq(t).and(games::id.gt(id))),
+                .or(games::turn_order_at.eq(t).and(games::id.gt(id))),
         );
     }
     let rows = query.load(conn)?;

@@ -7,6 +7,7 @@ use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
 use super::events::{Event, GameKind, GameResult, ResultKind, ResultReason, Status, Visibility};
+use super::timing::{SeatClocks, TimeControl};
 
 /// A pending draw offer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,6 +60,10 @@ pub struct GameState {
     pub started_at: Option<NaiveDateTime>,
     /// When the `ended` event was written.
     pub ended_at: Option<NaiveDateTime>,
+    /// The time control; `None`: no deadlines.
+    pub time_control: Option<TimeControl>,
+    /// The seats' clocks (only used with a time control).
+    pub clocks: SeatClocks,
 }
 
 fn invalid<T>(msg: impl Into<String>) -> Result<T, FoldError> {
@@ -77,6 +82,7 @@ impl GameState {
             invite_code,
             kind,
             record_headers,
+            time_control,
         } = event
         else {
             return invalid(format!("event 1 is `{}`, not `created`", event.kind()));
@@ -112,6 +118,8 @@ impl GameState {
             record_headers: record_headers.clone(),
             started_at: None,
             ended_at: None,
+            time_control: *time_control,
+            clocks: SeatClocks::default(),
         })
     }
 
@@ -154,9 +162,16 @@ impl GameState {
         self.to_move().and_then(|s| self.player(s))
     }
 
+    /// When the seat to move must have acted (active games with a time control).
+    pub fn deadline(&self) -> Option<NaiveDateTime> {
+        self.time_control?;
+        self.clocks.deadline(self.to_move()?)
+    }
+
     /// Folds one more event in (it becomes event `version + 1`). Returns the domain step
     /// for events that are actions. On error the state is unchanged.
     pub fn apply(&mut self, event: &Event, at: NaiveDateTime) -> Result<Option<Step>, FoldError> {
+        let to_move_before = self.to_move();
         let step = self.apply_inner(event)?;
         self.version += 1;
         self.updated_at = at;
@@ -165,7 +180,27 @@ impl GameState {
             Event::Ended { .. } => self.ended_at = Some(at),
             _ => {}
         }
+        if let Some(tc) = self.time_control {
+            self.tick_clocks(&tc, event, to_move_before, at);
+        }
         Ok(step)
+    }
+
+    /// The clocks after `event` (see [`super::timing`]).
+    fn tick_clocks(
+        &mut self,
+        tc: &TimeControl,
+        event: &Event,
+        to_move_before: Option<Seat>,
+        at: NaiveDateTime,
+    ) {
+        match event {
+            Event::Started {} => self.clocks = SeatClocks::started(tc, at),
+            _ if self.status != Status::Active => self.clocks.stop(),
+            Event::MovePlayed { seat, .. } => self.clocks.moved(tc, *seat, at),
+            _ if self.to_move() != to_move_before => self.clocks.turn_passed(at),
+            _ => {}
+        }
     }
 
     fn require_status(&self, status: Status, event: &Event) -> Result<(), FoldError> {
@@ -264,6 +299,15 @@ impl GameState {
                 self.draw_offer = None;
                 Ok(Some(step))
             }
+            Event::TimedOut { seat } => {
+                // Live play times out only the seat to move (`due::due_command`); an
+                // imported record may say otherwise, and the rules allow it.
+                self.require_active_seat(*seat, event)?;
+                let step = self.game.apply(&Action::Timeout(*seat))?;
+                self.actions.push(Action::Timeout(*seat));
+                self.draw_offer = None;
+                Ok(Some(step))
+            }
             Event::DrawOffered { seat } => {
                 self.require_active_seat(*seat, event)?;
                 if self.draw_offer.is_some() {
@@ -326,13 +370,6 @@ impl GameState {
                 self.result = Some(expected);
                 Ok(step)
             }
-            Event::TimedOut { seat } => {
-                self.require_active_seat(*seat, event)?;
-                let step = self.game.apply(&Action::Timeout(*seat))?;
-                self.actions.push(Action::Timeout(*seat));
-                self.draw_offer = None;
-                Ok(Some(step))
-            }
         }
     }
 }
@@ -394,6 +431,7 @@ mod tests {
             invite_code: None,
             kind: GameKind::Play,
             record_headers: Vec::new(),
+            time_control: None,
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         for (i, seat) in s.settings.seats.iter().enumerate() {
@@ -490,6 +528,7 @@ mod tests {
             invite_code: None,
             kind: GameKind::Study,
             record_headers: vec![("Red".into(), "ann".into())],
+            time_control: None,
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         assert_eq!(s.status, Status::Active);

@@ -10,7 +10,8 @@
 //!    (for a new game, `INSERT INTO games`). No row updated means another write got there
 //!    first: [`StoreError::VersionMoved`], and the transaction is rolled back;
 //! 2. insert the events `v+1..`, then the seat rows they imply;
-//! 3. the caller's own rows (an idempotent answer, and soon outbox rows).
+//! 3. the outbox rows the events cause ([`crate::notifications`]), then the caller's own
+//!    rows (an idempotent answer).
 //!
 //! Every writer locks the game's row before it touches anything else, so two writers of
 //! one game wait for each other instead of deadlocking; a writer that waited finds the
@@ -35,6 +36,7 @@ use super::cache::GameCache;
 use super::events::Event;
 use super::state::{FoldError, GameState};
 use crate::db::{DbConnection, RunError};
+use crate::notifications::NotificationRow;
 use crate::schema::{game_events, game_players, games, sessions, users};
 
 /// Why the store failed.
@@ -143,7 +145,19 @@ pub struct GameRow {
     pub updated_at: NaiveDateTime,
     /// `play` or `study`.
     pub kind: String,
+    /// The time control as JSON ([`super::timing::TimeControl`]); `None`: no deadlines.
+    pub time_control: Option<String>,
+    /// The deadline of the seat to move (active games with a time control): when the
+    /// due-work worker ([`super::due`]) must look at the game.
+    pub due_at: Option<NaiveDateTime>,
+    /// The order of `/v1/me/games?turn=mine`: the deadline, or for games without one
+    /// [`NO_DEADLINE_ORDER`] after the last change (after every deadline, longest waiting
+    /// first).
+    pub turn_order_at: NaiveDateTime,
 }
+
+/// How far after its last change a game without a deadline sorts in `turn=mine`.
+pub const NO_DEADLINE_ORDER: chrono::TimeDelta = chrono::TimeDelta::days(1000 * 365);
 
 impl GameRow {
     /// The projection of a state.
@@ -170,6 +184,14 @@ impl GameRow {
             created_at: state.created_at,
             updated_at: state.updated_at,
             kind: state.kind.as_str().into(),
+            time_control: state
+                .time_control
+                .as_ref()
+                .and_then(|tc| serde_json::to_string(tc).ok()),
+            due_at: state.deadline(),
+            turn_order_at: state
+                .deadline()
+                .unwrap_or(state.updated_at + NO_DEADLINE_ORDER),
         }
     }
 }
@@ -470,6 +492,10 @@ fn live_session<'a>(session_id: &'a str, user_id: &'a str) -> LiveSession<'a> {
 /// SELECT ... FROM claim, unnest(..)`. Either both happen or neither. `Ok(false)` when
 /// nothing was written: the version had moved, or the `session` (session id, user id)
 /// has ended.
+///
+/// `notes` (the outbox rows the events cause, see [`crate::notifications`]) are inserted
+/// by a further data-modifying CTE of the same statement, also `FROM claim`: they are
+/// written exactly when the events are.
 pub fn append_in_one_statement(
     conn: &mut diesel::PgConnection,
     expected: i64,
@@ -477,6 +503,7 @@ pub fn append_in_one_statement(
     actor_id: Option<&str>,
     new_state: &GameState,
     session: Option<(&str, &str)>,
+    notes: &[NotificationRow],
 ) -> Result<bool, StoreError> {
     check_shape(expected, events, new_state)?;
     if !fits_one_statement(expected, events) {
@@ -509,6 +536,13 @@ pub fn append_in_one_statement(
         payloads: rows.iter().map(|r| r.payload.clone()).collect(),
         actor_id: actor_id.map(str::to_string),
         at: new_state.updated_at,
+        notes: Notes {
+            ids: notes.iter().map(|n| n.id.clone()).collect(),
+            users: notes.iter().map(|n| n.user_id.clone()).collect(),
+            kinds: notes.iter().map(|n| n.kind.clone()).collect(),
+            versions: notes.iter().map(|n| n.version.unwrap_or(0)).collect(),
+            payloads: notes.iter().map(|n| n.payload.clone()).collect(),
+        },
     };
     match statement.execute(conn)? {
         0 => Ok(false),
@@ -529,6 +563,16 @@ struct ClaimThenInsert<C> {
     payloads: Vec<String>,
     actor_id: Option<String>,
     at: NaiveDateTime,
+    notes: Notes,
+}
+
+/// The outbox rows of a one-statement append, as arrays for `unnest`.
+struct Notes {
+    ids: Vec<String>,
+    users: Vec<String>,
+    kinds: Vec<String>,
+    versions: Vec<i64>,
+    payloads: Vec<String>,
 }
 
 impl<C> QueryId for ClaimThenInsert<C> {
@@ -541,8 +585,28 @@ impl<C: QueryFragment<Pg>> QueryFragment<Pg> for ClaimThenInsert<C> {
         use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamp};
         out.push_sql("WITH claim AS (");
         self.claim.walk_ast(out.reborrow())?;
+        out.push_sql(")");
+        if !self.notes.ids.is_empty() {
+            out.push_sql(
+                ", notified AS (INSERT INTO notifications \
+                 (id, user_id, kind, game_id, version, payload, created_at) \
+                 SELECT n.id, n.user_id, n.kind, claim.id, n.version, n.payload, ",
+            );
+            out.push_bind_param::<Timestamp, _>(&self.at)?;
+            out.push_sql(" FROM claim CROSS JOIN unnest(");
+            out.push_bind_param::<Array<Text>, _>(&self.notes.ids)?;
+            out.push_sql(", ");
+            out.push_bind_param::<Array<Text>, _>(&self.notes.users)?;
+            out.push_sql(", ");
+            out.push_bind_param::<Array<Text>, _>(&self.notes.kinds)?;
+            out.push_sql(", ");
+            out.push_bind_param::<Array<BigInt>, _>(&self.notes.versions)?;
+            out.push_sql(", ");
+            out.push_bind_param::<Array<Text>, _>(&self.notes.payloads)?;
+            out.push_sql(") AS n(id, user_id, kind, version, payload))");
+        }
         out.push_sql(
-            ") INSERT INTO game_events (game_id, seq, kind, payload, actor_id, created_at) \
+            " INSERT INTO game_events (game_id, seq, kind, payload, actor_id, created_at) \
              SELECT claim.id, e.seq, e.kind, e.payload, ",
         );
         out.push_bind_param::<Nullable<Text>, _>(&self.actor_id)?;

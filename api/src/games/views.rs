@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use super::events::{Event, GameKind, GameResult, Status, Visibility};
 use super::state::{DrawOffer, GameState};
 use super::store::{EventRow, GameRow, PlayerRow, seat_of};
+use super::timing::TimeControl;
 use crate::pagination::{Keyset, Page};
 
 /// The JSON form of a move (RULES.md section 8); absent and null are the same.
@@ -76,7 +77,9 @@ pub struct SeatView {
         {"seat": "G", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d14", "username": "dave"}
     ],
     "open_seats": [], "to_move": "B", "to_move_user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12",
-    "ruler": null, "ply": 1, "version": 7, "result": null, "deadline": null,
+    "ruler": null, "ply": 1, "version": 7, "result": null,
+    "time_control": {"per_move_secs": 259200, "max_bank_secs": null},
+    "deadline": "2026-12-03T12:05:00Z",
     "created_by": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
     "created_at": "2026-11-30T12:00:00Z", "updated_at": "2026-11-30T12:05:00Z",
     "kind": "play"
@@ -108,7 +111,10 @@ pub struct GameSummary {
     /// The number of events in the game's log (also the `ETag`).
     pub version: i64,
     pub result: Option<GameResult>,
-    /// Always `null`: there are no time controls yet.
+    /// The time control; `null`: the game has no deadlines.
+    pub time_control: Option<TimeControl>,
+    /// When the seat to move must have moved (active games with a time control); after
+    /// it, the server times the seat out.
     pub deadline: Option<DateTime<Utc>>,
     pub created_by: String,
     pub created_at: DateTime<Utc>,
@@ -168,7 +174,11 @@ impl GameSummary {
                 .result
                 .as_deref()
                 .and_then(|r| serde_json::from_str(r).ok()),
-            deadline: None,
+            time_control: row
+                .time_control
+                .as_deref()
+                .and_then(|t| serde_json::from_str(t).ok()),
+            deadline: row.due_at.map(|d| d.and_utc()),
             created_by: row.created_by.clone(),
             created_at: row.created_at.and_utc(),
             updated_at: row.updated_at.and_utc(),
@@ -272,7 +282,7 @@ pub struct PieceView {
     "controls": {"R": "R", "B": "B", "Y": "Y", "G": "G"},
     "pieces": [{"square": "A9", "party": "R", "kind": "chief", "alive": true}],
     "players": {"R": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11"},
-    "draw_offer": null, "result": null
+    "draw_offer": null, "result": null, "deadline": null, "clocks": null
 }))]
 pub struct StateView {
     pub game_id: String,
@@ -296,6 +306,12 @@ pub struct StateView {
     pub players: Value,
     pub draw_offer: Option<DrawOfferView>,
     pub result: Option<GameResult>,
+    /// When the seat to move must have moved (time-controlled active games).
+    pub deadline: Option<DateTime<Utc>>,
+    /// Time-controlled games: the seconds each seat in play has for its current or next
+    /// turn (seat letter to seconds); `null` without a time control.
+    #[schema(value_type = Option<Object>)]
+    pub clocks: Option<Value>,
 }
 
 impl StateView {
@@ -336,6 +352,16 @@ impl StateView {
             players: Value::Object(players),
             draw_offer: s.draw_offer.as_ref().map(|o| DrawOfferView::of(o, s)),
             result: s.result.clone(),
+            deadline: s.deadline().map(|d| d.and_utc()),
+            clocks: s.time_control.map(|_| {
+                Value::Object(
+                    s.settings
+                        .seats
+                        .iter()
+                        .map(|seat| (seat.to_string(), json!(s.clocks.time_secs[seat.index()])))
+                        .collect(),
+                )
+            }),
         }
     }
 }

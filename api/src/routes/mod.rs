@@ -11,6 +11,7 @@ pub mod games;
 pub mod health;
 pub mod me;
 pub mod my_games;
+pub mod notifications;
 pub mod pages;
 pub mod sessions;
 pub mod tokens;
@@ -37,4 +38,5 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     tokens::configure(cfg);
     games::configure(cfg);
     my_games::configure(cfg);
+    notifications::configure(cfg);
 }

@@ -38,9 +38,9 @@ pub struct MyGamesParams {
 
 /// My games (those where I hold a seat).
 ///
-/// Newest first. With `?turn=mine`, only the active games waiting on my move, the one
-/// waiting longest first: that is "soonest deadline first" while there are no time
-/// controls (a game's deadline will be its last move's time plus the time allowed).
+/// Newest first. With `?turn=mine`, only the active games waiting on my move, soonest
+/// deadline first; games without a time control come after those with a deadline, the
+/// one waiting longest first.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = ["read"])),
@@ -108,7 +108,7 @@ pub async fn my_games(
     let viewer = Some(auth.user_id.as_str());
     let path = "/v1/me/games";
     let page = if mine {
-        GamePage::of(fetched, limit, viewer, path, &extra, |r| r.updated_at)
+        GamePage::of(fetched, limit, viewer, path, &extra, |r| r.turn_order_at)
     } else {
         GamePage::of(fetched, limit, viewer, path, &extra, |r| r.created_at)
     };

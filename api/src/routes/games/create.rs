@@ -12,13 +12,15 @@ use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::{Command, NewGame};
 use crate::games::events::Visibility;
+use crate::games::timing::TimeControl;
 use crate::games::views::GameSummary;
 use crate::state::AppState;
 
 /// A new game.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"seats": 4, "seat": "R", "visibility": "public"}))]
+#[schema(example = json!({"seats": 4, "seat": "R", "visibility": "public",
+    "time_control": {"per_move_secs": 259200, "max_bank_secs": 604800}}))]
 pub struct CreateGameRequest {
     /// Seats in play: 3 or 4 (default 4).
     #[schema(minimum = 3, maximum = 4)]
@@ -32,6 +34,9 @@ pub struct CreateGameRequest {
     /// `public` (listed in the lobby; the default) or `invite` (unlisted; taking a seat
     /// needs the `invite_code` shown to the creator).
     pub visibility: Option<Visibility>,
+    /// The time control: seconds per move, optionally a cap on banked time; absent or
+    /// `null`: no deadlines.
+    pub time_control: Option<TimeControl>,
     /// Always 0 here when given (a new game has no version yet).
     #[schema(minimum = 0, maximum = 0)]
     pub expected_version: Option<i64>,
@@ -69,6 +74,10 @@ impl CreateGameRequest {
                 ));
             }
         }
+        if let Some(tc) = &self.time_control {
+            tc.check()
+                .map_err(|(field, message)| ApiError::field(field, message))?;
+        }
         let visibility = self.visibility.unwrap_or(Visibility::Public);
         let invite_code = (visibility == Visibility::Invite).then(|| {
             crate::auth::tokens::generate("")
@@ -82,13 +91,16 @@ impl CreateGameRequest {
             visibility,
             creator_seat: self.seat,
             invite_code,
+            time_control: self.time_control,
         })
     }
 }
 
 /// Create a game.
 ///
-/// The creator may take a seat at once (`seat`). The game starts when every seat in play
+/// The creator may take a seat at once (`seat`). With a `time_control`, the seat to move
+/// has a deadline (in the summary); when it passes, the server times the seat out (the
+/// effect of a resignation; the game goes on for the others). The game starts when every seat in play
 /// is taken. Invite-only games get an `invite_code`, shown to the creator (and seated
 /// players) in the summary. The body may be empty (a public four-seat game the creator
 /// does not sit in). Accepts `Idempotency-Key`.

@@ -102,6 +102,8 @@ pub async fn import_game(
         game_id: uuid::Uuid::new_v4().to_string(),
         body: None,
         expected: None,
+        // The caller was authenticated in full (the session checked) above.
+        session: None,
     };
     let command = Command::Import(ImportRecord { text, visibility });
     let answer = write::execute(&app, &w, command, Render::Summary(StatusCode::CREATED)).await?;

@@ -1,0 +1,195 @@
+//! Work the clock makes due: a worker in every server process finds the games whose
+//! `due_at` (the deadline of the seat to move, computed by [`super::store::GameRow::of`])
+//! has passed and runs the command [`due_command`] decides for each, through the one write
+//! path ([`commands::execute`]) as [`Actor::System`].
+//!
+//! Several instances on one PostgreSQL database share the work: a pass *claims* due games
+//! with one statement, `UPDATE games SET due_lease_until = now + lease WHERE id IN (SELECT
+//! id ... WHERE due_at <= now AND lease free ... FOR UPDATE SKIP LOCKED)`, so each game
+//! goes to one instance at a time; the lease (a column outside the projection, which
+//! appends never touch) is released after the game was handled, or runs out if the
+//! instance died. SQLite runs one instance; its claim is the same statement without
+//! `SKIP LOCKED` (writers are serialised anyway).
+//!
+//! Races with players are settled by the append protocol, not by the lease: the command
+//! carries the version it was decided at (`expected`), so if a move commits first the
+//! timeout fails with a version conflict and is dropped; if the timeout commits first, the
+//! move meets a moved version (412) or is decided again on the new state and refused. Of
+//! the two, whichever commits first wins and the other writes nothing.
+//!
+//! Nothing is lost while no server runs: the due games are in the database, and the
+//! first pass runs as soon as a server starts.
+
+use std::time::Duration;
+
+use actix_web::web;
+use chrono::{NaiveDateTime, TimeDelta};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text, Timestamp};
+
+use super::clock::Clock;
+use super::commands::{self, Actor, Command, CommandError, Write};
+use super::state::GameState;
+use super::store::{self, StoreError};
+use crate::db::{self, DbConnection};
+use crate::schema::games;
+use crate::state::AppState;
+
+/// Games claimed by one statement.
+pub const BATCH: i64 = 100;
+
+/// What is due in a game at `now`, if anything. Pure: the worker calls it on the game's
+/// current state; more kinds of due work (a computer player's move) go here.
+pub fn due_command(state: &GameState, now: NaiveDateTime) -> Option<Command> {
+    let seat = state.to_move()?;
+    let deadline = state.deadline()?;
+    (deadline <= now).then_some(Command::TimeOut { seat })
+}
+
+/// What one pass did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    pub claimed: usize,
+    /// Commands written.
+    pub written: usize,
+    /// Commands another write overtook (a move committed first): nothing written.
+    pub overtaken: usize,
+    pub failed: usize,
+}
+
+#[derive(QueryableByName)]
+struct ClaimedId {
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+/// Claims up to `limit` games due at `now` for `lease`.
+pub fn claim(
+    conn: &mut DbConnection,
+    now: NaiveDateTime,
+    lease: TimeDelta,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    let until = now + lease;
+    let rows: Vec<ClaimedId> = match conn {
+        DbConnection::Pg(c) => diesel::sql_query(
+            "UPDATE games SET due_lease_until = $1 WHERE id IN (\
+               SELECT id FROM games WHERE due_at <= $2 \
+                 AND (due_lease_until IS NULL OR due_lease_until <= $2) \
+               ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) \
+             RETURNING id",
+        )
+        .bind::<Timestamp, _>(until)
+        .bind::<Timestamp, _>(now)
+        .bind::<BigInt, _>(limit)
+        .load(c)?,
+        DbConnection::Sqlite(c) => diesel::sql_query(
+            "UPDATE games SET due_lease_until = ?1 WHERE id IN (\
+               SELECT id FROM games WHERE due_at <= ?2 \
+                 AND (due_lease_until IS NULL OR due_lease_until <= ?2) \
+               ORDER BY due_at LIMIT ?3) \
+             RETURNING id",
+        )
+        .bind::<Timestamp, _>(until)
+        .bind::<Timestamp, _>(now)
+        .bind::<BigInt, _>(limit)
+        .load(c)?,
+    };
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+/// Releases a claim.
+pub fn release(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+    diesel::update(games::table.find(id))
+        .set(games::due_lease_until.eq(None::<NaiveDateTime>))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Handles one claimed game: `Ok(true)` if a command was written, `Ok(false)` if nothing
+/// was due any more or another write came first.
+pub fn handle(
+    conn: &mut DbConnection,
+    app: &AppState,
+    clock: &dyn Clock,
+    id: &str,
+) -> Result<bool, CommandError> {
+    let state = store::current_state(conn, &app.games, id)?;
+    let Some(command) = due_command(&state, clock.now()) else {
+        return Ok(false);
+    };
+    let write = Write {
+        game_id: id.to_string(),
+        command,
+        actor: Actor::System,
+        expected: Some(state.version),
+        session: None,
+    };
+    match commands::execute(conn, &app.games, clock, &write, None) {
+        Ok(written) => {
+            tracing::info!(game = %id, version = written.state.version, "due command written");
+            Ok(true)
+        }
+        // A player's write committed first: it wins, this decision is void.
+        Err(CommandError::VersionConflict { .. } | CommandError::Conflict(_)) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// One pass: claim and handle due games until none is left.
+pub fn pass(conn: &mut DbConnection, app: &AppState, lease: TimeDelta) -> Pass {
+    let clock = app.clock.clone();
+    let mut done = Pass::default();
+    loop {
+        let ids = match claim(conn, clock.now(), lease, BATCH) {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "claiming due games failed");
+                return done;
+            }
+        };
+        done.claimed += ids.len();
+        for id in &ids {
+            match handle(conn, app, &*clock, id) {
+                Ok(true) => done.written += 1,
+                Ok(false) => done.overtaken += 1,
+                Err(e) => {
+                    // The lease stays: the game is tried again when it runs out.
+                    tracing::warn!(game = %id, error = %e, "due command failed");
+                    done.failed += 1;
+                    continue;
+                }
+            }
+            if let Err(e) = release(conn, id) {
+                tracing::warn!(game = %id, error = %e, "releasing a due game failed");
+            }
+        }
+        if (ids.len() as i64) < BATCH {
+            return done;
+        }
+    }
+}
+
+/// Starts the worker on the server's runtime: a pass at once (overdue deadlines of the
+/// time no server ran), then one every `config.due_interval`.
+pub fn spawn(app: web::Data<AppState>) {
+    let every = app.config.due_interval.max(Duration::from_millis(1));
+    let Ok(lease) = TimeDelta::from_std(app.config.due_lease) else {
+        return;
+    };
+    actix_web::rt::spawn(async move {
+        loop {
+            let app2 = app.clone();
+            let result = db::run_with(&app.pool, move |conn| {
+                Ok::<_, db::RunError>(pass(conn, &app2, lease))
+            })
+            .await;
+            match result {
+                Ok(p) if p.claimed > 0 => tracing::debug!(?p, "due pass"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "due pass could not run"),
+            }
+            actix_web::rt::time::sleep(every).await;
+        }
+    });
+}

@@ -1,0 +1,168 @@
+//! Correspondence time control: the time a seat has for its move, kept from the log.
+//!
+//! A game's time control is chosen at creation and stored in its `created` event:
+//! `per_move_secs` (clients offer 1 to 14 days) and, optionally, `max_bank_secs`, the most
+//! unused time a seat may bank. Without a cap every turn lasts exactly `per_move_secs`.
+//!
+//! The rule, folded from the log by [`SeatClocks`]:
+//!
+//! - when the game starts, every seat has `per_move_secs` for its first turn;
+//! - a turn starts at the time of the event that made its seat the seat to move (the
+//!   start, the previous move, or a resignation or timeout that passed the turn on);
+//! - the seat to move must act before `turn start + its time`: that instant is the
+//!   game's **deadline**. After it the server appends `timed_out` (the effect of a
+//!   resignation, RULES.md section 7);
+//! - a seat that moves keeps what it did not use: its next time is
+//!   `min(unused + per_move_secs, cap)` where the cap is `max_bank_secs` (no less than
+//!   `per_move_secs`), or `per_move_secs` when there is no cap;
+//! - resignations of other seats and draw offers do not touch the clocks.
+//!
+//! Every time is the time of an event, so the deadline is a pure function of the log.
+
+use chrono::{NaiveDateTime, TimeDelta};
+use domain::Seat;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The shortest and longest time per move the API accepts.
+pub const MIN_PER_MOVE_SECS: i64 = 60;
+pub const MAX_PER_MOVE_SECS: i64 = 30 * 86_400;
+/// The largest bank the API accepts.
+pub const MAX_BANK_SECS: i64 = 90 * 86_400;
+
+/// A game's time control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"per_move_secs": 259200, "max_bank_secs": 604800}))]
+pub struct TimeControl {
+    /// Seconds for each move (clients offer 1 to 14 days: 86400 to 1209600).
+    #[schema(minimum = 60, maximum = 2592000)]
+    pub per_move_secs: i64,
+    /// The most time (seconds) a seat may bank by moving early; `null`: no banking, each
+    /// move has exactly `per_move_secs`.
+    #[serde(default)]
+    #[schema(minimum = 60, maximum = 7776000)]
+    pub max_bank_secs: Option<i64>,
+}
+
+impl TimeControl {
+    /// Checks the bounds; the message names the field.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(MIN_PER_MOVE_SECS..=MAX_PER_MOVE_SECS).contains(&self.per_move_secs) {
+            return Err((
+                "time_control.per_move_secs",
+                format!("must be {MIN_PER_MOVE_SECS} to {MAX_PER_MOVE_SECS} seconds"),
+            ));
+        }
+        if let Some(cap) = self.max_bank_secs {
+            if cap < self.per_move_secs || cap > MAX_BANK_SECS {
+                return Err((
+                    "time_control.max_bank_secs",
+                    format!("must be at least per_move_secs and at most {MAX_BANK_SECS} seconds"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The most a seat may have for one turn.
+    pub fn cap_secs(&self) -> i64 {
+        self.max_bank_secs
+            .unwrap_or(self.per_move_secs)
+            .max(self.per_move_secs)
+    }
+}
+
+/// The seats' clocks at one version of a game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeatClocks {
+    /// Seconds each seat has for its current or next turn (index: [`Seat::index`]).
+    pub time_secs: [i64; 4],
+    /// When the current turn started (`None` before the start and after the end).
+    pub turn_started: Option<NaiveDateTime>,
+}
+
+impl SeatClocks {
+    /// The clocks when the game starts at `at`.
+    pub fn started(tc: &TimeControl, at: NaiveDateTime) -> SeatClocks {
+        SeatClocks {
+            time_secs: [tc.per_move_secs; 4],
+            turn_started: Some(at),
+        }
+    }
+
+    /// `seat` moved at `at`: charge the time it used, credit the next move's.
+    pub fn moved(&mut self, tc: &TimeControl, seat: Seat, at: NaiveDateTime) {
+        let used = self
+            .turn_started
+            .map_or(0, |t| (at - t).num_seconds().max(0));
+        let left = (self.time_secs[seat.index()] - used).max(0);
+        self.time_secs[seat.index()] = (left + tc.per_move_secs).min(tc.cap_secs());
+        self.turn_started = Some(at);
+    }
+
+    /// A new turn starts at `at` without a move (the seat to move resigned or timed out).
+    pub fn turn_passed(&mut self, at: NaiveDateTime) {
+        self.turn_started = Some(at);
+    }
+
+    /// The game is over: no more deadlines.
+    pub fn stop(&mut self) {
+        self.turn_started = None;
+    }
+
+    /// When `seat`, to move, must have acted.
+    pub fn deadline(&self, seat: Seat) -> Option<NaiveDateTime> {
+        self.turn_started
+            .map(|t| t + TimeDelta::seconds(self.time_secs[seat.index()]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(h: i64) -> NaiveDateTime {
+        chrono::DateTime::from_timestamp(1_800_000_000, 0)
+            .unwrap()
+            .naive_utc()
+            + TimeDelta::hours(h)
+    }
+
+    #[test]
+    fn unused_time_is_banked_up_to_the_cap() {
+        let tc = TimeControl {
+            per_move_secs: 24 * 3600,
+            max_bank_secs: Some(48 * 3600),
+        };
+        let mut c = SeatClocks::started(&tc, t(0));
+        assert_eq!(c.deadline(Seat::Red), Some(t(24)));
+        c.moved(&tc, Seat::Red, t(2)); // 22 h left + 24 h, capped at 48 h... 46 h
+        assert_eq!(c.time_secs[Seat::Red.index()], 46 * 3600);
+        assert_eq!(c.deadline(Seat::Blue), Some(t(26)));
+        c.moved(&tc, Seat::Blue, t(30)); // late: nothing left, 24 h next time
+        assert_eq!(c.time_secs[Seat::Blue.index()], 24 * 3600);
+        c.turn_passed(t(31));
+        assert_eq!(c.deadline(Seat::Red), Some(t(31 + 46)));
+    }
+
+    #[test]
+    fn without_a_cap_every_turn_has_the_same_time() {
+        let tc = TimeControl {
+            per_move_secs: 3600,
+            max_bank_secs: None,
+        };
+        let mut c = SeatClocks::started(&tc, t(0));
+        c.moved(&tc, Seat::Red, t(0));
+        assert_eq!(c.time_secs[Seat::Red.index()], 3600);
+        assert!(tc.check().is_ok());
+        assert!(
+            TimeControl {
+                per_move_secs: 10,
+                max_bank_secs: None
+            }
+            .check()
+            .is_err()
+        );
+    }
+}

@@ -1,0 +1,210 @@
+//! Notifications: what the players of a game are told, written to an outbox (the
+//! `notifications` table) in the same transaction as the events that cause them.
+//!
+//! [`plan`] is pure: from what a write did ([`Written`]) it decides the rows. The command
+//! layer ([`crate::games::commands::execute`]) inserts them with the events, on both paths:
+//! in the transaction of the normal path ([`enqueue`]), and inside the one statement of
+//! the PostgreSQL fast path (a further `INSERT` in its CTE, see
+//! [`crate::games::store::append_in_one_statement`]). So a notification exists if and
+//! only if its events were committed.
+//!
+//! | kind | to | payload (besides `game_id`, `version`) |
+//! |---|---|---|
+//! | `game_started` | every player | |
+//! | `your_turn` | the player to move (unless it acted itself) | `seat`, `deadline` |
+//! | `draw_offered` | the other active seats' players | `seat` (who offered) |
+//! | `timeout` | every player | `seat` (who timed out) |
+//! | `chief_killed` | the player whose party's chief died | `party`, `square` |
+//! | `seat_eliminated` | the eliminated seat's player (unless it resigned) | `seat` |
+//! | `game_ended` | every player | `result` |
+//!
+//! Ids are stable: derived from the game, the version, the kind, the user and a counter,
+//! so a receiver de-duplicates deliveries by id. The in-app feed and its Server-Sent
+//! Events stream read this table ([`feed`]); every instance reads the same rows, so a
+//! stream on one instance shows what another wrote.
+
+pub mod feed;
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use domain::{Effect, Kind, Seat};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::db::DbConnection;
+use crate::games::commands::Written;
+use crate::games::events::{Event, Status};
+use crate::games::store::StoreError;
+use crate::schema::notifications;
+
+/// A row of `notifications`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = notifications)]
+pub struct NotificationRow {
+    pub id: String,
+    pub user_id: String,
+    pub kind: String,
+    pub game_id: Option<String>,
+    pub version: Option<i64>,
+    pub payload: String,
+    pub created_at: NaiveDateTime,
+    pub read_at: Option<NaiveDateTime>,
+}
+
+/// Every kind of notification.
+pub const KINDS: [&str; 8] = [
+    "your_turn",
+    "reminder",
+    "timeout",
+    "chief_killed",
+    "seat_eliminated",
+    "game_started",
+    "game_ended",
+    "draw_offered",
+];
+
+/// A stable id: the same inputs always give the same id, formatted like a UUID.
+pub fn stable_id(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0u8]);
+    }
+    let x = hex::encode(&h.finalize()[..16]);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &x[0..8],
+        &x[8..12],
+        &x[12..16],
+        &x[16..20],
+        &x[20..32]
+    )
+}
+
+struct Planner<'a> {
+    game_id: &'a str,
+    version: i64,
+    at: NaiveDateTime,
+    rows: Vec<NotificationRow>,
+}
+
+impl Planner<'_> {
+    fn add(&mut self, user: &str, kind: &str, mut payload: Value) {
+        let n = self
+            .rows
+            .iter()
+            .filter(|r| r.user_id == user && r.kind == kind)
+            .count()
+            .to_string();
+        if let Value::Object(m) = &mut payload {
+            m.insert("game_id".into(), json!(self.game_id));
+            m.insert("version".into(), json!(self.version));
+        }
+        let version = self.version.to_string();
+        self.rows.push(NotificationRow {
+            id: stable_id(&[self.game_id, &version, kind, user, &n]),
+            user_id: user.to_string(),
+            kind: kind.to_string(),
+            game_id: Some(self.game_id.to_string()),
+            version: Some(self.version),
+            payload: payload.to_string(),
+            created_at: self.at,
+            read_at: None,
+        });
+    }
+}
+
+/// The notifications a write causes (see the module documentation). `actor` is the
+/// acting account (`None` for the server).
+pub fn plan(written: &Written, actor: Option<&str>) -> Vec<NotificationRow> {
+    let state = &written.state;
+    let mut p = Planner {
+        game_id: &state.id,
+        version: state.version,
+        at: state.updated_at,
+        rows: Vec::new(),
+    };
+    let players: Vec<(Seat, &str)> = Seat::ALL
+        .into_iter()
+        .filter_map(|s| state.player(s).map(|u| (s, u)))
+        .collect();
+    let mut turn_passed = false;
+    for event in &written.events {
+        match event {
+            Event::Started {} => {
+                turn_passed = true;
+                for (_, u) in &players {
+                    p.add(u, "game_started", json!({}));
+                }
+            }
+            Event::MovePlayed { .. } | Event::Resigned { .. } => turn_passed = true,
+            Event::TimedOut { seat } => {
+                turn_passed = true;
+                for (_, u) in &players {
+                    p.add(u, "timeout", json!({"seat": seat}));
+                }
+            }
+            Event::DrawOffered { seat } => {
+                let active = state.game.position().active_seats();
+                for (s, u) in &players {
+                    if s != seat && active.contains(*s) {
+                        p.add(u, "draw_offered", json!({"seat": seat}));
+                    }
+                }
+            }
+            Event::Ended { result } => {
+                for (_, u) in &players {
+                    p.add(u, "game_ended", json!({"result": result}));
+                }
+            }
+            _ => {}
+        }
+    }
+    for step in &written.steps {
+        for effect in &step.effects {
+            match effect {
+                Effect::Killed { piece, square } | Effect::Surrounded { piece, square }
+                    if piece.kind == Kind::Chief =>
+                {
+                    if let Some(u) = state.player(piece.party) {
+                        p.add(
+                            u,
+                            "chief_killed",
+                            json!({"party": piece.party, "square": square.to_string()}),
+                        );
+                    }
+                }
+                Effect::Eliminated { seat } => {
+                    let resigned = written
+                        .events
+                        .iter()
+                        .any(|e| matches!(e, Event::Resigned { seat: s } if s == seat));
+                    if let Some(u) = state.player(*seat).filter(|_| !resigned) {
+                        p.add(u, "seat_eliminated", json!({"seat": seat}));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if turn_passed && state.status == Status::Active {
+        if let (Some(seat), Some(u)) = (state.to_move(), state.to_move_user()) {
+            if Some(u) != actor {
+                let deadline = state.deadline().map(|d| d.and_utc());
+                p.add(u, "your_turn", json!({"seat": seat, "deadline": deadline}));
+            }
+        }
+    }
+    p.rows
+}
+
+/// Inserts planned rows (inside the caller's transaction).
+pub fn enqueue(conn: &mut DbConnection, rows: &[NotificationRow]) -> Result<(), StoreError> {
+    // One statement per row: diesel's batch insert does not span both backends.
+    for row in rows {
+        diesel::insert_into(notifications::table)
+            .values(row)
+            .execute(conn)?;
+    }
+    Ok(())
+}

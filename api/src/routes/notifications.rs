@@ -1,0 +1,262 @@
+//! The in-app feed: `GET /v1/me/notifications` (newest first, cursor paged),
+//! `POST /v1/me/notifications/read` (mark items read) and
+//! `GET /v1/me/notifications/stream` (Server-Sent Events of the same items, resuming from
+//! `Last-Event-ID`). See [`crate::notifications`] for what is notified.
+
+use std::time::Duration;
+
+use actix_web::http::header;
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_actix_web::service_config::ServiceConfig;
+
+use crate::auth::{Authenticated, Scope};
+use crate::db;
+use crate::error::{ApiError, Problem};
+use crate::extract::JsonBody;
+use crate::games::store::StoreError;
+use crate::notifications::NotificationRow;
+use crate::notifications::feed::{self, NotificationView, StreamCursor};
+use crate::pagination::{Keyset, Page, check_cursor, check_limit};
+use crate::state::AppState;
+
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(list_notifications)
+        .service(mark_read)
+        .service(stream_notifications);
+}
+
+const PROBLEM: &str = "application/problem+json";
+/// A comment line sent when nothing else was, so proxies keep the stream open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FeedParams {
+    /// The `next_cursor` of the previous page.
+    #[param(min_length = 1, max_length = 200, pattern = "^[\\x21-\\x7e]+$")]
+    pub after: Option<String>,
+    /// Items per page, 1 to 100 (default 50).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+    /// `true`: only unread items.
+    pub unread: Option<bool>,
+}
+
+/// A page of the feed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NotificationPage {
+    pub items: Vec<NotificationView>,
+    /// Unread items in all.
+    pub unread_count: i64,
+    pub next_cursor: Option<String>,
+    pub next: Option<String>,
+}
+
+/// My notifications, newest first.
+///
+/// Every item has a stable `id` (the same notification always has the same id) and the
+/// game and version that caused it. Kinds: `your_turn`, `reminder`, `timeout`,
+/// `chief_killed`, `seat_eliminated`, `game_started`, `game_ended`, `draw_offered`.
+#[utoipa::path(
+    tag = "notifications",
+    security(("bearer" = ["read"])),
+    params(FeedParams),
+    responses(
+        (status = 200, description = "A page of notifications", body = NotificationPage),
+        (status = 400, description = "Bad `after` or `limit`", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "The token lacks the `read` scope", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[get("/me/notifications")]
+pub async fn list_notifications(
+    app: web::Data<AppState>,
+    auth: Authenticated,
+    query: web::Query<FeedParams>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require(Scope::Read)?;
+    let q = query.into_inner();
+    let limit = check_limit(q.limit)?;
+    let after = check_cursor(q.after.as_deref())?
+        .map(Keyset::decode)
+        .transpose()?;
+    let unread = q.unread.unwrap_or(false);
+    let user = auth.user_id.clone();
+    let (rows, unread_count) = db::run_with(&app.pool, move |conn| {
+        let rows = feed::page(conn, &user, after, unread, i64::from(limit))?;
+        let n = feed::unread_count(conn, &user)?;
+        Ok::<_, StoreError>((rows, n))
+    })
+    .await?;
+    let extra = if unread { "&unread=true" } else { "" };
+    let page = Page::cut(rows, limit, "/v1/me/notifications", extra, |r| {
+        Keyset::encode(r.created_at, &r.id)
+    })
+    .map(|r| NotificationView::of(&r));
+    Ok(HttpResponse::Ok().json(NotificationPage {
+        items: page.items,
+        unread_count,
+        next_cursor: page.next_cursor,
+        next: page.next,
+    }))
+}
+
+/// Which notifications to mark read.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"ids": ["6f1c2a9e-0d3b-4c1a-9e8f-2b7d5a4c3e21"]}))]
+pub struct MarkReadRequest {
+    /// These notifications (at most 500).
+    #[serde(default)]
+    pub ids: Vec<String>,
+    /// Every notification up to this one (it included), in the feed's order.
+    pub up_to: Option<String>,
+}
+
+/// How many notifications changed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MarkReadResult {
+    pub marked: usize,
+    pub unread_count: i64,
+}
+
+/// Mark notifications read: by `ids`, or everything up to one (`up_to`).
+#[utoipa::path(
+    tag = "notifications",
+    security(("bearer" = ["read"])),
+    request_body = MarkReadRequest,
+    responses(
+        (status = 200, description = "Marked", body = MarkReadResult),
+        (status = 400, description = "Neither `ids` nor `up_to`, or too many ids", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[post("/me/notifications/read")]
+pub async fn mark_read(
+    app: web::Data<AppState>,
+    auth: Authenticated,
+    body: JsonBody<MarkReadRequest>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require(Scope::Read)?;
+    let b = body.into_inner();
+    if b.ids.is_empty() && b.up_to.is_none() {
+        return Err(ApiError::field("ids", "give `ids` or `up_to`"));
+    }
+    if b.ids.len() > 500 {
+        return Err(ApiError::field("ids", "at most 500 ids"));
+    }
+    let user = auth.user_id.clone();
+    let at = app.clock.now();
+    let (marked, unread_count) = db::run_with(&app.pool, move |conn| {
+        let n = feed::mark_read(conn, &user, &b.ids, b.up_to.as_deref(), at)?;
+        Ok::<_, StoreError>((n, feed::unread_count(conn, &user)?))
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(MarkReadResult {
+        marked,
+        unread_count,
+    }))
+}
+
+fn sse_event(row: &NotificationRow) -> String {
+    let data = serde_json::to_string(&NotificationView::of(row)).unwrap_or_default();
+    format!("id: {}\nevent: {}\ndata: {data}\n\n", row.id, row.kind)
+}
+
+/// Server-Sent Events of my notifications.
+///
+/// Each event's `id:` is the notification's id, `event:` its kind and `data:` the item
+/// as in the feed. Send `Last-Event-ID` (browsers do on reconnecting) to get what came
+/// after that item; without it the stream starts with what comes next. Fed from the
+/// database, so items written by any server instance arrive.
+#[utoipa::path(
+    tag = "notifications",
+    security(("bearer" = ["read"])),
+    params(("Last-Event-ID" = Option<String>, Header, description = "Resume after this notification")),
+    responses(
+        (status = 200, description = "An event stream", content_type = "text/event-stream", body = String),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[get("/me/notifications/stream")]
+pub async fn stream_notifications(
+    app: web::Data<AppState>,
+    auth: Authenticated,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    auth.require(Scope::Read)?;
+    let last = req
+        .headers()
+        .get("Last-Event-ID")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty() && v.len() <= 64)
+        .map(str::to_string);
+    let user = auth.user_id.clone();
+    let u = user.clone();
+    let cursor = db::run_with(&app.pool, move |conn| {
+        StreamCursor::start(conn, &u, last.as_deref())
+    })
+    .await?;
+    let every = app.config.notify_poll;
+    struct S {
+        app: web::Data<AppState>,
+        user: String,
+        cursor: StreamCursor,
+        first: bool,
+        quiet: Duration,
+    }
+    let s = S {
+        app: app.clone(),
+        user,
+        cursor,
+        first: true,
+        quiet: Duration::ZERO,
+    };
+    let stream = futures_util::stream::unfold(s, move |mut s| async move {
+        loop {
+            if s.first {
+                s.first = false;
+                // Tell the client how long to wait before reconnecting.
+                return Some((Ok::<_, actix_web::Error>(Bytes::from("retry: 2000\n\n")), s));
+            }
+            let user = s.user.clone();
+            let mut cursor = s.cursor.clone();
+            let polled = db::run_with(&s.app.pool, move |conn| {
+                let rows = cursor.poll(conn, &user, 100);
+                Ok::<_, StoreError>((cursor, rows))
+            })
+            .await;
+            match polled {
+                Ok((cursor, Ok(rows))) => {
+                    s.cursor = cursor;
+                    if !rows.is_empty() {
+                        s.quiet = Duration::ZERO;
+                        let text: String = rows.iter().map(sse_event).collect();
+                        return Some((Ok(Bytes::from(text)), s));
+                    }
+                }
+                Ok((cursor, Err(e))) => {
+                    s.cursor = cursor;
+                    tracing::warn!(error = %e, "notification stream poll failed");
+                }
+                Err(e) => tracing::warn!(error = %e, "notification stream poll failed"),
+            }
+            actix_web::rt::time::sleep(every).await;
+            s.quiet += every;
+            if s.quiet >= KEEP_ALIVE {
+                s.quiet = Duration::ZERO;
+                return Some((Ok(Bytes::from(": keep-alive\n\n")), s));
+            }
+        }
+    });
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((header::CONTENT_ENCODING, "identity"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(stream))
+}
