@@ -7,6 +7,7 @@
 //! - [`Game`]: a whole game replayed from its actions, with each action's [`Effect`]s,
 //!   the outcome and the ranking.
 //! - [`perft`], and the `djambi` command in [`cli`].
+//! - Computer players in [`search`]: [`choose_move`] at a [`Level`] 1 to 5.
 
 mod bitboard;
 mod board;
@@ -24,6 +25,7 @@ mod piece;
 mod position;
 mod record;
 mod resolve;
+pub mod search;
 mod seat;
 mod square;
 
@@ -37,5 +39,6 @@ pub use perft::perft;
 pub use piece::{Kind, Piece};
 pub use position::{Control, Position, Turn};
 pub use record::{Record, read_record, result_text, write_record};
+pub use search::{Level, Player, SearchBudget, choose_move};
 pub use seat::{Seat, SeatSet};
 pub use square::Square;
