@@ -9,6 +9,7 @@
 //! - [`perft`], and the `djambi` command in [`cli`].
 //! - Computer players in [`search`]: [`choose_move`] at a [`Level`] 1 to 5.
 
+pub mod arena;
 mod bitboard;
 mod board;
 pub mod cli;
