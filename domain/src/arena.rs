@@ -238,6 +238,7 @@ pub fn run(args: &[String], out: &mut impl Write) -> Result<(), String> {
             line.push_str(" (draw)");
         }
         writeln!(out, "{line}").map_err(io)?;
+        out.flush().map_err(io)?;
     }
     writeln!(
         out,

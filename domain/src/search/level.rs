@@ -30,13 +30,13 @@ impl SearchBudget {
 
 /// A strength level, 1 (weakest) to 5 (strongest): a node budget for the search.
 ///
-/// | level | nodes | typical depth (plies) |
+/// | level | nodes | depth reached (plies, random game positions) |
 /// |---|---|---|
-/// | 1 | 200 | 1 |
-/// | 2 | 2,000 | 2 |
-/// | 3 | 12,000 | 2-3 |
-/// | 4 | 50,000 | 3 |
-/// | 5 | 150,000 | 3-4 |
+/// | 1 | 200 | 1-2 |
+/// | 2 | 2,000 | 2-3 |
+/// | 3 | 12,000 | 3-4 |
+/// | 4 | 50,000 | 3-5 |
+/// | 5 | 150,000 | 3-5 |
 ///
 /// Level 5 thinks at most about a second a move on one core of the project's machine
 /// (release build); see BENCHMARKS.md, "Computer players".
