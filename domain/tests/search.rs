@@ -173,6 +173,18 @@ fn no_move_when_the_game_is_over_or_the_seat_is_stuck() {
 }
 
 #[test]
+fn a_spent_time_limit_still_gives_a_legal_move() {
+    let p = random_position(0, 3, 40);
+    let budget = SearchBudget {
+        time_limit: Some(std::time::Duration::ZERO),
+        ..SearchBudget::nodes(u64::MAX)
+    };
+    let result = search(&p, budget, 9).expect("a legal move");
+    assert!(p.legal_moves().contains(&result.best));
+    assert!(result.nodes < 100_000, "{} nodes", result.nodes);
+}
+
+#[test]
 fn levels_map_to_growing_budgets() {
     let budgets: Vec<u64> = Level::ALL.iter().map(|l| l.budget().nodes).collect();
     assert!(budgets.windows(2).all(|w| w[0] < w[1]), "{budgets:?}");

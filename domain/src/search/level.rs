@@ -9,7 +9,8 @@ use std::time::Duration;
 /// on the machine's speed, so levels do not set it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct SearchBudget {
-    /// Positions visited (interior nodes and leaves), at most.
+    /// Positions visited (interior nodes and leaves). The search stops at the first
+    /// interior node past the budget, so it may visit a few hundred more.
     pub nodes: u64,
     /// Plies of iterative deepening, at most.
     pub max_depth: u32,
