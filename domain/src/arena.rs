@@ -16,7 +16,8 @@
 //!
 //! It prints a line per game, then per player (players of the same name pooled): the
 //! seat-games played, wins with a 95% Wilson interval, shared draws, the mean rank with a
-//! 95% interval (rank 1 is the winner; seats eliminated together share a rank) and the
+//! 95% normal interval clamped to the possible ranks (rank 1 is the winner; seats
+//! eliminated together share a rank) and the
 //! rank distribution, and the thinking time per move (mean and maximum, wall clock and
 //! the thread's CPU time).
 
@@ -286,7 +287,11 @@ pub fn run(args: &[String], out: &mut impl Write) -> Result<(), String> {
             format!("[{low:.1}, {high:.1}]"),
             t.draws,
             mean,
-            format!("[{:.2}, {:.2}]", mean - half, mean + half),
+            format!(
+                "[{:.2}, {:.2}]",
+                (mean - half).max(1.0),
+                (mean + half).min(n as f64)
+            ),
             places.join("/"),
             per_move(t.think_ns),
             t.max_think_ns as f64 / 1e6,
