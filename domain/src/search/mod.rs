@@ -2,7 +2,7 @@
 //!
 //! The search ([`search`]) is a paranoid alpha-beta with iterative deepening: the seat to
 //! move assumes every rival plays against it, which makes four seats a two-sided game
-//! that prunes well. Its evaluation ([`eval`](self)) weighs living chiefs and their
+//! that prunes well. Its evaluation (`eval.rs`) weighs living chiefs and their
 //! safety, the maze, material by kind, parties taken over and mobility. The budget is a
 //! number of positions, so the same position, level and seed give the same move on any
 //! machine; [`Level`] 1 to 5 maps to budgets.
