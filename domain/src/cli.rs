@@ -16,7 +16,8 @@ use crate::svg::{SvgOptions, board_svg};
 
 const USAGE: &str = "usage: djambi start [--seats RBY] | moves <DFEN> | play <DFEN> <MOVE>... | \
 resign <DFEN> <SEAT> | perft <DEPTH> [<DFEN>] | batch | record check <FILE> | \
-record replay <FILE> | svg <DFEN> [--last <MOVE>]";
+record replay <FILE> | svg <DFEN> [--last <MOVE>] | \
+arena --players P1,P2,P3[,P4] [--games N] [--seed S] [--max-plies P]";
 
 /// Deepest perft the command accepts: depth 6 from the start already takes minutes.
 const MAX_PERFT_DEPTH: u32 = 8;
@@ -40,6 +41,7 @@ pub fn run(
         Some("batch") if args.len() == 1 => {
             batch(stdin, &mut stdout).map_err(|e| Failure::Usage(e.to_string()))
         }
+        Some("arena") => crate::arena::run(&args[1..], &mut stdout).map_err(Failure::Usage),
         Some(command) => command_output(command, &args[1..])
             .and_then(|out| write!(stdout, "{out}").map_err(|e| Failure::Usage(e.to_string()))),
         None => Err(Failure::Usage(USAGE.to_string())),

@@ -9,7 +9,9 @@
 //! - [`read_record`] and [`write_record`]: the game record (`docs/record-format.md`).
 //! - [`board_svg`]: the board as an SVG picture.
 //! - [`perft`], and the `djambi` command in [`cli`].
+//! - Computer players in [`search`]: [`choose_move`] at a [`Level`] 1 to 5.
 
+pub mod arena;
 mod bitboard;
 mod board;
 pub mod cli;
@@ -26,6 +28,7 @@ mod piece;
 mod position;
 mod record;
 mod resolve;
+pub mod search;
 mod seat;
 mod square;
 mod svg;
@@ -43,6 +46,7 @@ pub use record::{
     Comment, Record, RecordError, RecordErrorKind, action_line, player_type_key, read_record,
     result_text, write_record,
 };
+pub use search::{Level, Player, SearchBudget, choose_move};
 pub use seat::{Seat, SeatSet};
 pub use square::Square;
 pub use svg::{SvgOptions, board_svg};

@@ -305,3 +305,40 @@ fn unusable_input_exits_with_status_two_and_says_why() {
     fails(&["resign", START], 2);
     fails(&["start", "extra"], 2);
 }
+
+#[test]
+fn arena_plays_rotated_games_and_prints_statistics() {
+    let args = [
+        "arena",
+        "--players",
+        "level1,random,greedy",
+        "--games",
+        "3",
+        "--seed",
+        "5",
+        "--max-plies",
+        "60",
+    ];
+    let out = ok(&args);
+    assert!(out.starts_with("arena: 3 games, 3 seats"), "{out}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("game ")).count(), 3);
+    // Seats rotate: level1 plays Red, then Yellow, then Blue.
+    assert!(out.contains("R=level1") && out.contains("Y=level1") && out.contains("B=level1"));
+    for player in ["level1", "random", "greedy"] {
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(player) && l.contains('%'))
+            .unwrap_or_else(|| panic!("no row for {player}: {out}"));
+        assert!(row.contains(" 3 "), "{player} played 3 seat-games: {row}");
+    }
+    // A seed replays the same games (the timings differ).
+    let games = |text: &str| text.lines().take(4).map(String::from).collect::<Vec<_>>();
+    assert_eq!(games(&ok(&args)), games(&out));
+    fails(&["arena"], 2);
+    fails(&["arena", "--players", "random,random"], 2);
+    fails(&["arena", "--players", "random,random,nobody"], 2);
+    fails(
+        &["arena", "--players", "random,random,random", "--games", "x"],
+        2,
+    );
+}
