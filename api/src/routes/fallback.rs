@@ -21,4 +21,3 @@ pub async fn not_found(req: HttpRequest) -> HttpResponse {
     }
     response
 }
-
