@@ -40,6 +40,7 @@ fn change_email(backend: Backend) {
         &json!({"email": "new@example.org", "current_password": PASSWORD}),
     );
     assert_eq!(r.expect(200)["email"], "new@example.org");
+    assert!(r.json.get("password_changed").is_none());
     assert_eq!(
         s.get("/v1/me", Some(&alice.access)).expect(200)["email"],
         "new@example.org"
@@ -92,12 +93,17 @@ fn change_password(backend: Backend) {
     let (_, bot) = s.pat(&alice, &["read", "play"]);
     s.get("/v1/me", Some(&bot)).expect(200);
 
-    s.patch(
+    let r = s.patch(
         "/v1/me",
         Some(&alice.access),
         &json!({"current_password": PASSWORD, "new_password": new}),
-    )
-    .expect(200);
+    );
+    // The answer says what the change ended: the two other logins (`elsewhere`, and the
+    // check that nothing had changed) and the personal access token.
+    assert_eq!(
+        r.expect(200)["password_changed"],
+        json!({"sessions_ended": 2, "personal_access_tokens_revoked": 1})
+    );
     s.post(
         "/v1/sessions",
         None,

@@ -48,6 +48,34 @@ impl From<&User> for Profile {
     }
 }
 
+/// What a password change ended.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct PasswordChange {
+    /// Other login sessions ended (their access and refresh tokens no longer work).
+    pub sessions_ended: usize,
+    /// Personal access tokens revoked.
+    pub personal_access_tokens_revoked: usize,
+}
+
+/// The profile after a change; after a password change, also what it ended.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
+    "username": "alice",
+    "email": "alice@example.org",
+    "created_at": "2026-11-30T12:00:00Z",
+    "updated_at": "2026-12-01T08:00:00Z",
+    "password_changed": {"sessions_ended": 2, "personal_access_tokens_revoked": 1}
+}))]
+pub struct UpdatedProfile {
+    #[serde(flatten)]
+    pub profile: Profile,
+    /// Present when the password was changed: every other login session has ended and
+    /// every personal access token is revoked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password_changed: Option<PasswordChange>,
+}
+
 /// Changes to one's account. Every field is optional; at least one of `email` and
 /// `new_password` is needed, and either needs the current password. A new password ends
 /// every other login session and revokes every personal access token.
@@ -109,7 +137,8 @@ async fn find_user(state: &AppState, user_id: String) -> Result<User, ApiError> 
     request_body = UpdateMeRequest,
     responses(
         (status = 200, description = "The updated profile; after a password change every other \
-            session has ended and every personal access token is revoked", body = Profile),
+            session has ended and every personal access token is revoked, as \
+            `password_changed` says", body = UpdatedProfile),
         (status = 400, description = "A field is invalid, or the current password is wrong",
             body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or invalid token", body = Problem,
@@ -208,5 +237,11 @@ pub async fn patch_me(
             "password changed; other sessions ended, personal access tokens revoked"
         );
     }
-    Ok(HttpResponse::Ok().json(Profile::from(&user)))
+    Ok(HttpResponse::Ok().json(UpdatedProfile {
+        profile: Profile::from(&user),
+        password_changed: changed.map(|c| PasswordChange {
+            sessions_ended: c.sessions_ended,
+            personal_access_tokens_revoked: c.tokens_revoked,
+        }),
+    }))
 }
