@@ -61,6 +61,18 @@ fn field_rules_are_enforced(backend: Backend) {
             vec!["username"],
         ),
         (
+            json!({"username": "\u{212A}elvin", "email": "a@example.org", "password": PASSWORD}),
+            vec!["username"],
+        ),
+        (
+            json!({"username": "carol_", "email": "a@example.org", "password": PASSWORD}),
+            vec!["username"],
+        ),
+        (
+            json!({"username": "car--ol", "email": "a@example.org", "password": PASSWORD}),
+            vec!["username"],
+        ),
+        (
             json!({"username": "carol", "email": "not-an-email", "password": PASSWORD}),
             vec!["email"],
         ),
@@ -119,6 +131,29 @@ fn malformed_bodies_are_problems(backend: Backend) {
         ("[]", "body"),
         ("[\"dave\", \"d@example.org\", \"correct horse\"]", "body"),
         ("", "body"),
+    ] {
+        let r = post_raw(body, "application/json");
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), vec![field], "{body}: {}", r.text);
+    }
+    // A wrong type, or an unknown field, is reported under the field's name.
+    for (body, field) in [
+        (
+            "{\"username\": \"dave\", \"email\": \"d@example.org\", \"password\": \"correct horse\", \"admin\": true}",
+            "admin",
+        ),
+        (
+            "{\"username\": 5, \"email\": \"d@example.org\", \"password\": \"correct horse\"}",
+            "username",
+        ),
+        (
+            "{\"username\": \"dave\", \"email\": [], \"password\": \"correct horse\"}",
+            "email",
+        ),
+        (
+            "{\"username\": \"dave\", \"email\": \"d@example.org\", \"password\": null}",
+            "password",
+        ),
     ] {
         let r = post_raw(body, "application/json");
         r.problem(400, "validation");
@@ -186,7 +221,112 @@ fn registrations_are_limited_per_client_address(backend: Backend) {
     .problem(401, "unauthorized");
 }
 
+/// No two accounts look alike, and a look-alike never logs in.
+fn look_alike_names_are_refused_and_never_log_in(backend: Backend) {
+    let s = TestServer::start(backend);
+    s.register("Ivan");
+    s.register("kelvin");
+    for taken in ["lvan", "IVAN", "1van", "ivan"] {
+        let r = s.post(
+            "/v1/accounts",
+            None,
+            &json!({"username": taken, "email": "x@example.org", "password": PASSWORD}),
+        );
+        r.problem(409, "conflict");
+    }
+    s.register("bob_smith");
+    s.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "bob-smith", "email": "x@example.org", "password": PASSWORD}),
+    )
+    .problem(409, "conflict");
+    s.register("modern");
+    s.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "rnodern", "email": "x@example.org", "password": PASSWORD}),
+    )
+    .problem(409, "conflict");
+    // Logins: the name itself in any case, never a look-alike or a Unicode cousin.
+    s.login("IVAN", PASSWORD);
+    s.login("KELVIN", PASSWORD);
+    for alike in [
+        "lvan",
+        "\u{212A}elvin",
+        "ｋelvin",
+        "kelvin\u{200B}",
+        "bob-smith",
+    ] {
+        s.post(
+            "/v1/sessions",
+            None,
+            &json!({"username": alike, "password": PASSWORD}),
+        )
+        .problem(401, "unauthorized");
+    }
+}
+
+/// Weak and common passwords are refused with a message that says why.
+fn weak_passwords_are_refused(backend: Backend) {
+    let s = TestServer::start(backend);
+    for weak in [
+        "password",
+        "12345678",
+        "qwertyuiop",
+        "carol1234",
+        "carol_smith1",
+        "aaaaaaaaaaaa",
+    ] {
+        let r = s.post(
+            "/v1/accounts",
+            None,
+            &json!({"username": "carol_smith", "email": "carol@example.org", "password": weak}),
+        );
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), vec!["password"], "{weak}");
+        let message = r.json["errors"][0]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("is too easy to guess"),
+            "{weak}: {message}"
+        );
+    }
+    s.register("carol_smith");
+}
+
+/// Passwords are compared in NFC (RFC 8265 OpaqueString): the same password typed with
+/// composed or decomposed accents is the same.
+fn passwords_are_normalised(backend: Backend) {
+    let s = TestServer::start(backend);
+    let nfd = "cre\u{300}me bru\u{302}le\u{301}e au cafe\u{301}";
+    let nfc = "cr\u{e8}me br\u{fb}l\u{e9}e au caf\u{e9}";
+    s.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "dora", "email": "dora@example.org", "password": nfd}),
+    )
+    .expect(201);
+    s.login("dora", nfc);
+    s.login("dora", nfd);
+    s.post(
+        "/v1/sessions",
+        None,
+        &json!({"username": "dora", "password": "creme brulee au cafe"}),
+    )
+    .problem(401, "unauthorized");
+    // Control characters are not allowed in a new password.
+    let r = s.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "erin", "email": "erin@example.org", "password": "bell\u{7} and whistle stop"}),
+    );
+    assert_eq!(r.error_fields(), vec!["password"]);
+}
+
 backend_tests!(
+    look_alike_names_are_refused_and_never_log_in,
+    weak_passwords_are_refused,
+    passwords_are_normalised,
     registrations_are_limited_per_client_address,
     register_creates_an_account,
     usernames_are_unique_regardless_of_case,

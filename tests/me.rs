@@ -15,23 +15,47 @@ fn get_me_returns_the_profile(backend: Backend) {
 fn change_email(backend: Backend) {
     let s = TestServer::start(backend);
     let alice = s.user("alice");
+    // The current password is required, and must be right.
     let r = s.patch(
         "/v1/me",
         Some(&alice.access),
         &json!({"email": "new@example.org"}),
     );
+    r.problem(400, "validation");
+    assert_eq!(r.error_fields(), vec!["current_password"]);
+    let r = s.patch(
+        "/v1/me",
+        Some(&alice.access),
+        &json!({"email": "new@example.org", "current_password": "not my password"}),
+    );
+    r.problem(400, "validation");
+    assert_eq!(r.error_fields(), vec!["current_password"]);
+    assert_eq!(
+        s.get("/v1/me", Some(&alice.access)).expect(200)["email"],
+        "alice@example.org"
+    );
+    let r = s.patch(
+        "/v1/me",
+        Some(&alice.access),
+        &json!({"email": "new@example.org", "current_password": PASSWORD}),
+    );
     assert_eq!(r.expect(200)["email"], "new@example.org");
+    assert!(r.json.get("password_changed").is_none());
     assert_eq!(
         s.get("/v1/me", Some(&alice.access)).expect(200)["email"],
         "new@example.org"
     );
-    let r = s.patch("/v1/me", Some(&alice.access), &json!({"email": "nope"}));
+    let r = s.patch(
+        "/v1/me",
+        Some(&alice.access),
+        &json!({"email": "nope", "current_password": PASSWORD}),
+    );
     r.problem(400, "validation");
     assert_eq!(r.error_fields(), vec!["email"]);
     let r = s.patch(
         "/v1/me",
         Some(&alice.access),
-        &json!({"email": format!("{}@x.org", "a".repeat(300))}),
+        &json!({"email": format!("{}@x.org", "a".repeat(300)), "current_password": PASSWORD}),
     );
     r.problem(400, "validation");
     assert_eq!(
@@ -56,21 +80,30 @@ fn change_password(backend: Backend) {
     );
     r.problem(400, "validation");
     assert_eq!(r.error_fields(), vec!["current_password"]);
+    for weak in ["short", "password1", "alice2024", "12345678"] {
+        let r = s.patch(
+            "/v1/me",
+            Some(&alice.access),
+            &json!({"current_password": PASSWORD, "new_password": weak}),
+        );
+        assert_eq!(r.error_fields(), vec!["new_password"], "{weak}: {}", r.text);
+    }
+    // Nothing changed so far.
+    s.login("alice", PASSWORD);
+    let (_, bot) = s.pat(&alice, &["read", "play"]);
+    s.get("/v1/me", Some(&bot)).expect(200);
+
     let r = s.patch(
         "/v1/me",
         Some(&alice.access),
-        &json!({"current_password": PASSWORD, "new_password": "short"}),
-    );
-    assert_eq!(r.error_fields(), vec!["new_password"]);
-    // Nothing changed so far.
-    s.login("alice", PASSWORD);
-
-    s.patch(
-        "/v1/me",
-        Some(&alice.access),
         &json!({"current_password": PASSWORD, "new_password": new}),
-    )
-    .expect(200);
+    );
+    // The answer says what the change ended: the two other logins (`elsewhere`, and the
+    // check that nothing had changed) and the personal access token.
+    assert_eq!(
+        r.expect(200)["password_changed"],
+        json!({"sessions_ended": 2, "personal_access_tokens_revoked": 1})
+    );
     s.post(
         "/v1/sessions",
         None,
@@ -88,10 +121,19 @@ fn change_password(backend: Backend) {
         &json!({"refresh_token": elsewhere.refresh}),
     )
     .problem(401, "unauthorized");
+    // Every personal access token is revoked too.
+    let r = s.get("/v1/me", Some(&bot));
+    r.problem(401, "unauthorized");
+    assert!(r.json["detail"].as_str().unwrap().contains("revoked"));
+    assert_eq!(
+        s.get("/v1/me/tokens", Some(&alice.access)).expect(200)["items"],
+        json!([])
+    );
 }
 
 /// Guessing the current password (with a stolen access token, say) counts against the
-/// account's login limit: after five wrong guesses even the right one waits.
+/// account's login limits: after five wrong guesses even the right one waits, and so do
+/// logins from the same address.
 fn guessing_the_current_password_is_limited(backend: Backend) {
     let s = TestServer::start(backend);
     let alice = s.user("alice");

@@ -168,7 +168,51 @@ fn token_list_is_paginated(backend: Backend) {
     assert_eq!(r.error_fields(), vec!["query"]);
 }
 
+/// The cap of 100 live tokens holds when creations race: the account's row is locked
+/// (PostgreSQL) or the write transaction is exclusive (SQLite) while counting.
+fn token_cap_holds_under_concurrency(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    for _ in 0..95 {
+        s.pat(&alice, &["read"]);
+    }
+    let barrier = std::sync::Barrier::new(16);
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..16)
+            .map(|i| {
+                let (s, barrier, alice) = (&s, &barrier, &alice);
+                scope.spawn(move || {
+                    barrier.wait();
+                    s.post(
+                        "/v1/me/tokens",
+                        Some(&alice.access),
+                        &json!({"name": format!("racer {i}"), "scopes": ["read"]}),
+                    )
+                    .status
+                    .as_u16()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let created = statuses.iter().filter(|s| **s == 201).count();
+    let refused = statuses.iter().filter(|s| **s == 409).count();
+    assert_eq!((created, refused), (5, 11), "{statuses:?}");
+    let mut live = 0;
+    let mut path = "/v1/me/tokens?limit=100".to_string();
+    loop {
+        let page = s.get(&path, Some(&alice.access)).expect(200).clone();
+        live += page["items"].as_array().unwrap().len();
+        match page["next"].as_str() {
+            Some(next) => path = next.to_string(),
+            None => break,
+        }
+    }
+    assert_eq!(live, 100);
+}
+
 backend_tests!(
+    token_cap_holds_under_concurrency,
     create_use_list_and_revoke,
     scopes_are_enforced,
     tokens_belong_to_their_owner,

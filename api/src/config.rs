@@ -74,7 +74,8 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
     (
         "DJAMBI_LOGIN_LIMIT_PER_ACCOUNT",
         "login_limit_per_account",
-        "failed logins allowed per account name, as N/DURATION (default 5/5m)",
+        "failed logins per account from one client address before back-off, and the longest \
+         back-off, as N/DURATION (default 5/15m)",
     ),
     (
         "DJAMBI_LOGIN_LIMIT_PER_IP",
@@ -120,6 +121,35 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "DJAMBI_ARGON2_PARALLELISM",
         "argon2_parallelism",
         "argon2id lanes (default 1)",
+    ),
+    // Accounts and HTTP hardening.
+    (
+        "DJAMBI_LOGIN_LIMIT_ACCOUNT_WIDE",
+        "login_limit_account_wide",
+        "failed logins per account from all addresses before back-off for addresses that \
+         never logged into it, and the longest back-off, as N/DURATION (default 100/1h)",
+    ),
+    (
+        "DJAMBI_HASH_CONCURRENCY",
+        "hash_concurrency",
+        "password hashes computed at once (default: one per core)",
+    ),
+    (
+        "DJAMBI_HASH_QUEUE",
+        "hash_queue",
+        "requests that may wait for a password hash; beyond, 503 (default 16)",
+    ),
+    (
+        "DJAMBI_TRUSTED_PROXIES",
+        "trusted_proxies",
+        "comma-separated addresses or CIDR networks of reverse proxies whose \
+         X-Forwarded-For is believed (default none)",
+    ),
+    (
+        "DJAMBI_CORS_ORIGINS",
+        "cors_origins",
+        "comma-separated origins (https://app.example) allowed to call the API from a \
+         browser (default none)",
     ),
 ];
 
@@ -244,6 +274,17 @@ pub struct Config {
     /// How often a notification stream polls the database.
     pub notify_poll: Duration,
     pub argon2: Argon2Config,
+    // Accounts and HTTP hardening.
+    /// Failed logins from all addresses before back-off for unknown addresses.
+    pub login_limit_account_wide: RateSpec,
+    /// Password hashes computed at once.
+    pub hash_concurrency: usize,
+    /// Requests that may wait for a hashing turn.
+    pub hash_queue: usize,
+    /// Reverse proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Origins allowed by CORS.
+    pub cors_origins: Vec<String>,
 }
 
 impl Config {
@@ -404,7 +445,7 @@ impl Config {
             get("DJAMBI_LOGIN_LIMIT_PER_ACCOUNT"),
             RateSpec {
                 burst: 5,
-                period: Duration::from_secs(300),
+                period: Duration::from_secs(15 * 60),
             },
         )?;
         let login_limit_per_ip = parse_rate(
@@ -454,6 +495,58 @@ impl Config {
             ));
         }
 
+        let login_limit_account_wide = parse_rate(
+            "DJAMBI_LOGIN_LIMIT_ACCOUNT_WIDE",
+            get("DJAMBI_LOGIN_LIMIT_ACCOUNT_WIDE"),
+            RateSpec {
+                burst: 100,
+                period: Duration::from_secs(3600),
+            },
+        )?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        let hash_concurrency = parse_int(
+            "DJAMBI_HASH_CONCURRENCY",
+            get("DJAMBI_HASH_CONCURRENCY"),
+            cores,
+            1,
+            256,
+        )? as usize;
+        let hash_queue =
+            parse_int("DJAMBI_HASH_QUEUE", get("DJAMBI_HASH_QUEUE"), 16, 0, 10_000)? as usize;
+        let trusted_proxies = parse_list(get("DJAMBI_TRUSTED_PROXIES"))
+            .into_iter()
+            .map(|item| {
+                item.parse::<ipnet::IpNet>()
+                    .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                    .map_err(|_| {
+                        err(
+                            "DJAMBI_TRUSTED_PROXIES",
+                            format!("`{item}` is not an address or a CIDR network"),
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let cors_origins = parse_list(get("DJAMBI_CORS_ORIGINS"))
+            .into_iter()
+            .map(|item| {
+                let ok = url::Url::parse(&item).is_ok_and(|u| {
+                    matches!(u.scheme(), "http" | "https")
+                        && u.host().is_some()
+                        && u.path() == "/"
+                        && !item.ends_with('/')
+                        && u.query().is_none()
+                });
+                if ok {
+                    Ok(item)
+                } else {
+                    Err(err(
+                        "DJAMBI_CORS_ORIGINS",
+                        format!("`{item}` is not an origin like https://app.example.org"),
+                    ))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+
         Ok(Config {
             database: DatabaseConfig {
                 url,
@@ -478,8 +571,23 @@ impl Config {
             due_lease,
             notify_poll,
             argon2,
+            login_limit_account_wide,
+            hash_concurrency,
+            hash_queue,
+            trusted_proxies,
+            cors_origins,
         })
     }
+}
+
+/// A comma-separated list, items trimmed, empty ones dropped.
+fn parse_list(value: Option<String>) -> Vec<String> {
+    value
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, ConfigError> {
@@ -721,6 +829,10 @@ mod tests {
             ("DJAMBI_LOGIN_LIMIT_PER_IP", "5"),
             ("DJAMBI_LOGIN_LIMIT_PER_IP", "0/1m"),
             ("DJAMBI_MAX_BODY_BYTES", "10"),
+            ("DJAMBI_TRUSTED_PROXIES", "10.0.0.0/33"),
+            ("DJAMBI_CORS_ORIGINS", "app.example.org"),
+            ("DJAMBI_CORS_ORIGINS", "https://app.example.org/path"),
+            ("DJAMBI_HASH_CONCURRENCY", "0"),
         ] {
             let e = cfg(&[(name, value), ("DJAMBI_JWT_SECRET", SECRET)]).unwrap_err();
             assert_eq!(e.setting, name, "{name}={value}: {e}");
@@ -742,6 +854,27 @@ mod tests {
                 period: Duration::from_secs(10)
             }
         );
+    }
+
+    #[test]
+    fn hardening_settings_parse() {
+        let c = cfg(&[]).unwrap();
+        assert!(c.trusted_proxies.is_empty() && c.cors_origins.is_empty());
+        assert!(c.hash_concurrency >= 1);
+        assert_eq!(c.login_limit_account_wide.burst, 100);
+        let c = cfg(&[
+            ("DJAMBI_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.1,::1"),
+            (
+                "DJAMBI_CORS_ORIGINS",
+                "https://app.example.org,http://localhost:3000",
+            ),
+            ("DJAMBI_HASH_CONCURRENCY", "3"),
+        ])
+        .unwrap();
+        assert_eq!(c.trusted_proxies.len(), 3);
+        assert!(c.trusted_proxies[1].contains(&"192.0.2.1".parse::<std::net::IpAddr>().unwrap()));
+        assert_eq!(c.cors_origins.len(), 2);
+        assert_eq!(c.hash_concurrency, 3);
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! tokens, the `Authenticated` extractor), [`games`] (the event-sourced games: events,
 //! store, cache, commands, idempotency), [`routes`] (one module per resource),
 //! [`openapi`], [`rate_limit`], [`body_limit`], [`validate`], [`pagination`], [`state`],
-//! [`janitor`] (background clean-up).
+//! [`janitor`] (background clean-up), [`accounts`] (the accounts store and the username
+//! and password profiles), [`http_policy`] (HEAD, OPTIONS, CORS, Cache-Control).
 
+pub mod accounts;
 pub mod auth;
 pub mod body_limit;
 pub mod config;
@@ -16,6 +18,7 @@ pub mod db;
 pub mod error;
 pub mod extract;
 pub mod games;
+pub mod http_policy;
 pub mod janitor;
 pub mod maintenance;
 pub mod notifications;
@@ -32,7 +35,7 @@ use std::net::SocketAddr;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServerHandle, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
-use actix_web::middleware::{Compress, ErrorHandlerResponse, ErrorHandlers, from_fn};
+use actix_web::middleware::{Compress, Condition, ErrorHandlerResponse, ErrorHandlers, from_fn};
 use actix_web::{App, HttpResponse, HttpServer, ResponseError, web};
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
@@ -155,6 +158,8 @@ pub fn app(
     >,
 > {
     let limit = state.config.max_body_bytes;
+    let cors_origins = &state.config.cors_origins;
+    let cors = Condition::new(!cors_origins.is_empty(), http_policy::cors(cors_origins));
     let (app, _) = routes::register(App::new().into_utoipa_app()).split_for_parts();
     app.app_data(state)
         .app_data(error::json_config(limit))
@@ -178,6 +183,9 @@ pub fn app(
         )
         .default_service(web::to(routes::fallback::not_found))
         .wrap(from_fn(body_limit::limit_body))
+        // HEAD, OPTIONS, Cache-Control; CORS for DJAMBI_CORS_ORIGINS (accounts).
+        .wrap(from_fn(http_policy::policy))
+        .wrap(cors)
         .wrap(ErrorHandlers::new().default_handler(problem_for_bare_errors))
         .wrap(Compress::default())
         .wrap(tracing_actix_web::TracingLogger::default())

@@ -13,6 +13,8 @@ diesel::table! {
         password_hash -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        // 2026-11-30-000010_username_skeleton
+        username_skeleton -> Text,
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::auth::jwt::JwtKeys;
 use crate::auth::passwords::Passwords;
+use crate::auth::throttle::LoginThrottle;
 use crate::config::Config;
 use crate::db::DbPool;
 use std::sync::Arc;
@@ -18,8 +19,8 @@ pub struct AppState {
     pub passwords: Passwords,
     /// Login attempts per client address.
     pub login_ip_limiter: RateLimiter,
-    /// Failed logins per account name.
-    pub login_account_limiter: RateLimiter,
+    /// Failed password checks per account and address, and per account (back-off).
+    pub login_throttle: LoginThrottle,
     /// Registrations per client address.
     pub register_ip_limiter: RateLimiter,
     /// Recently used game states (see `games::cache`).
@@ -34,11 +35,14 @@ impl AppState {
             config.jwt_secret.expose().as_bytes(),
             config.access_token_ttl,
         )?;
-        let passwords = Passwords::new(&config.argon2)?;
+        let passwords = Passwords::new(&config.argon2, config.hash_concurrency, config.hash_queue)?;
         Ok(AppState {
             login_ip_limiter: RateLimiter::new(config.login_limit_per_ip),
             register_ip_limiter: RateLimiter::new(config.register_limit_per_ip),
-            login_account_limiter: RateLimiter::new(config.login_limit_per_account),
+            login_throttle: LoginThrottle::new(
+                config.login_limit_per_account.into(),
+                config.login_limit_account_wide.into(),
+            ),
             jwt,
             passwords,
             games: GameCache::new(crate::games::CACHE_CAPACITY),

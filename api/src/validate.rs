@@ -1,14 +1,16 @@
-//! Field rules shared by the handlers: lengths and characters of usernames, emails,
-//! passwords and names. Each check pushes a [`FieldError`]; handlers collect them and return
+//! Field rules shared by the handlers: usernames (the profile of `accounts::names`), emails,
+//! passwords (`accounts::password_policy`) and names. Each check pushes a [`FieldError`]; handlers collect them and return
 //! one `validation` problem listing every bad field.
 
+use crate::accounts::{names, password_policy};
+use crate::auth::SecretString;
 use crate::error::{ApiError, FieldError};
 
-pub const USERNAME_MIN: usize = 3;
-pub const USERNAME_MAX: usize = 32;
+pub const USERNAME_MIN: usize = names::MIN_CHARS;
+pub const USERNAME_MAX: usize = names::MAX_CHARS;
 pub const EMAIL_MAX: usize = 254;
-pub const PASSWORD_MIN: usize = 8;
-pub const PASSWORD_MAX: usize = 128;
+pub const PASSWORD_MIN: usize = password_policy::MIN_CHARS;
+pub const PASSWORD_MAX: usize = password_policy::MAX_CHARS;
 pub const TOKEN_NAME_MAX: usize = 64;
 
 /// Collects field errors.
@@ -33,22 +35,10 @@ impl Checks {
         }
     }
 
+    /// A new username, by the profile of [`names`].
     pub fn username(&mut self, field: &str, v: &str) {
-        let n = v.chars().count();
-        if !(USERNAME_MIN..=USERNAME_MAX).contains(&n) {
-            self.add(
-                field,
-                format!("must be {USERNAME_MIN} to {USERNAME_MAX} characters"),
-            );
-        } else if !v
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            || !v.starts_with(|c: char| c.is_ascii_alphanumeric())
-        {
-            self.add(
-                field,
-                "may contain only letters A-Z, digits, `_` and `-`, and must start with a letter or digit",
-            );
+        if let Err(why) = names::check(v) {
+            self.add(field, why);
         }
     }
 
@@ -73,15 +63,36 @@ impl Checks {
         }
     }
 
-    pub fn password(&mut self, field: &str, v: &str) {
-        let n = v.chars().count();
-        if !(PASSWORD_MIN..=PASSWORD_MAX).contains(&n) {
+    /// A new password for the account `username`/`email`: normalised (RFC 8265
+    /// OpaqueString), then checked by [`password_policy::check_new`]. Returns the
+    /// normalised form when it passes.
+    pub fn new_password(
+        &mut self,
+        field: &str,
+        v: &SecretString,
+        username: &str,
+        email: &str,
+    ) -> Option<String> {
+        if v.expose().chars().count() > PASSWORD_MAX {
             self.add(
                 field,
                 format!("must be {PASSWORD_MIN} to {PASSWORD_MAX} characters"),
             );
-        } else if v.trim().is_empty() {
-            self.add(field, "must not be only spaces");
+            return None;
+        }
+        let normalized = match password_policy::normalize(v.expose()) {
+            Ok(p) => p.into_owned(),
+            Err(why) => {
+                self.add(field, why);
+                return None;
+            }
+        };
+        match password_policy::check_new(&normalized, username, email) {
+            Ok(()) => Some(normalized),
+            Err(why) => {
+                self.add(field, why);
+                None
+            }
         }
     }
 
@@ -122,13 +133,19 @@ mod tests {
         c.username("u", "_lead");
         c.email("e", "no-at-sign");
         c.email("e", "a@b");
-        c.password("p", "short");
+        c.new_password("p", &SecretString::new("short"), "u", "e@x.org");
+        c.new_password("p", &SecretString::new("password"), "u", "e@x.org");
         c.name("n", "  ", 10);
-        assert_eq!(c.0.len(), 7);
+        assert_eq!(c.0.len(), 8);
         let mut ok = Checks::new();
         ok.username("u", "Alice_99");
         ok.email("e", "alice@example.org");
-        ok.password("p", "correct horse battery");
+        let p = SecretString::new("cafe\u{301} horse battery");
+        assert_eq!(
+            ok.new_password("p", &p, "Alice_99", "alice@example.org")
+                .as_deref(),
+            Some("caf\u{e9} horse battery")
+        );
         ok.name("n", "my bot", 10);
         assert!(ok.finish().is_ok());
     }

@@ -16,14 +16,13 @@ use std::future::Future;
 use std::pin::Pin;
 
 use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
-use chrono::TimeDelta;
-use diesel::prelude::*;
 
 use super::Scope;
 use super::tokens::{self, PAT_PREFIX};
-use crate::db::{self, models::PersonalAccessToken, models::Session};
+use crate::accounts::sessions::{self as session_store, SessionCheck};
+use crate::accounts::tokens::{self as token_store, TokenCheck};
+use crate::db;
 use crate::error::ApiError;
-use crate::schema::personal_access_tokens;
 use crate::state::AppState;
 
 /// How the caller authenticated.
@@ -96,67 +95,58 @@ pub fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
     Ok(token.to_string())
 }
 
-/// How often a personal access token's `last_used_at` is refreshed, at most.
-const LAST_USED_GRANULARITY: TimeDelta = TimeDelta::seconds(60);
-
 async fn authenticate(
     state: web::Data<AppState>,
     token: String,
 ) -> Result<Authenticated, ApiError> {
     if token.starts_with(PAT_PREFIX) {
         let hash = tokens::hash(&token);
-        return db::run(&state.pool, move |conn| {
-            let pat = PersonalAccessToken::find_by_hash(conn, &hash)?
-                .ok_or_else(|| ApiError::invalid_token("unknown personal access token"))?;
-            if pat.revoked_at.is_some() {
-                return Err(ApiError::invalid_token(
-                    "this personal access token has been revoked",
-                ));
-            }
-            let now = db::now();
-            if pat.expires_at.is_some_and(|t| t <= now) {
-                return Err(ApiError::invalid_token(
-                    "this personal access token has expired",
-                ));
-            }
-            if pat
-                .last_used_at
-                .is_none_or(|t| now.signed_duration_since(t) > LAST_USED_GRANULARITY)
-            {
-                diesel::update(personal_access_tokens::table.find(&pat.id))
-                    .set(personal_access_tokens::last_used_at.eq(now))
-                    .execute(conn)?;
-            }
-            Ok(Authenticated {
-                user_id: pat.user_id,
-                scopes: Scope::parse_list(&pat.scopes),
-                via: AuthVia::PersonalAccessToken { token_id: pat.id },
-            })
+        let check = db::run(&state.pool, move |conn| {
+            Ok(token_store::check(conn, &hash, db::now())?)
         })
-        .await;
+        .await?;
+        return match check {
+            TokenCheck::Valid {
+                id,
+                user_id,
+                scopes,
+            } => Ok(Authenticated {
+                user_id,
+                scopes: Scope::parse_list(&scopes),
+                via: AuthVia::PersonalAccessToken { token_id: id },
+            }),
+            TokenCheck::Unknown => Err(ApiError::invalid_token("unknown personal access token")),
+            TokenCheck::Revoked => Err(ApiError::invalid_token(
+                "this personal access token has been revoked",
+            )),
+            TokenCheck::Expired => Err(ApiError::invalid_token(
+                "this personal access token has expired",
+            )),
+        };
     }
 
     let claims = state.jwt.verify(&token)?;
-    db::run(&state.pool, move |conn| {
-        let session = Session::find(conn, &claims.sid)?
-            .ok_or_else(|| ApiError::invalid_token("the access token's session does not exist"))?;
-        if session.user_id != claims.sub {
-            return Err(ApiError::invalid_token("the access token is not valid"));
-        }
-        if session.revoked_at.is_some() {
-            return Err(ApiError::invalid_token(
-                "the access token's session has ended (logged out or revoked)",
-            ));
-        }
-        Ok(Authenticated {
+    let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
+    let check = db::run(&state.pool, move |conn| {
+        Ok(session_store::check(conn, &sid, &sub)?)
+    })
+    .await?;
+    match check {
+        SessionCheck::Live => Ok(Authenticated {
             user_id: claims.sub,
             scopes: Scope::parse_list(&claims.scope),
             via: AuthVia::Session {
                 session_id: claims.sid,
             },
-        })
-    })
-    .await
+        }),
+        SessionCheck::Unknown => Err(ApiError::invalid_token(
+            "the access token's session does not exist",
+        )),
+        SessionCheck::OtherUser => Err(ApiError::invalid_token("the access token is not valid")),
+        SessionCheck::Ended => Err(ApiError::invalid_token(
+            "the access token's session has ended (logged out or revoked)",
+        )),
+    }
 }
 
 impl FromRequest for Authenticated {

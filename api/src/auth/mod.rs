@@ -10,9 +10,12 @@
 pub mod extractor;
 pub mod jwt;
 pub mod passwords;
+pub mod secret;
+pub mod throttle;
 pub mod tokens;
 
 pub use extractor::{AuthVia, Authenticated};
+pub use secret::SecretString;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -1,12 +1,98 @@
 //! Password hashing with argon2id (PHC strings). The cost comes from the configuration;
 //! verification reads the cost from each stored hash, so raising it later is safe.
+//!
+//! Each hash holds `DJAMBI_ARGON2_MEMORY_KIB` (19 MiB by default) while it runs, so the
+//! number running at once is bounded: at most `DJAMBI_HASH_CONCURRENCY` (default: one a
+//! core) run, at most `DJAMBI_HASH_QUEUE` (default 16) more wait for a turn, each for at
+//! most [`MAX_QUEUE_WAIT`]; any other request needing a hash gets 503 `unavailable` with
+//! `Retry-After` at once. Memory spent on hashing is then at most concurrency × cost.
+//!
+//! The hashes run on their own threads, one per turn, rather than on the shared blocking
+//! pool: each thread reuses the memory it freed, so the allocator does not keep a 19 MiB
+//! block in each of the many arenas the blocking threads would spread them over.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
 
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::config::Argon2Config;
 use crate::error::ApiError;
+
+/// The longest a request waits in the queue for a hashing turn.
+pub const MAX_QUEUE_WAIT: Duration = Duration::from_secs(3);
+
+/// The bound on hashes running at once, the queue before it, and the threads they run on.
+#[derive(Debug)]
+struct Gate {
+    permits: Semaphore,
+    waiting: AtomicUsize,
+    queue: usize,
+    threads: Threads,
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The hashing threads; they end when the last `Passwords` clone is dropped.
+struct Threads {
+    jobs: Mutex<mpsc::Sender<Job>>,
+}
+
+impl std::fmt::Debug for Threads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Threads")
+    }
+}
+
+impl Threads {
+    fn start(n: usize) -> Result<Threads, String> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        for i in 0..n {
+            let rx = Arc::clone(&rx);
+            std::thread::Builder::new()
+                .name(format!("djambi-hash-{i}"))
+                .spawn(move || {
+                    loop {
+                        let job = match rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        match job {
+                            Ok(job) => job(),
+                            Err(_) => return,
+                        }
+                    }
+                })
+                .map_err(|e| format!("cannot start a hashing thread: {e}"))?;
+        }
+        Ok(Threads {
+            jobs: Mutex::new(tx),
+        })
+    }
+
+    /// Runs `f` on a hashing thread (the caller holds a turn, so one is free).
+    async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move || {
+            let _ = tx.send(f());
+        });
+        self.jobs
+            .lock()
+            .map_err(|_| ApiError::internal("hashing threads poisoned"))?
+            .send(job)
+            .map_err(|_| ApiError::internal("hashing threads stopped"))?;
+        rx.await
+            .map_err(|_| ApiError::internal("a hashing thread failed"))
+    }
+}
 
 /// Hashes and verifies passwords. Cheap to clone.
 #[derive(Clone)]
@@ -15,32 +101,104 @@ pub struct Passwords {
     /// A hash of a random password, verified against when the user does not exist so that
     /// an unknown user costs the same time as a wrong password.
     dummy_hash: String,
+    gate: Arc<Gate>,
 }
 
 impl std::fmt::Debug for Passwords {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Passwords").finish_non_exhaustive()
+        f.debug_struct("Passwords")
+            .field("running_at_most", &self.gate.permits.available_permits())
+            .field("queue", &self.gate.queue)
+            .finish_non_exhaustive()
+    }
+}
+
+fn busy() -> ApiError {
+    ApiError::Unavailable("too many password checks at once; retry in a few seconds".into())
+}
+
+/// Counts a waiter for as long as it lives.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Gate {
+    async fn enter(&self) -> Result<SemaphorePermit<'_>, ApiError> {
+        if let Ok(p) = self.permits.try_acquire() {
+            return Ok(p);
+        }
+        let ahead = self.waiting.fetch_add(1, Ordering::Relaxed);
+        let _waiting = Waiting(&self.waiting);
+        if ahead >= self.queue {
+            return Err(busy());
+        }
+        match actix_web::rt::time::timeout(MAX_QUEUE_WAIT, self.permits.acquire()).await {
+            Ok(Ok(p)) => Ok(p),
+            _ => Err(busy()),
+        }
     }
 }
 
 impl Passwords {
-    pub fn new(cfg: &Argon2Config) -> Result<Passwords, String> {
+    /// `concurrency` hashes run at once at most, `queue` more may wait.
+    pub fn new(cfg: &Argon2Config, concurrency: usize, queue: usize) -> Result<Passwords, String> {
         let params = Params::new(cfg.memory_kib, cfg.iterations, cfg.parallelism, None)
             .map_err(|e| format!("invalid argon2 parameters: {e}"))?;
         let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, params);
         let mut p = Passwords {
             argon2,
             dummy_hash: String::new(),
+            gate: Arc::new(Gate {
+                permits: Semaphore::new(concurrency.max(1)),
+                waiting: AtomicUsize::new(0),
+                queue,
+                threads: Threads::start(concurrency.max(1))?,
+            }),
         };
         p.dummy_hash = p
-            .hash(&uuid::Uuid::new_v4().to_string())
+            .hash_now(&uuid::Uuid::new_v4().to_string())
             .map_err(|e| e.to_string())?;
         Ok(p)
     }
 
-    /// A new PHC string (`$argon2id$v=19$m=...`) with a fresh random salt. CPU-heavy: call
-    /// it off the async workers.
-    pub fn hash(&self, password: &str) -> Result<String, ApiError> {
+    /// Hashes a password when a turn is free (503 `unavailable` if none comes soon), off
+    /// the async workers.
+    pub async fn hash(&self, password: String) -> Result<String, ApiError> {
+        let _turn = self.gate.enter().await?;
+        let this = self.clone();
+        self.gate
+            .threads
+            .run(move || this.hash_now(&password))
+            .await?
+    }
+
+    /// Whether any of `candidates` matches `stored` (the dummy hash when `None`, so that an
+    /// unknown account costs the same), when a turn is free. Each candidate costs one
+    /// verification; give the normalised password first.
+    pub async fn verify(
+        &self,
+        candidates: Vec<String>,
+        stored: Option<String>,
+    ) -> Result<bool, ApiError> {
+        let _turn = self.gate.enter().await?;
+        let this = self.clone();
+        self.gate
+            .threads
+            .run(move || {
+                let hash = stored.as_deref().unwrap_or(&this.dummy_hash);
+                let ok = candidates.iter().any(|c| this.verify_now(c, hash));
+                ok && stored.is_some()
+            })
+            .await
+    }
+
+    /// A new PHC string (`$argon2id$v=19$m=...`) with a fresh random salt, at once, on this
+    /// thread. CPU- and memory-heavy: handlers use [`Passwords::hash`].
+    pub fn hash_now(&self, password: &str) -> Result<String, ApiError> {
         let salt = SaltString::generate(&mut OsRng);
         self.argon2
             .hash_password(password.as_bytes(), &salt)
@@ -48,8 +206,9 @@ impl Passwords {
             .map_err(|e| ApiError::internal(format!("password hashing failed: {e}")))
     }
 
-    /// Whether `password` matches `hash`. A malformed stored hash never matches.
-    pub fn verify(&self, password: &str, hash: &str) -> bool {
+    /// Whether `password` matches `hash`, at once, on this thread. A malformed stored hash
+    /// never matches.
+    pub fn verify_now(&self, password: &str, hash: &str) -> bool {
         match PasswordHash::new(hash) {
             Ok(parsed) => self
                 .argon2
@@ -57,12 +216,6 @@ impl Passwords {
                 .is_ok(),
             Err(_) => false,
         }
-    }
-
-    /// Spends the time of one verification and returns false (for unknown users).
-    pub fn verify_dummy(&self, password: &str) -> bool {
-        let _ = self.verify(password, &self.dummy_hash);
-        false
     }
 }
 
@@ -72,17 +225,50 @@ mod tests {
 
     #[test]
     fn hash_and_verify() {
-        let p = Passwords::new(&Argon2Config {
-            memory_kib: 64,
-            iterations: 1,
-            parallelism: 1,
-        })
+        let p = Passwords::new(
+            &Argon2Config {
+                memory_kib: 64,
+                iterations: 1,
+                parallelism: 1,
+            },
+            1,
+            0,
+        )
         .unwrap();
-        let h = p.hash("correct horse").unwrap();
+        let h = p.hash_now("correct horse").unwrap();
         assert!(h.starts_with("$argon2id$"));
-        assert!(p.verify("correct horse", &h));
-        assert!(!p.verify("wrong horse", &h));
-        assert!(!p.verify("correct horse", "not a hash"));
-        assert!(!p.verify_dummy("anything"));
+        assert!(p.verify_now("correct horse", &h));
+        assert!(!p.verify_now("wrong horse", &h));
+        assert!(!p.verify_now("correct horse", "not a hash"));
+    }
+
+    #[actix_web::test]
+    async fn the_queue_is_bounded() {
+        let p = Passwords::new(
+            &Argon2Config {
+                memory_kib: 64,
+                iterations: 1,
+                parallelism: 1,
+            },
+            1,
+            1,
+        )
+        .unwrap();
+        let h = p.hash("correct horse".into()).await.unwrap();
+        assert!(
+            p.verify(vec!["correct horse".into()], Some(h.clone()))
+                .await
+                .unwrap()
+        );
+        assert!(!p.verify(vec!["correct horse".into()], None).await.unwrap());
+        // One turn taken and one waiter queued: a third request is refused at once.
+        let turn = p.gate.enter().await.unwrap();
+        let waiter = p.gate.enter();
+        let mut waiter = Box::pin(waiter);
+        assert!(futures_util::FutureExt::now_or_never(waiter.as_mut()).is_none());
+        let e = p.gate.enter().await.unwrap_err();
+        assert!(matches!(e, ApiError::Unavailable(_)), "{e:?}");
+        drop(turn);
+        assert!(waiter.await.is_ok());
     }
 }

@@ -1,17 +1,17 @@
 //! `POST /v1/accounts`: registration.
 
 use actix_web::{HttpRequest, HttpResponse, http::header, post, web};
-use diesel::prelude::*;
 use serde::Deserialize;
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::me::Profile;
+use crate::accounts::{self, names, users::Registered};
+use crate::auth::SecretString;
 use crate::db::{self, models::User};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::rate_limit::{client_ip, too_many};
-use crate::schema::users;
+use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
 use crate::validate::Checks;
 
@@ -23,12 +23,16 @@ pub fn configure(cfg: &mut ServiceConfig) {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "alice", "email": "alice@example.org", "password": "correct horse battery"}))]
 pub struct RegisterRequest {
-    /// 3 to 32 characters: letters, digits, `_`, `-`; unique regardless of case.
+    /// 3 to 32 characters from `A-Z a-z 0-9 _ -`, starting and ending with a letter or a
+    /// digit, no two of `_`/`-` in a row. Unique regardless of case, and no two names may
+    /// look alike (`Ivan`/`lvan`, `bob0`/`bobO`, `rn`/`m`, `_`/`-` count as the same).
     pub username: String,
     /// Up to 254 bytes.
     pub email: String,
-    /// 8 to 128 characters.
-    pub password: String,
+    /// 8 to 128 characters after RFC 8265 (OpaqueString) normalisation (NFC); refused when
+    /// easy to guess (common passwords, the username, keyboard walks, repeats).
+    #[schema(value_type = String, format = Password)]
+    pub password: SecretString,
 }
 
 /// Create an account.
@@ -38,14 +42,17 @@ pub struct RegisterRequest {
     responses(
         (status = 201, description = "The account was created", body = Profile,
             headers(("Location" = String, description = "`/v1/me`"))),
-        (status = 400, description = "A field is invalid or the body is malformed", body = Problem,
+        (status = 400, description = "A field is invalid or the body is malformed; a weak \
+            password is refused with the reason and suggestions", body = Problem,
             content_type = "application/problem+json"),
-        (status = 409, description = "The username is taken", body = Problem,
-            content_type = "application/problem+json"),
+        (status = 409, description = "The username, or one that looks like it, is taken",
+            body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is too large", body = Problem,
             content_type = "application/problem+json"),
         (status = 429, description = "Too many registrations from this address; `Retry-After` \
-            says when to try again", body = Problem, content_type = "application/problem+json")
+            says when to try again", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Too many password hashes at once; `Retry-After` says \
+            when to try again", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/accounts")]
@@ -55,48 +62,43 @@ pub async fn register(
     body: JsonBody<RegisterRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
+    let email = body.email.trim().to_string();
     let mut checks = Checks::new();
     checks.username("username", &body.username);
-    checks.email("email", body.email.trim());
-    checks.password("password", &body.password);
+    checks.email("email", &email);
+    let password = checks.new_password("password", &body.password, &body.username, &email);
     checks.finish()?;
+    let password = password.unwrap_or_default();
     // Each registration costs a password hash: limit them per client address.
     state
         .register_ip_limiter
-        .acquire(&client_ip(&req))
+        .acquire(client_addr(&req, &state.config.trusted_proxies))
         .map_err(too_many)?;
 
-    let passwords = state.passwords.clone();
-    let password = body.password;
-    let password_hash = web::block(move || passwords.hash(&password)).await??;
-
+    let password_hash = state.passwords.hash(password).await?;
     let now = db::now();
     let user = User {
         id: uuid::Uuid::now_v7().to_string(),
-        username_key: body.username.to_lowercase(),
+        username_key: body.username.to_ascii_lowercase(),
+        username_skeleton: names::skeleton(&body.username),
         username: body.username,
-        email: body.email.trim().to_string(),
+        email,
         password_hash,
         created_at: now,
         updated_at: now,
     };
-    let user = db::run(&state.pool, move |conn| {
-        match diesel::insert_into(users::table)
-            .values(&user)
-            .execute(conn)
-        {
-            Ok(_) => Ok(user),
-            Err(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::UniqueViolation,
-                _,
-            )) => Err(ApiError::Conflict(format!(
-                "the username `{}` is taken",
-                user.username
-            ))),
-            Err(e) => Err(e.into()),
-        }
+    let registered = db::run(&state.pool, move |conn| {
+        Ok(accounts::users::register(conn, user)?)
     })
     .await?;
+    let user = match registered {
+        Registered::Created(user) => user,
+        Registered::Taken => {
+            return Err(ApiError::Conflict(
+                "this username is taken, or looks too much like one that is".into(),
+            ));
+        }
+    };
     tracing::info!(user_id = %user.id, username = %user.username, "account registered");
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, "/v1/me"))

@@ -5,23 +5,21 @@
 //! marks the old one used; presenting a used one again means it leaked, so the whole
 //! session is revoked (its refresh and access tokens stop working).
 
+use actix_web::http::header::{CACHE_CONTROL, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, delete, post, web};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
-use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::me::Profile;
-use crate::auth::{Authenticated, tokens};
-use crate::db::{
-    self, DbConnection,
-    models::{RefreshToken, Session, User},
-};
+use crate::accounts::sessions::{self as session_store, Refreshed};
+use crate::accounts::{names, password_policy, users};
+use crate::auth::{Authenticated, SecretString, tokens};
+use crate::db::{self, models::User};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::rate_limit::{client_ip, too_many};
-use crate::schema::{refresh_tokens, sessions};
+use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
 use crate::validate::{Checks, PASSWORD_MAX, USERNAME_MAX};
 
@@ -36,16 +34,20 @@ const BAD_CREDENTIALS: &str = "invalid username or password";
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "alice", "password": "correct horse battery"}))]
 pub struct LoginRequest {
-    /// Case-insensitive.
+    /// The name as registered, in any case; a look-alike or any character outside
+    /// `A-Z a-z 0-9 _ -` matches no account.
     pub username: String,
-    pub password: String,
+    /// Compared after RFC 8265 (OpaqueString) normalisation.
+    #[schema(value_type = String, format = Password)]
+    pub password: SecretString,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"refresh_token": "djr_3q2+7w...base64url"}))]
 pub struct RefreshRequest {
-    pub refresh_token: String,
+    #[schema(value_type = String)]
+    pub refresh_token: SecretString,
 }
 
 /// Tokens for a session. The refresh token is shown only here: keep it secret.
@@ -63,37 +65,18 @@ pub struct RefreshRequest {
 }))]
 pub struct TokenResponse {
     /// A JWT for `Authorization: Bearer`, with the `read` and `play` scopes.
-    pub access_token: String,
+    #[schema(value_type = String)]
+    pub access_token: SecretString,
     /// Always `Bearer`.
     pub token_type: String,
     /// Seconds until the access token expires.
     pub expires_in: u64,
     /// Single use: `POST /v1/sessions/refresh` exchanges it for a new pair.
-    pub refresh_token: String,
+    #[schema(value_type = String)]
+    pub refresh_token: SecretString,
     pub refresh_token_expires_at: DateTime<Utc>,
     pub session_id: String,
     pub user: Profile,
-}
-
-/// Inserts a refresh token for a session; returns the token and its expiry.
-fn new_refresh_token(
-    conn: &mut DbConnection,
-    session_id: &str,
-    ttl: TimeDelta,
-) -> Result<(String, NaiveDateTime), ApiError> {
-    let token = tokens::generate(tokens::REFRESH_PREFIX);
-    let now = db::now();
-    let expires_at = now + ttl;
-    diesel::insert_into(refresh_tokens::table)
-        .values(&RefreshToken {
-            token_hash: tokens::hash(&token),
-            session_id: session_id.to_string(),
-            created_at: now,
-            expires_at,
-            used_at: None,
-        })
-        .execute(conn)?;
-    Ok((token, expires_at))
 }
 
 fn refresh_ttl(state: &AppState) -> TimeDelta {
@@ -109,25 +92,34 @@ fn token_response(
 ) -> Result<TokenResponse, ApiError> {
     let (access_token, expires_in) = state.jwt.issue(&user.id, &session_id)?;
     Ok(TokenResponse {
-        access_token,
+        access_token: access_token.into(),
         token_type: "Bearer".into(),
         expires_in,
-        refresh_token,
+        refresh_token: refresh_token.into(),
         refresh_token_expires_at: refresh_expires.and_utc(),
         session_id,
         user: Profile::from(user),
     })
 }
 
+/// Tokens are secrets: no cache may keep an answer that carries them.
+fn no_store() -> (actix_web::http::header::HeaderName, HeaderValue) {
+    (CACHE_CONTROL, HeaderValue::from_static("no-store"))
+}
+
 /// Log in: exchange a username and password for an access token and a refresh token.
 ///
-/// Rate-limited per client address and per account name (failed attempts); over the limit
-/// the answer is 429 with `Retry-After`, whatever the password.
+/// Limited per client address (attempts) and by failures: after 5 failures for one account
+/// from one address, each further attempt from there waits 1 s, 2 s, 4 s, ... (up to
+/// 15 min) after the last failure; after 100 failures for one account from anywhere, so do
+/// addresses that never logged into it (up to 1 h). Over a limit the answer is 429 with
+/// `Retry-After`, whatever the password; successful logins never count. When password
+/// checks are saturated the answer is 503 with `Retry-After`.
 #[utoipa::path(
     tag = "sessions",
     request_body = LoginRequest,
     responses(
-        (status = 201, description = "Logged in", body = TokenResponse),
+        (status = 201, description = "Logged in (`Cache-Control: no-store`)", body = TokenResponse),
         (status = 400, description = "The body is malformed", body = Problem,
             content_type = "application/problem+json"),
         (status = 401, description = "Unknown user or wrong password (the same answer)", body = Problem,
@@ -138,7 +130,10 @@ fn token_response(
             content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait")),
             example = json!({"type": "/problems/rate-limited", "title": "Too many requests",
-                "status": 429, "detail": "too many requests; retry after 60 s", "retry_after": 60}))
+                "status": 429, "detail": "too many requests; retry after 60 s", "retry_after": 60})),
+        (status = 503, description = "Too many password checks at once", body = Problem,
+            content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait")))
     )
 )]
 #[post("/sessions")]
@@ -152,74 +147,48 @@ pub async fn login(
     // Only sizes here: the rules of registration would tell which names cannot exist.
     checks.max_len("username", &body.username, USERNAME_MAX * 4);
     checks.no_control("username", &body.username);
-    checks.max_len("password", &body.password, PASSWORD_MAX);
+    checks.max_len("password", body.password.expose(), PASSWORD_MAX);
     checks.finish()?;
 
-    let account_key = body.username.to_lowercase();
-    state
-        .login_ip_limiter
-        .acquire(&client_ip(&req))
+    let client = client_addr(&req, &state.config.trusted_proxies);
+    state.login_ip_limiter.acquire(client).map_err(too_many)?;
+    // A place is taken before the password check, so that guesses sent in parallel cannot
+    // all pass before the first failure is counted.
+    let mut attempt = state
+        .login_throttle
+        .begin(&body.username, client)
+        .await
         .map_err(too_many)?;
-    // Taken before the password check, so that attempts sent in parallel cannot all pass
-    // before the first failure is counted; given back when the login succeeds.
-    state
-        .login_account_limiter
-        .acquire(&account_key)
-        .map_err(too_many)?;
-
-    let username = body.username.clone();
-    let user = db::run(&state.pool, move |conn| {
-        Ok(User::find_by_username(conn, &username)?)
-    })
-    .await?;
-
-    let passwords = state.passwords.clone();
-    let password = body.password;
+    let user = match names::login_key(&body.username) {
+        Some(key) => {
+            db::run(&state.pool, move |conn| {
+                Ok(users::find_by_login_key(conn, &key)?)
+            })
+            .await?
+        }
+        None => None,
+    };
+    if let Some(user) = &user {
+        attempt.account(&user.id).await.map_err(too_many)?;
+    }
+    let candidates = password_policy::candidates(body.password.expose());
     let stored = user.as_ref().map(|u| u.password_hash.clone());
-    let ok = web::block(move || match stored {
-        Some(hash) => passwords.verify(&password, &hash),
-        None => passwords.verify_dummy(&password),
-    })
-    .await?;
+    let ok = state.passwords.verify(candidates, stored).await?;
     let Some(user) = user.filter(|_| ok) else {
+        attempt.failed();
         return Err(ApiError::unauthenticated(BAD_CREDENTIALS));
     };
-    state.login_account_limiter.refund(&account_key);
+    attempt.succeeded();
 
     let ttl = refresh_ttl(&state);
     let user_id = user.id.clone();
-    let (session_id, refresh_token, expires) = db::run(&state.pool, move |conn| {
-        db::transaction(conn, |conn| {
-            let now = db::now();
-            let session_id = uuid::Uuid::now_v7().to_string();
-            diesel::insert_into(sessions::table)
-                .values(&Session {
-                    id: session_id.clone(),
-                    user_id,
-                    created_at: now,
-                    last_used_at: now,
-                    revoked_at: None,
-                    revoked_reason: None,
-                })
-                .execute(conn)?;
-            let (token, expires) = new_refresh_token(conn, &session_id, ttl)?;
-            Ok((session_id, token, expires))
-        })
+    let (session_id, issued) = db::run(&state.pool, move |conn| {
+        Ok(session_store::start(conn, &user_id, ttl)?)
     })
     .await?;
     tracing::info!(user_id = %user.id, %session_id, "logged in");
-    let body = token_response(&state, &user, session_id, refresh_token, expires)?;
-    Ok(HttpResponse::Created().json(body))
-}
-
-enum RefreshOutcome {
-    Rotated {
-        user: User,
-        session_id: String,
-        token: String,
-        expires: NaiveDateTime,
-    },
-    Rejected(&'static str),
+    let body = token_response(&state, &user, session_id, issued.token, issued.expires_at)?;
+    Ok(HttpResponse::Created().insert_header(no_store()).json(body))
 }
 
 /// Exchange a refresh token for a new access token and a new refresh token.
@@ -230,11 +199,11 @@ enum RefreshOutcome {
     tag = "sessions",
     request_body = RefreshRequest,
     responses(
-        (status = 200, description = "New tokens", body = TokenResponse),
-        (status = 400, description = "The body is malformed", body = Problem,
-            content_type = "application/problem+json"),
-        (status = 401, description = "Unknown, expired, used or revoked refresh token", body = Problem,
-            content_type = "application/problem+json")
+        (status = 200, description = "New tokens (`Cache-Control: no-store`)", body = TokenResponse),
+        (status = 400, description = "The body is malformed (not an object, no \
+            `refresh_token` string)", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "An unusable refresh token: empty, over-long, unknown, \
+            expired, used or revoked", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/sessions/refresh")]
@@ -243,60 +212,26 @@ pub async fn refresh(
     body: JsonBody<RefreshRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let presented = body.into_inner().refresh_token;
-    if presented.is_empty() || presented.len() > 200 {
-        return Err(ApiError::field("refresh_token", "is not a refresh token"));
+    // Anything that cannot be a refresh token is simply not one: 401 like any unknown.
+    if presented.expose().is_empty() || presented.expose().len() > 200 {
+        return Err(ApiError::invalid_token("unknown refresh token"));
     }
-    let hash = tokens::hash(&presented);
+    let hash = tokens::hash(presented.expose());
     let ttl = refresh_ttl(&state);
     let outcome = db::run(&state.pool, move |conn| {
-        db::transaction(conn, |conn| {
-            let Some(old) = RefreshToken::find(conn, &hash)? else {
-                return Ok(RefreshOutcome::Rejected("unknown refresh token"));
-            };
-            let Some(session) = Session::find(conn, &old.session_id)? else {
-                return Ok(RefreshOutcome::Rejected("unknown refresh token"));
-            };
-            if session.revoked_at.is_some() {
-                return Ok(RefreshOutcome::Rejected("this session has ended"));
-            }
-            if old.used_at.is_some() || !RefreshToken::mark_used(conn, &hash)? {
-                Session::revoke(conn, &session.id, "refresh token reused")?;
-                tracing::warn!(session_id = %session.id, "refresh token reused; session revoked");
-                return Ok(RefreshOutcome::Rejected(
-                    "this refresh token was already used; the session has been revoked",
-                ));
-            }
-            let now = db::now();
-            if old.expires_at <= now {
-                return Ok(RefreshOutcome::Rejected("this refresh token has expired"));
-            }
-            let Some(user) = User::find(conn, &session.user_id)? else {
-                return Ok(RefreshOutcome::Rejected("the account no longer exists"));
-            };
-            diesel::update(sessions::table.find(&session.id))
-                .set(sessions::last_used_at.eq(now))
-                .execute(conn)?;
-            let (token, expires) = new_refresh_token(conn, &session.id, ttl)?;
-            Ok::<_, ApiError>(RefreshOutcome::Rotated {
-                user,
-                session_id: session.id,
-                token,
-                expires,
-            })
-        })
+        Ok(session_store::rotate(conn, &hash, ttl)?)
     })
     .await?;
     match outcome {
-        RefreshOutcome::Rotated {
+        Refreshed::Rotated {
             user,
             session_id,
-            token,
-            expires,
+            refresh: issued,
         } => {
-            let body = token_response(&state, &user, session_id, token, expires)?;
-            Ok(HttpResponse::Ok().json(body))
+            let body = token_response(&state, &user, session_id, issued.token, issued.expires_at)?;
+            Ok(HttpResponse::Ok().insert_header(no_store()).json(body))
         }
-        RefreshOutcome::Rejected(why) => Err(ApiError::invalid_token(why)),
+        Refreshed::Rejected(why) => Err(ApiError::invalid_token(why)),
     }
 }
 
@@ -319,7 +254,7 @@ pub async fn logout(
 ) -> Result<HttpResponse, ApiError> {
     let session_id = auth.require_session()?.to_string();
     db::run(&state.pool, move |conn| {
-        Session::revoke(conn, &session_id, "logged out")?;
+        session_store::revoke(conn, &session_id, "logged out")?;
         Ok(())
     })
     .await?;

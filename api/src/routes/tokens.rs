@@ -4,17 +4,16 @@
 
 use actix_web::{HttpResponse, delete, get, http::header, post, web};
 use chrono::{DateTime, TimeDelta, Utc};
-use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::auth::{Authenticated, Scope, tokens};
+use crate::accounts::tokens::{self as token_store, Created};
+use crate::auth::{Authenticated, Scope, SecretString, tokens};
 use crate::db::{self, models::PersonalAccessToken};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::pagination::{PageParams, next_link};
-use crate::schema::personal_access_tokens as pat;
 use crate::state::AppState;
 use crate::validate::{Checks, TOKEN_NAME_MAX};
 
@@ -85,7 +84,8 @@ pub struct CreatedToken {
     #[serde(flatten)]
     pub info: TokenInfo,
     /// Use as `Authorization: Bearer <token>`.
-    pub token: String,
+    #[schema(value_type = String)]
+    pub token: SecretString,
 }
 
 /// A page of tokens, oldest first.
@@ -104,15 +104,16 @@ pub struct TokenList {
     security(("bearer" = [])),
     request_body = CreateTokenRequest,
     responses(
-        (status = 201, description = "Created; the token is in the body, shown only this once",
-            body = CreatedToken),
+        (status = 201, description = "Created; the token is in the body, shown only this once \
+            (`Cache-Control: no-store`)", body = CreatedToken),
         (status = 400, description = "A field is invalid", body = Problem,
             content_type = "application/problem+json"),
         (status = 401, description = "Missing or invalid token", body = Problem,
             content_type = "application/problem+json"),
         (status = 403, description = "Called with a personal access token", body = Problem,
             content_type = "application/problem+json"),
-        (status = 409, description = "Too many live tokens", body = Problem,
+        (status = 409, description = "The account already holds 100 live tokens (the cap \
+            holds under concurrent creations)", body = Problem,
             content_type = "application/problem+json")
     )
 )]
@@ -155,28 +156,27 @@ pub async fn create_token(
         last_used_at: None,
         revoked_at: None,
     };
-    let row = db::run(&state.pool, move |conn| {
-        db::transaction(conn, |conn| {
-            let live: i64 = pat::table
-                .filter(pat::user_id.eq(&row.user_id))
-                .filter(pat::revoked_at.is_null())
-                .count()
-                .get_result(conn)?;
-            if live >= MAX_TOKENS_PER_USER {
-                return Err(ApiError::Conflict(format!(
-                    "an account may hold at most {MAX_TOKENS_PER_USER} live tokens; revoke some first"
-                )));
-            }
-            diesel::insert_into(pat::table).values(&row).execute(conn)?;
-            Ok(row)
-        })
+    let created = db::run(&state.pool, move |conn| {
+        Ok(token_store::create(conn, row, MAX_TOKENS_PER_USER)?)
     })
     .await?;
+    let row = match created {
+        Created::Created(row) => row,
+        Created::CapReached => {
+            return Err(ApiError::Conflict(format!(
+                "an account may hold at most {MAX_TOKENS_PER_USER} live tokens; revoke some first"
+            )));
+        }
+        Created::NoAccount => {
+            return Err(ApiError::invalid_token("the account no longer exists"));
+        }
+    };
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/me/tokens/{}", row.id)))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(CreatedToken {
             info: TokenInfo::from(&row),
-            token,
+            token: token.into(),
         }))
 }
 
@@ -206,17 +206,12 @@ pub async fn list_tokens(
     let after = page.after()?.map(str::to_string);
     let user_id = auth.user_id.clone();
     let mut rows = db::run(&state.pool, move |conn| {
-        let mut q = pat::table
-            .filter(pat::user_id.eq(user_id))
-            .filter(pat::revoked_at.is_null())
-            .order(pat::id.asc())
-            .limit(i64::from(limit) + 1)
-            .select(PersonalAccessToken::as_select())
-            .into_boxed();
-        if let Some(after) = after {
-            q = q.filter(pat::id.gt(after));
-        }
-        Ok(q.load::<PersonalAccessToken>(conn)?)
+        Ok(token_store::list(
+            conn,
+            &user_id,
+            after.as_deref(),
+            i64::from(limit) + 1,
+        )?)
     })
     .await?;
     let more = rows.len() > limit as usize;
@@ -264,24 +259,12 @@ pub async fn revoke_token(
         return Err(ApiError::NotFound("no such token".into()));
     }
     let user_id = auth.user_id.clone();
-    db::run(&state.pool, move |conn| {
-        let found: i64 = pat::table
-            .filter(pat::id.eq(&id))
-            .filter(pat::user_id.eq(&user_id))
-            .count()
-            .get_result(conn)?;
-        if found == 0 {
-            return Err(ApiError::NotFound("no such token".into()));
-        }
-        diesel::update(
-            pat::table
-                .filter(pat::id.eq(&id))
-                .filter(pat::revoked_at.is_null()),
-        )
-        .set(pat::revoked_at.eq(db::now()))
-        .execute(conn)?;
-        Ok(())
+    let found = db::run(&state.pool, move |conn| {
+        Ok(token_store::revoke(conn, &user_id, &id)?)
     })
     .await?;
+    if !found {
+        return Err(ApiError::NotFound("no such token".into()));
+    }
     Ok(HttpResponse::NoContent().finish())
 }
