@@ -18,8 +18,9 @@
 //!   (`DJAMBI_BOT_DELAY`, default 1 s) after its turn comes (the worker passes every
 //!   `DJAMBI_DUE_INTERVAL`).
 //! - A game with **only bots left** (no active seat held by a person) is played out by
-//!   the server at once: no delay, and one claim plays several moves in a row (for up to
-//!   [`RUN_BUDGET`]). Djambi has no draw by repetition, so such a game could go on for
+//!   the server at once: no delay, and one claim plays several moves in a row (up to
+//!   [`RUN_MOVES`] moves or [`RUN_BUDGET`]; then the next pass goes on, every
+//!   `DJAMBI_DUE_INTERVAL`). Djambi has no draw by repetition, so such a game could go on for
 //!   ever: from ply [`BotSettings::draw_plies`] on (`DJAMBI_BOT_DRAW_PLIES`, default 600)
 //!   the bots agree a draw instead of moving (`draw_offered` by the bot to move,
 //!   `draw_accepted` by the others, `ended` with `draw_agreed`: RULES.md section 7's
@@ -38,8 +39,11 @@ use super::commands::Command;
 use super::state::GameState;
 use crate::config::Config;
 
-/// How long one claim of a game may go on playing bot moves in a row.
-pub const RUN_BUDGET: Duration = Duration::from_secs(5);
+/// How long one claim of a game may go on playing bot moves in a row...
+pub const RUN_BUDGET: Duration = Duration::from_secs(2);
+/// ... and how many moves at most; then the claim is released (another instance, or the
+/// next pass, goes on), so one long game neither holds a worker nor starves other games.
+pub const RUN_MOVES: usize = 32;
 
 /// The settings of computer players.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

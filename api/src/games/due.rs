@@ -110,8 +110,8 @@ pub fn release(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
 
 /// Handles one claimed game: `Ok(true)` if a command was written, `Ok(false)` if nothing
 /// was due any more or another write came first. Bot moves due one after the other (a
-/// game with only bots left) are played in a row under the same claim, for up to
-/// [`bots::RUN_BUDGET`].
+/// game with only bots left) are played in a row under the same claim, up to
+/// [`bots::RUN_MOVES`] moves or [`bots::RUN_BUDGET`].
 pub fn handle(
     conn: &mut DbConnection,
     app: &AppState,
@@ -120,7 +120,7 @@ pub fn handle(
 ) -> Result<bool, CommandError> {
     let settings = BotSettings::of(&app.config);
     let started = std::time::Instant::now();
-    let mut wrote = false;
+    let (mut wrote, mut moves) = (false, 0);
     loop {
         let state = store::current_state(conn, &app.games, id)?;
         let now = clock.now();
@@ -147,7 +147,8 @@ pub fn handle(
             }
             Err(e) => return Err(e),
         }
-        if !bot_turn || started.elapsed() >= bots::RUN_BUDGET {
+        moves += 1;
+        if !bot_turn || moves >= bots::RUN_MOVES || started.elapsed() >= bots::RUN_BUDGET {
             return Ok(true);
         }
     }
