@@ -221,6 +221,69 @@ mod tests {
         ));
     }
 
+    /// Property-style: bot-only games with different ids and levels, played by
+    /// [`bot_command`] alone, fold every move (the rules engine accepts it) until the game
+    /// ends or the bots agree a draw; the projection makes each bot turn due at once.
+    #[test]
+    fn bot_moves_are_always_legal() {
+        let settings = BotSettings {
+            delay: Duration::ZERO,
+            draw_plies: 150,
+        };
+        for n in 0..6u8 {
+            let created = Event::Created {
+                ruleset: Ruleset::Standard2026.id().into(),
+                seats: if n % 2 == 0 { "RBYG" } else { "RBY" }.into(),
+                hostage_seat: (n % 2 == 1).then_some(Seat::Green),
+                visibility: Visibility::Public,
+                created_by: "u0".into(),
+                invite_code: None,
+                kind: GameKind::Play,
+                record_headers: Vec::new(),
+                time_control: Some(crate::games::timing::TimeControl {
+                    per_move_secs: 86_400,
+                    max_bank_secs: None,
+                }),
+            };
+            let mut s = GameState::created(&format!("game-{n}"), &created, t(0)).unwrap();
+            for (i, seat) in s.settings.seats.iter().enumerate() {
+                let level = 1 + ((i + n as usize) % 2) as u8;
+                s.apply(&Event::BotSeated { seat, level }, t(0)).unwrap();
+            }
+            s.apply(&Event::Started {}, t(0)).unwrap();
+            let mut at = 1;
+            loop {
+                let row = crate::games::store::GameRow::of(&s);
+                if s.status == Status::Finished {
+                    assert_eq!(row.due_at, None);
+                    break;
+                }
+                assert_eq!(s.deadline(), None, "a bot has no deadline");
+                assert_eq!(row.due_at, Some(s.updated_at));
+                assert_eq!(row.to_move_user_id, None);
+                match bot_command(&s, t(at), &settings).expect("a bot is to move") {
+                    Command::BotMove { seat, mv } => {
+                        assert!(s.game.position().legal_moves().contains(&mv));
+                        let text = s.game.position().move_text(&mv).to_string();
+                        s.apply(&Event::MovePlayed { seat, mv, text }, t(at))
+                            .unwrap();
+                        if let Some(result) =
+                            crate::games::state::result_of(&s.game, s.actions.last().unwrap())
+                        {
+                            s.apply(&Event::Ended { result }, t(at)).unwrap();
+                        }
+                    }
+                    Command::BotsAgreeDraw => {
+                        assert!(s.game.position().ply() >= 150);
+                        break;
+                    }
+                    other => panic!("{other:?}"),
+                }
+                at += 1;
+            }
+        }
+    }
+
     #[test]
     fn the_column_round_trips() {
         let s = game();
