@@ -103,6 +103,16 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "how long an instance holds a due game it claimed before another may take it (default 60s)",
     ),
     (
+        "DJAMBI_BOT_DELAY",
+        "bot_delay",
+        "how long a computer player waits after its turn comes before the due-work worker plays it, e.g. 0, 500ms, 1s (default 1s; none in a game with only bots left)",
+    ),
+    (
+        "DJAMBI_BOT_DRAW_PLIES",
+        "bot_draw_plies",
+        "from this ply on, a game whose active seats are all computer players ends as a draw they agree (default 600)",
+    ),
+    (
         "DJAMBI_NOTIFY_POLL",
         "notify_poll",
         "how often a notification stream (SSE) looks for new items (default 1s)",
@@ -271,6 +281,10 @@ pub struct Config {
     pub due_interval: Duration,
     /// How long a claimed due game is held (see `games::due`).
     pub due_lease: Duration,
+    /// How long a computer player waits before its move is played (see `games::bots`).
+    pub bot_delay: Duration,
+    /// From this ply on, bots alone in a game agree a draw (see `games::bots`).
+    pub bot_draw_plies: u32,
     /// How often a notification stream polls the database.
     pub notify_poll: Duration,
     pub argon2: Argon2Config,
@@ -422,6 +436,20 @@ impl Config {
             Duration::from_secs(1),
             Duration::from_secs(86_400),
         )?;
+        let bot_delay = parse_duration_setting(
+            "DJAMBI_BOT_DELAY",
+            get("DJAMBI_BOT_DELAY"),
+            Duration::from_secs(1),
+            Duration::ZERO,
+            Duration::from_secs(3600),
+        )?;
+        let bot_draw_plies = parse_int(
+            "DJAMBI_BOT_DRAW_PLIES",
+            get("DJAMBI_BOT_DRAW_PLIES"),
+            600,
+            1,
+            100_000,
+        )? as u32;
         let notify_poll = parse_duration_setting(
             "DJAMBI_NOTIFY_POLL",
             get("DJAMBI_NOTIFY_POLL"),
@@ -569,6 +597,8 @@ impl Config {
             idempotency_retention,
             due_interval,
             due_lease,
+            bot_delay,
+            bot_draw_plies,
             notify_poll,
             argon2,
             login_limit_account_wide,

@@ -88,6 +88,7 @@ diesel::table! {
         due_at -> Nullable<Timestamp>,
         turn_order_at -> Timestamp,
         due_lease_until -> Nullable<Timestamp>,
+        bots -> Nullable<Text>,
     }
 }
 

@@ -89,6 +89,8 @@ pub struct NewGame {
     pub creator_seat: Option<Seat>,
     pub invite_code: Option<String>,
     pub time_control: Option<TimeControl>,
+    /// Computer players seated at once: (seat, level 1 to 5).
+    pub bots: Vec<(Seat, u8)>,
 }
 
 /// Something to do to a game.
@@ -112,6 +114,20 @@ pub enum Command {
     TimeOut {
         seat: Seat,
     },
+    /// Seat a computer player of `level` (1 to 5): a player's command (the creator or a
+    /// seated player), while the game is open.
+    SeatBot {
+        seat: Seat,
+        level: u8,
+    },
+    /// A computer player's move (the server's command: see [`super::bots`]).
+    BotMove {
+        seat: Seat,
+        mv: Move,
+    },
+    /// Every active seat is a bot's: they agree a draw (the server's command, decided by
+    /// [`super::bots::bot_command`] once a bot-only game is long).
+    BotsAgreeDraw,
 }
 
 /// A game record to import as a study game.
@@ -138,6 +154,9 @@ impl Command {
             Command::Draw(_) => "draw",
             Command::Import(_) => "import",
             Command::TimeOut { .. } => "time_out",
+            Command::SeatBot { .. } => "seat_bot",
+            Command::BotMove { .. } => "bot_move",
+            Command::BotsAgreeDraw => "bots_agree_draw",
         }
     }
 
@@ -586,6 +605,15 @@ fn decide(
             }
             time_out(&mut p, *seat)?
         }
+        Command::SeatBot { seat, level } => seat_bot(&mut p, player()?, *seat, *level)?,
+        Command::BotMove { seat, mv } => {
+            system_only(write)?;
+            bot_move(&mut p, *seat, *mv)?
+        }
+        Command::BotsAgreeDraw => {
+            system_only(write)?;
+            bots_agree_draw(&mut p)?
+        }
     }
     Ok(p)
 }
@@ -607,6 +635,17 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
             seat,
             user_id: creator.into(),
         })?;
+    }
+    for &(seat, level) in &new.bots {
+        p.push(Event::BotSeated { seat, level })
+            .map_err(|e| CommandError::Conflict(format!("bot for seat {seat}: {e}")))?;
+    }
+    let full = {
+        let s = state_of(p)?;
+        s.settings.seats.iter().all(|x| !s.is_free(x))
+    };
+    if !new.bots.is_empty() && full {
+        p.push_checked(Event::Started {})?;
     }
     Ok(())
 }
@@ -721,6 +760,11 @@ fn join(
         };
         return Err(CommandError::SeatTaken(detail));
     }
+    if let Some(level) = s.bot(seat) {
+        return Err(CommandError::SeatTaken(format!(
+            "seat {seat} is taken by a computer player (level {level})"
+        )));
+    }
     if let Some(mine) = s.seat_of(user) {
         return Err(CommandError::Conflict(format!(
             "you already hold seat {mine} in this game; one player holds one seat"
@@ -739,7 +783,7 @@ fn join(
         .seats
         .iter()
         .filter(|x| *x != seat)
-        .all(|x| s.player(x).is_some());
+        .all(|x| !s.is_free(x));
     p.push_checked(Event::SeatTaken {
         seat,
         user_id: user.into(),
@@ -758,6 +802,9 @@ fn leave(p: &mut Pending, user: &str, seat: Seat) -> Result<(), CommandError> {
         ));
     }
     match s.player(seat) {
+        None if s.bot(seat).is_some() => Err(CommandError::Conflict(format!(
+            "seat {seat} holds a computer player, which stays for the whole game"
+        ))),
         None => Err(CommandError::Conflict(format!("seat {seat} is free"))),
         Some(holder) if holder != user => Err(CommandError::Forbidden(format!(
             "seat {seat} is held by another player"
@@ -908,4 +955,124 @@ fn draw(p: &mut Pending, user: &str, action: DrawAction) -> Result<(), CommandEr
         }
         (DrawAction::Decline, Some(_)) => p.push_checked(Event::DrawDeclined { seat }),
     }
+}
+
+fn system_only(write: &Write) -> Result<(), CommandError> {
+    if write.actor == Actor::System {
+        Ok(())
+    } else {
+        Err(CommandError::Forbidden(format!(
+            "`{}` is the server's command",
+            write.command.name()
+        )))
+    }
+}
+
+/// Seats a computer player: the same refusals as taking a seat, and only the game's
+/// creator or one of its seated players may do it.
+fn seat_bot(p: &mut Pending, user: &str, seat: Seat, level: u8) -> Result<(), CommandError> {
+    let s = state_of(p)?;
+    match s.status {
+        Status::Open => {}
+        Status::Active => {
+            return Err(CommandError::SeatTaken(
+                "the game has started: every seat is taken".into(),
+            ));
+        }
+        Status::Finished => return Err(CommandError::GameOver("the game is over".into())),
+    }
+    if s.created_by != user && s.seat_of(user).is_none() {
+        return Err(CommandError::Forbidden(
+            "only the game's creator or a seated player may seat a computer player".into(),
+        ));
+    }
+    if !s.settings.seats.contains(seat) {
+        return Err(CommandError::Conflict(format!(
+            "seat {seat} is not in play in this game (seats: {})",
+            s.settings.seats
+        )));
+    }
+    if !s.is_free(seat) {
+        return Err(CommandError::SeatTaken(format!("seat {seat} is taken")));
+    }
+    if domain::Level::new(level).is_none() {
+        return Err(CommandError::Conflict(format!(
+            "level {level}: a computer player's level is 1 to 5"
+        )));
+    }
+    let last = s
+        .settings
+        .seats
+        .iter()
+        .filter(|x| *x != seat)
+        .all(|x| !s.is_free(x));
+    p.push_checked(Event::BotSeated { seat, level })?;
+    if last {
+        p.push_checked(Event::Started {})?;
+    }
+    Ok(())
+}
+
+/// A bot's move: `seat` must be a bot's and to move; the move must be legal.
+fn bot_move(p: &mut Pending, seat: Seat, mv: Move) -> Result<(), CommandError> {
+    let s = state_of(p)?;
+    if s.to_move() != Some(seat) || s.bot(seat).is_none() {
+        return Err(CommandError::Conflict(format!(
+            "seat {seat} is not a computer player to move"
+        )));
+    }
+    let text = s.game.position().move_text(&mv).to_string();
+    match p.push(Event::MovePlayed { seat, mv, text }) {
+        Ok(()) => {}
+        Err(FoldError::Action(ActionError::Move(e))) => {
+            return Err(CommandError::IllegalMove {
+                game_id: p.id.clone(),
+                reason: move_error_reason(&e),
+                detail: e.to_string(),
+            });
+        }
+        Err(e) => {
+            return Err(CommandError::Store(StoreError::Corrupt(format!(
+                "bot move refused: {e}"
+            ))));
+        }
+    }
+    p.end_if_over()
+}
+
+/// Every active seat is a bot's: the bot to move offers a draw, the others accept, and
+/// the game ends as an agreed draw (RULES.md section 7: every active seat accepted).
+fn bots_agree_draw(p: &mut Pending) -> Result<(), CommandError> {
+    let s = state_of(p)?;
+    let Some((by, _)) = s.bot_to_move() else {
+        return Err(CommandError::Conflict(
+            "no computer player is to move".into(),
+        ));
+    };
+    if !s.only_bots_active() || s.draw_offer.is_some() {
+        return Err(CommandError::Conflict(
+            "a draw among computer players needs every active seat to be one, and no \
+             pending offer"
+                .into(),
+        ));
+    }
+    let others: Vec<Seat> = s
+        .game
+        .position()
+        .active_seats()
+        .iter()
+        .filter(|x| *x != by)
+        .collect();
+    let mut drawn = s.game.clone();
+    let corrupt = |m: String| CommandError::Store(StoreError::Corrupt(m));
+    drawn
+        .apply(&Action::AgreedDraw)
+        .map_err(|e| corrupt(format!("agreed draw: {e}")))?;
+    let result = result_of(&drawn, &Action::AgreedDraw)
+        .ok_or_else(|| corrupt("an agreed draw has no result".into()))?;
+    p.push_checked(Event::DrawOffered { seat: by })?;
+    for seat in others {
+        p.push_checked(Event::DrawAccepted { seat })?;
+    }
+    p.push_checked(Event::Ended { result })
 }

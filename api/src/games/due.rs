@@ -1,7 +1,8 @@
 //! Work the clock makes due: a worker in every server process finds the games whose
-//! `due_at` (the deadline of the seat to move, computed by [`super::store::GameRow::of`])
-//! has passed and runs the command [`due_command`] decides for each, through the one write
-//! path ([`commands::execute`]) as [`Actor::System`].
+//! `due_at` (the deadline of the seat to move, or when a computer player is to move the
+//! time of the last event; computed by [`super::store::GameRow::of`]) has passed and runs
+//! the command [`super::bots::bot_command`] or [`due_command`] decides for each, through
+//! the one write path ([`commands::execute`]) as [`Actor::System`].
 //!
 //! Several instances on one PostgreSQL database share the work: a pass *claims* due games
 //! with one statement, `UPDATE games SET due_lease_until = now + lease WHERE id IN (SELECT
@@ -27,6 +28,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text, Timestamp};
 
+use super::bots::{self, BotSettings};
 use super::clock::Clock;
 use super::commands::{self, Actor, Command, CommandError, Write};
 use super::state::GameState;
@@ -107,32 +109,48 @@ pub fn release(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
 }
 
 /// Handles one claimed game: `Ok(true)` if a command was written, `Ok(false)` if nothing
-/// was due any more or another write came first.
+/// was due any more or another write came first. Bot moves due one after the other (a
+/// game with only bots left) are played in a row under the same claim, up to
+/// [`bots::RUN_MOVES`] moves or [`bots::RUN_BUDGET`].
 pub fn handle(
     conn: &mut DbConnection,
     app: &AppState,
     clock: &dyn Clock,
     id: &str,
 ) -> Result<bool, CommandError> {
-    let state = store::current_state(conn, &app.games, id)?;
-    let Some(command) = due_command(&state, clock.now()) else {
-        return Ok(false);
-    };
-    let write = Write {
-        game_id: id.to_string(),
-        command,
-        actor: Actor::System,
-        expected: Some(state.version),
-        session: None,
-    };
-    match commands::execute(conn, &app.games, clock, &write, None) {
-        Ok(written) => {
-            tracing::info!(game = %id, version = written.state.version, "due command written");
-            Ok(true)
+    let settings = BotSettings::of(&app.config);
+    let started = std::time::Instant::now();
+    let (mut wrote, mut moves) = (false, 0);
+    loop {
+        let state = store::current_state(conn, &app.games, id)?;
+        let now = clock.now();
+        let bot = bots::bot_command(&state, now, &settings);
+        let bot_turn = bot.is_some();
+        let Some(command) = bot.or_else(|| due_command(&state, now)) else {
+            return Ok(wrote);
+        };
+        let write = Write {
+            game_id: id.to_string(),
+            command,
+            actor: Actor::System,
+            expected: Some(state.version),
+            session: None,
+        };
+        match commands::execute(conn, &app.games, clock, &write, None) {
+            Ok(written) => {
+                tracing::info!(game = %id, version = written.state.version, "due command written");
+                wrote = true;
+            }
+            // A player's write committed first: it wins, this decision is void.
+            Err(CommandError::VersionConflict { .. } | CommandError::Conflict(_)) => {
+                return Ok(wrote);
+            }
+            Err(e) => return Err(e),
         }
-        // A player's write committed first: it wins, this decision is void.
-        Err(CommandError::VersionConflict { .. } | CommandError::Conflict(_)) => Ok(false),
-        Err(e) => Err(e),
+        moves += 1;
+        if !bot_turn || moves >= bots::RUN_MOVES || started.elapsed() >= bots::RUN_BUDGET {
+            return Ok(true);
+        }
     }
 }
 

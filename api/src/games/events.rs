@@ -9,8 +9,9 @@
 //! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code`, `time_control`; for a study game `kind: "study"` and `record_headers` | always event 1 |
 //! | `seat_taken` | `seat`, `user_id` | a player sat down |
 //! | `seat_left` | `seat`, `user_id` | a player left before the start |
+//! | `bot_seated` | `seat`, `level` (1 to 5) | a computer player took the seat (for the whole game) |
 //! | `started` | `{}` | every seat in play is taken |
-//! | `move_played` | `seat`, `move` (JSON form), `text` (canonical) | a move (domain action) |
+//! | `move_played` | `seat`, `move` (JSON form), `text` (canonical) | a move (domain action); a bot's move has no actor (the server writes it) |
 //! | `resigned` | `seat` | a resignation (domain action) |
 //! | `timed_out` | `seat` | the seat to move let its deadline pass (domain action, a resignation's effect; written by the server) |
 //! | `draw_offered` | `seat` | a seat offers a draw (it counts as that seat's acceptance) |
@@ -202,6 +203,12 @@ pub enum Event {
         seat: Seat,
         user_id: String,
     },
+    /// A computer player of `level` (1 to 5, [`domain::Level`]) holds the seat; the server
+    /// plays its moves (see [`super::bots`]).
+    BotSeated {
+        seat: Seat,
+        level: u8,
+    },
     Started {},
     MovePlayed {
         seat: Seat,
@@ -239,6 +246,7 @@ impl Event {
             Event::Created { .. } => "created",
             Event::SeatTaken { .. } => "seat_taken",
             Event::SeatLeft { .. } => "seat_left",
+            Event::BotSeated { .. } => "bot_seated",
             Event::Started {} => "started",
             Event::MovePlayed { .. } => "move_played",
             Event::Resigned { .. } => "resigned",
@@ -307,6 +315,10 @@ mod tests {
                 }),
             },
             Event::TimedOut { seat: Seat::Blue },
+            Event::BotSeated {
+                seat: Seat::Yellow,
+                level: 3,
+            },
             Event::SeatTaken {
                 seat: Seat::Red,
                 user_id: "u1".into(),

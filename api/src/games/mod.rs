@@ -7,6 +7,7 @@
 //! - [`clock`]: the injected time of commands;
 //! - [`timing`]: time controls, the seats' clocks and the deadline of the seat to move;
 //! - [`due`]: the worker that runs what the clock makes due (timeouts), on every instance;
+//! - [`bots`]: computer players: their moves are due work, played as the server;
 //! - [`store`]: the append-only log, the `games`/`game_players` projection written in the
 //!   same transaction, optimistic concurrency on the version ([`store::StoreError`]);
 //! - [`queries`]: lists, summaries, pages of the log, the projection check;
@@ -16,6 +17,7 @@
 //!
 //! None of these know HTTP: the handlers are in `routes/games` and `routes/my_games.rs`.
 
+pub mod bots;
 pub mod cache;
 pub mod clock;
 pub mod commands;

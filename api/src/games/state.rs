@@ -46,6 +46,8 @@ pub struct GameState {
     pub updated_at: NaiveDateTime,
     /// The user holding each seat (index: [`Seat::index`]).
     pub players: [Option<String>; 4],
+    /// The level (1 to 5) of the computer player holding each seat, if any.
+    pub bots: [Option<u8>; 4],
     pub status: Status,
     pub game: Game,
     /// The domain actions so far, for the game record.
@@ -105,6 +107,7 @@ impl GameState {
             created_at: at,
             updated_at: at,
             players: Default::default(),
+            bots: Default::default(),
             // A study game has no seats to fill: it is under way from its first event.
             status: match kind {
                 GameKind::Play => Status::Open,
@@ -149,6 +152,31 @@ impl GameState {
         self.players[seat.index()].as_deref()
     }
 
+    /// The level of the computer player holding `seat`, if a bot holds it.
+    pub fn bot(&self, seat: Seat) -> Option<u8> {
+        self.bots[seat.index()]
+    }
+
+    /// Whether `seat` is held by nobody: neither a player nor a bot.
+    pub fn is_free(&self, seat: Seat) -> bool {
+        self.players[seat.index()].is_none() && self.bots[seat.index()].is_none()
+    }
+
+    /// The seat to move and its bot's level, when a bot is to move.
+    pub fn bot_to_move(&self) -> Option<(Seat, u8)> {
+        let seat = self.to_move()?;
+        Some((seat, self.bot(seat)?))
+    }
+
+    /// Whether the game is being played and every active seat is a bot's (no person is
+    /// left in it).
+    pub fn only_bots_active(&self) -> bool {
+        let active = self.game.position().active_seats();
+        self.status == Status::Active
+            && !active.is_empty()
+            && active.iter().all(|s| self.bot(s).is_some())
+    }
+
     /// The seat to move while the game is active.
     pub fn to_move(&self) -> Option<Seat> {
         match self.status {
@@ -162,10 +190,15 @@ impl GameState {
         self.to_move().and_then(|s| self.player(s))
     }
 
-    /// When the seat to move must have acted (active games with a time control).
+    /// When the seat to move must have acted (active games with a time control). A bot
+    /// has none: the server plays its move (see [`super::bots`]) and never times it out.
     pub fn deadline(&self) -> Option<NaiveDateTime> {
         self.time_control?;
-        self.clocks.deadline(self.to_move()?)
+        let seat = self.to_move()?;
+        if self.bot(seat).is_some() {
+            return None;
+        }
+        self.clocks.deadline(seat)
     }
 
     /// Folds one more event in (it becomes event `version + 1`). Returns the domain step
@@ -240,7 +273,10 @@ impl GameState {
         if self.kind == GameKind::Study
             && matches!(
                 event,
-                Event::SeatTaken { .. } | Event::SeatLeft { .. } | Event::Started {}
+                Event::SeatTaken { .. }
+                    | Event::SeatLeft { .. }
+                    | Event::BotSeated { .. }
+                    | Event::Started {}
             )
         {
             return invalid(format!("`{}` in a study game", event.kind()));
@@ -252,7 +288,7 @@ impl GameState {
                 if !self.settings.seats.contains(*seat) {
                     return invalid(format!("seat {seat} is not in play"));
                 }
-                if self.players[seat.index()].is_some() {
+                if !self.is_free(*seat) {
                     return invalid(format!("seat {seat} is taken"));
                 }
                 if self.seat_of(user_id).is_some() {
@@ -269,14 +305,23 @@ impl GameState {
                 self.players[seat.index()] = None;
                 Ok(None)
             }
+            Event::BotSeated { seat, level } => {
+                self.require_status(Status::Open, event)?;
+                if !self.settings.seats.contains(*seat) {
+                    return invalid(format!("seat {seat} is not in play"));
+                }
+                if !self.is_free(*seat) {
+                    return invalid(format!("seat {seat} is taken"));
+                }
+                if domain::Level::new(*level).is_none() {
+                    return invalid(format!("bot level {level} is not 1 to 5"));
+                }
+                self.bots[seat.index()] = Some(*level);
+                Ok(None)
+            }
             Event::Started {} => {
                 self.require_status(Status::Open, event)?;
-                if self
-                    .settings
-                    .seats
-                    .iter()
-                    .any(|s| self.players[s.index()].is_none())
-                {
+                if self.settings.seats.iter().any(|s| self.is_free(s)) {
                     return invalid("`started` with free seats");
                 }
                 self.status = Status::Active;

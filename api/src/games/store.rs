@@ -147,13 +147,17 @@ pub struct GameRow {
     pub kind: String,
     /// The time control as JSON ([`super::timing::TimeControl`]); `None`: no deadlines.
     pub time_control: Option<String>,
-    /// The deadline of the seat to move (active games with a time control): when the
-    /// due-work worker ([`super::due`]) must look at the game.
+    /// The deadline of the seat to move (active games with a time control), or when a
+    /// bot is to move the time of the last event: when the due-work worker
+    /// ([`super::due`]) must look at the game.
     pub due_at: Option<NaiveDateTime>,
     /// The order of `/v1/me/games?turn=mine`: the deadline, or for games without one
     /// [`NO_DEADLINE_ORDER`] after the last change (after every deadline, longest waiting
     /// first).
     pub turn_order_at: NaiveDateTime,
+    /// The computer players: seat and level, e.g. `B3,G5` ([`super::bots::column`]);
+    /// `None` without bots.
+    pub bots: Option<String>,
 }
 
 /// How far after its last change a game without a deadline sorts in `turn=mine`.
@@ -188,10 +192,14 @@ impl GameRow {
                 .time_control
                 .as_ref()
                 .and_then(|tc| serde_json::to_string(tc).ok()),
-            due_at: state.deadline(),
+            // A bot to move is due at once (the worker applies its delay).
+            due_at: state
+                .deadline()
+                .or_else(|| state.bot_to_move().map(|_| state.updated_at)),
             turn_order_at: state
                 .deadline()
                 .unwrap_or(state.updated_at + NO_DEADLINE_ORDER),
+            bots: super::bots::column(state),
         }
     }
 }

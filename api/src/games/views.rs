@@ -55,14 +55,26 @@ impl TurnView {
     }
 }
 
-/// A seat of a game and who holds it.
+/// A seat of a game and who holds it: a player, a computer player (`bot`), or nobody.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"seat": "B", "user_id": null, "username": null, "bot": {"level": 3}}))]
 pub struct SeatView {
     #[schema(value_type = String, example = "R")]
     pub seat: Seat,
-    /// `null` while the seat is free.
+    /// `null` while the seat is free, and for a bot's seat.
     pub user_id: Option<String>,
     pub username: Option<String>,
+    /// The computer player holding the seat; `null` for a player's or a free seat.
+    pub bot: Option<BotView>,
+}
+
+/// A computer player: its moves are played by the server.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"level": 3}))]
+pub struct BotView {
+    /// 1 (weakest) to 5 (strongest).
+    #[schema(minimum = 1, maximum = 5)]
+    pub level: u8,
 }
 
 /// A game as listed and summarised (from the projection).
@@ -71,10 +83,10 @@ pub struct SeatView {
     "id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "status": "active", "visibility": "public",
     "ruleset": "djambi-standard-2026", "seats_in_play": ["R", "B", "Y", "G"], "hostage_seat": null,
     "seats": [
-        {"seat": "R", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11", "username": "alice"},
-        {"seat": "B", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12", "username": "bob"},
-        {"seat": "Y", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d13", "username": "carol"},
-        {"seat": "G", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d14", "username": "dave"}
+        {"seat": "R", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11", "username": "alice", "bot": null},
+        {"seat": "B", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12", "username": "bob", "bot": null},
+        {"seat": "Y", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d13", "username": "carol", "bot": null},
+        {"seat": "G", "user_id": null, "username": null, "bot": {"level": 3}}
     ],
     "open_seats": [], "to_move": "B", "to_move_user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12",
     "ruler": null, "ply": 1, "version": 7, "result": null,
@@ -137,6 +149,8 @@ impl GameSummary {
             .filter_map(Seat::from_letter)
             .collect();
         let mine: Vec<&PlayerRow> = players.iter().filter(|p| p.game_id == row.id).collect();
+        let bots = super::bots::parse_column(row.bots.as_deref());
+        let bot_of = |seat: Seat| bots.iter().find(|(s, _)| *s == seat).map(|(_, l)| *l);
         let seats: Vec<SeatView> = seats_in_play
             .iter()
             .map(|&seat| {
@@ -145,15 +159,19 @@ impl GameSummary {
                     seat,
                     user_id: p.map(|p| p.user_id.clone()),
                     username: p.map(|p| p.username.clone()),
+                    bot: bot_of(seat).map(|level| BotView { level }),
                 }
             })
             .collect();
         let kind = GameKind::parse(&row.kind).unwrap_or_default();
         let open_seats = seats
             .iter()
-            .filter(|s| kind == GameKind::Play && s.user_id.is_none())
+            .filter(|s| kind == GameKind::Play && s.user_id.is_none() && s.bot.is_none())
             .map(|s| s.seat)
             .collect();
+        let to_move = row.to_move_seat.as_deref().and_then(seat_of);
+        // On a bot's turn `due_at` is when the server plays it, not a deadline.
+        let bot_to_move = to_move.and_then(bot_of).is_some();
         let privileged =
             viewer.is_some_and(|v| v == row.created_by || mine.iter().any(|p| p.user_id == v));
         GameSummary {
@@ -165,7 +183,7 @@ impl GameSummary {
             hostage_seat: row.hostage_seat.as_deref().and_then(seat_of),
             seats,
             open_seats,
-            to_move: row.to_move_seat.as_deref().and_then(seat_of),
+            to_move,
             to_move_user_id: row.to_move_user_id.clone(),
             ruler: row.ruler_seat.as_deref().and_then(seat_of),
             ply: row.ply,
@@ -178,7 +196,7 @@ impl GameSummary {
                 .time_control
                 .as_deref()
                 .and_then(|t| serde_json::from_str(t).ok()),
-            deadline: row.due_at.map(|d| d.and_utc()),
+            deadline: row.due_at.filter(|_| !bot_to_move).map(|d| d.and_utc()),
             created_by: row.created_by.clone(),
             created_at: row.created_at.and_utc(),
             updated_at: row.updated_at.and_utc(),
@@ -281,7 +299,7 @@ pub struct PieceView {
     "active_seats": ["R", "B", "Y", "G"],
     "controls": {"R": "R", "B": "B", "Y": "Y", "G": "G"},
     "pieces": [{"square": "A9", "party": "R", "kind": "chief", "alive": true}],
-    "players": {"R": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11"},
+    "players": {"R": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11"}, "bots": {},
     "draw_offer": null, "result": null, "deadline": null, "clocks": null
 }))]
 pub struct StateView {
@@ -301,9 +319,12 @@ pub struct StateView {
     #[schema(value_type = Object)]
     pub controls: Value,
     pub pieces: Vec<PieceView>,
-    /// Seat letter to user id, for the seats taken.
+    /// Seat letter to user id, for the seats taken by players.
     #[schema(value_type = Object)]
     pub players: Value,
+    /// Seat letter to level, for the seats held by computer players.
+    #[schema(value_type = Object, example = json!({"B": 3}))]
+    pub bots: Value,
     pub draw_offer: Option<DrawOfferView>,
     pub result: Option<GameResult>,
     /// When the seat to move must have moved (time-controlled active games).
@@ -319,10 +340,14 @@ impl StateView {
         let position = s.game.position();
         let mut controls = serde_json::Map::new();
         let mut players = serde_json::Map::new();
+        let mut bots = serde_json::Map::new();
         for seat in Seat::ALL {
             controls.insert(seat.to_string(), json!(position.control(seat)));
             if let Some(p) = s.player(seat) {
                 players.insert(seat.to_string(), json!(p));
+            }
+            if let Some(level) = s.bot(seat) {
+                bots.insert(seat.to_string(), json!(level));
             }
         }
         StateView {
@@ -350,6 +375,7 @@ impl StateView {
                 })
                 .collect(),
             players: Value::Object(players),
+            bots: Value::Object(bots),
             draw_offer: s.draw_offer.as_ref().map(|o| DrawOfferView::of(o, s)),
             result: s.result.clone(),
             deadline: s.deadline().map(|d| d.and_utc()),

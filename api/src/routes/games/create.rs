@@ -20,7 +20,8 @@ use crate::state::AppState;
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"seats": 4, "seat": "R", "visibility": "public",
-    "time_control": {"per_move_secs": 259200, "max_bank_secs": 604800}}))]
+    "time_control": {"per_move_secs": 259200, "max_bank_secs": 604800},
+    "bots": [{"seat": "B", "level": 3}]}))]
 pub struct CreateGameRequest {
     /// Seats in play: 3 or 4 (default 4).
     #[schema(minimum = 3, maximum = 4)]
@@ -37,9 +38,24 @@ pub struct CreateGameRequest {
     /// The time control: seconds per move, optionally a cap on banked time; absent or
     /// `null`: no deadlines.
     pub time_control: Option<TimeControl>,
+    /// Computer players to seat at once: seats in play, not the creator's, each once; the
+    /// server plays their moves. When they fill every free seat the game starts at once.
+    pub bots: Option<Vec<BotSeat>>,
     /// Always 0 here when given (a new game has no version yet).
     #[schema(minimum = 0, maximum = 0)]
     pub expected_version: Option<i64>,
+}
+
+/// A computer player to seat in a new game.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"seat": "B", "level": 3}))]
+pub struct BotSeat {
+    #[schema(value_type = String, example = "B")]
+    pub seat: Seat,
+    /// 1 (weakest) to 5 (strongest).
+    #[schema(minimum = 1, maximum = 5)]
+    pub level: u8,
 }
 
 impl WriteBody for CreateGameRequest {}
@@ -78,6 +94,32 @@ impl CreateGameRequest {
             tc.check()
                 .map_err(|(field, message)| ApiError::field(field, message))?;
         }
+        let mut bots: Vec<(Seat, u8)> = Vec::new();
+        for bot in self.bots.iter().flatten() {
+            let seat = bot.seat;
+            if !settings.seats.contains(seat) {
+                return Err(ApiError::field(
+                    "bots",
+                    format!("seat {seat} is not in play"),
+                ));
+            }
+            if self.seat == Some(seat) {
+                return Err(ApiError::field(
+                    "bots",
+                    format!("seat {seat} is the creator's"),
+                ));
+            }
+            if bots.iter().any(|(s, _)| *s == seat) {
+                return Err(ApiError::field(
+                    "bots",
+                    format!("seat {seat} is named twice"),
+                ));
+            }
+            if domain::Level::new(bot.level).is_none() {
+                return Err(ApiError::field("bots", "a level is 1 to 5"));
+            }
+            bots.push((seat, bot.level));
+        }
         let visibility = self.visibility.unwrap_or(Visibility::Public);
         let invite_code = (visibility == Visibility::Invite).then(|| {
             crate::auth::tokens::generate("")
@@ -92,13 +134,14 @@ impl CreateGameRequest {
             creator_seat: self.seat,
             invite_code,
             time_control: self.time_control,
+            bots,
         })
     }
 }
 
 /// Create a game.
 ///
-/// The creator may take a seat at once (`seat`). With a `time_control`, the seat to move
+/// The creator may take a seat at once (`seat`) and seat computer players (`bots`). With a `time_control`, the seat to move
 /// has a deadline (in the summary); when it passes, the server times the seat out (the
 /// effect of a resignation; the game goes on for the others). The game starts when every seat in play
 /// is taken. Invite-only games get an `invite_code`, shown to the creator (and seated

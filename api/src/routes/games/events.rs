@@ -19,8 +19,9 @@ use crate::state::AppState;
 /// |---|---|
 /// | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`; a study game (imported from a record) also `kind: "study"` and `record_headers` (`[key, value]` pairs) |
 /// | `seat_taken`, `seat_left` | `seat`, `user_id` |
+/// | `bot_seated` | `seat`, `level` (a computer player, 1 to 5) |
 /// | `started` | `{}` |
-/// | `move_played` | `seat`, `move` (JSON form), `text` (canonical) |
+/// | `move_played` | `seat`, `move` (JSON form), `text` (canonical); a bot's move has `actor_id` `null` |
 /// | `resigned`, `timed_out`, `draw_offered`, `draw_accepted`, `draw_declined` | `seat` |
 /// | `ended` | `result` (`kind`, `seats`, `reason`, `ranking`) |
 ///

@@ -9,6 +9,7 @@
 //! only a seat's player acts for that seat.
 
 mod board_svg;
+mod bots;
 mod create;
 mod draw;
 mod events;
@@ -33,7 +34,8 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::auth::Authenticated;
 use crate::error::ApiError;
 
-pub use create::CreateGameRequest;
+pub use bots::SeatBotRequest;
+pub use create::{BotSeat, CreateGameRequest};
 pub use draw::DrawRequest;
 pub use import::{ImportRequest, MAX_IMPORT_BODY_BYTES};
 pub use moves::{MoveInput, MoveRequest};
@@ -46,6 +48,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(summary::get_game)
         .service(seats::take_seat)
         .service(seats::leave_seat)
+        .service(bots::seat_bot)
         .service(state::get_state)
         .service(legal_moves::legal_moves)
         .service(moves::play_move)

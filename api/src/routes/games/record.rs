@@ -56,7 +56,8 @@ pub async fn get_record(
 }
 
 /// The headers of a game's record. A played game: `Event`, `Site`, `GameId`, `Date`
-/// (created), `Started`, `Ended` (RFC 3339 UTC) and each seat's player (`?` while free).
+/// (created), `Started`, `Ended` (RFC 3339 UTC) and each seat's player (`?` while free;
+/// a computer player is `Bot (level N)` with `<Seat>Type` `bot`).
 /// A study game: the headers it was imported with. The writer adds `Ruleset`, `Seats`,
 /// `Hostage` and `Result` itself.
 fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(String, String)> {
@@ -80,6 +81,11 @@ fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(
         headers.push(("Ended".into(), time(t)));
     }
     for seat in state.settings.seats.iter() {
+        if let Some(level) = state.bot(seat) {
+            headers.push((seat.name().into(), format!("Bot (level {level})")));
+            headers.push((domain::player_type_key(seat), "bot".into()));
+            continue;
+        }
         let name = players
             .iter()
             .find(|p| store::seat_of(&p.seat) == Some(seat))

@@ -1,0 +1,83 @@
+//! `POST /v1/games/{id}/seats/{seat}/bot`: seat a computer player.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, post, web};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::write::{self, GameWrite, Render, WriteBody};
+use super::{PROBLEM, seat_param};
+use crate::error::{ApiError, Problem};
+use crate::games::commands::Command;
+use crate::games::views::GameSummary;
+use crate::state::AppState;
+
+/// Seating a computer player.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"level": 3}))]
+pub struct SeatBotRequest {
+    /// 1 (weakest, instant) to 5 (strongest, up to about a second a move).
+    #[schema(minimum = 1, maximum = 5)]
+    pub level: u8,
+    /// If given, the game must be at this version (412 otherwise).
+    #[schema(minimum = 0)]
+    pub expected_version: Option<i64>,
+}
+
+impl WriteBody for SeatBotRequest {
+    fn expected_version(&self) -> Option<i64> {
+        self.expected_version
+    }
+}
+
+/// Seat a computer player in a free seat.
+///
+/// The game's creator or one of its seated players may do it while the game is open; the
+/// bot holds the seat for the whole game (a `bot_seated` event). When it fills the last
+/// free seat the game starts. The server plays the bot's moves as the system (events
+/// with no `actor_id`), shortly after its turn comes (`DJAMBI_BOT_DELAY`); a game with
+/// only bots left is played out at once and, from ply `DJAMBI_BOT_DRAW_PLIES` on, ends as
+/// a draw the bots agree. Accepts `Idempotency-Key` and `If-Match`.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = ["play"])),
+    request_body(content = SeatBotRequest),
+    params(
+        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        ("seat" = String, Path, description = "R, B, Y or G", pattern = "^[RBYGrbyg]$"),
+        ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    responses(
+        (status = 200, description = "Seated; the game's summary", body = GameSummary),
+        (status = 400, description = "Bad seat letter, a missing body or a level outside 1 to 5", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "No `play` scope, or you neither created the game nor hold a seat in it", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
+        (status = 409, description = "`seat-taken` (also: the game has started); `conflict` (the seat is not in play, a study game); `game-over`", body = Problem, content_type = PROBLEM),
+        (status = 412, description = "`version-conflict` (only when an expected version was sent)", body = Problem, content_type = PROBLEM),
+        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
+        (status = 422, description = "`idempotency-key-reused`", body = Problem, content_type = PROBLEM),
+        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[post("/games/{id}/seats/{seat}/bot")]
+pub async fn seat_bot(
+    app: web::Data<AppState>,
+    w: GameWrite<SeatBotRequest>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let seat = seat_param(&path.1)?;
+    let level = w
+        .body
+        .as_ref()
+        .map(|b| b.level)
+        .ok_or_else(|| ApiError::field("level", "is required: 1 to 5"))?;
+    if domain::Level::new(level).is_none() {
+        return Err(ApiError::field("level", "must be 1 to 5"));
+    }
+    let command = Command::SeatBot { seat, level };
+    let answer = write::execute(&app, &w, command, Render::Summary(StatusCode::OK)).await?;
+    Ok(answer.respond(|_| None))
+}
