@@ -8,6 +8,10 @@
 //! store, cache, commands, idempotency), [`routes`] (one module per resource),
 //! [`openapi`], [`rate_limit`], [`body_limit`], [`validate`], [`pagination`], [`state`],
 //! [`janitor`] (background clean-up).
+//!
+//! Operations: [`telemetry`] (logs, request ids), [`metrics`] (`/metrics`), [`shutdown`]
+//! (graceful stop on SIGTERM/SIGINT), [`dev_secret`] (the development JWT secret file),
+//! [`config_reference`] (`--help` and the README's settings table).
 
 pub mod auth;
 pub mod body_limit;
@@ -25,6 +29,12 @@ pub mod routes;
 pub mod schema;
 pub mod state;
 pub mod validate;
+// -- operations --
+pub mod config_reference;
+pub mod dev_secret;
+pub mod metrics;
+pub mod shutdown;
+pub mod telemetry;
 
 use std::net::SocketAddr;
 
@@ -62,6 +72,8 @@ pub struct RunningServer {
     /// The address actually bound (useful with port 0).
     pub addr: SocketAddr,
     server: actix_web::dev::Server,
+    shutdown: shutdown::Shutdown,
+    grace: std::time::Duration,
 }
 
 impl RunningServer {
@@ -70,23 +82,18 @@ impl RunningServer {
         self.server.handle()
     }
 
-    /// Serves until stopped (by the handle or a signal).
+    /// Serves until stopped (by the handle or a signal), then stops the background
+    /// workers (see [`shutdown`]).
     pub async fn wait(self) -> std::io::Result<()> {
-        self.server.await
+        let result = self.server.await;
+        self.shutdown.stop_workers(self.grace).await;
+        result
     }
 }
 
 /// Connects to the database, migrates it, and binds the HTTP server. Must be called inside
 /// an actix system (e.g. `actix_web::rt::System::new().block_on(..)`).
-pub async fn start(config: Config) -> Result<RunningServer, StartError> {
-    if config.jwt_secret_source == SecretSource::GeneratedForDevelopment {
-        tracing::warn!(
-            "DEVELOPMENT MODE: DATABASE_URL is unset, so the embedded SQLite database `{}` is used \
-             and access tokens are signed with a random secret made at start (they stop working \
-             on restart). Set DATABASE_URL and DJAMBI_JWT_SECRET in production.",
-            config.database.url
-        );
-    }
+pub async fn start(mut config: Config) -> Result<RunningServer, StartError> {
     let db_cfg = config.database.clone();
     let pool = web::block(move || {
         let pool = db::build_pool(&db_cfg)?;
@@ -101,12 +108,28 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         "database ready"
     );
 
+    dev_secret::apply(&mut config).map_err(StartError::Setup)?;
+    if config.jwt_secret_source != SecretSource::Configured {
+        tracing::warn!(
+            "DEVELOPMENT MODE: DATABASE_URL is unset, so the embedded SQLite database `{}` is used \
+             and access tokens are signed with the development secret in `{}`. Set DATABASE_URL \
+             and DJAMBI_JWT_SECRET in production.",
+            config.database.url,
+            dev_secret::path_for_database(&config.database.url).display()
+        );
+    }
+
     let addr = config.listen;
     let workers = config.workers;
+    let grace = config.shutdown_grace;
     let state = web::Data::new(AppState::new(config, pool).map_err(StartError::Setup)?);
     let _ = openapi::document_json();
     janitor::spawn(state.clone());
-    let mut server = HttpServer::new(move || app(state.clone())).shutdown_timeout(10);
+    let shutdown = state.shutdown.clone();
+    let app_state = state.clone();
+    let mut server = HttpServer::new(move || app(app_state.clone()))
+        .shutdown_timeout(grace.as_secs().max(1))
+        .disable_signals();
     if let Some(n) = workers {
         server = server.workers(n);
     }
@@ -115,9 +138,13 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         .map_err(|source| StartError::Bind { addr, source })?;
     let bound = server.addrs().first().copied().unwrap_or(addr);
     tracing::info!("listening on http://{bound} (docs at /docs)");
+    let server = server.run();
+    shutdown::listen_for_signals(server.handle(), shutdown.clone(), grace);
     Ok(RunningServer {
         addr: bound,
-        server: server.run(),
+        server,
+        shutdown,
+        grace,
     })
 }
 
@@ -164,11 +191,14 @@ pub fn app(
                     .finish()
             }),
         )
+        // Prometheus metrics: not part of the public API document (see `metrics`).
+        .route("/metrics", web::get().to(metrics::endpoint))
         .default_service(web::to(routes::fallback::not_found))
         .wrap(from_fn(body_limit::limit_body))
         .wrap(ErrorHandlers::new().default_handler(problem_for_bare_errors))
+        // Request id, request span and log line, HTTP metrics, draining (see `telemetry`).
+        .wrap(from_fn(telemetry::observe))
         .wrap(Compress::default())
-        .wrap(tracing_actix_web::TracingLogger::default())
 }
 
 /// Replaces any error response that is not already problem+json (from actix itself or a
