@@ -90,14 +90,27 @@ pub async fn observe(
         s.metrics.request_started();
     }
 
-    let http_req = req.request().clone();
     let res = if draining && req.path() == "/readyz" {
         let err = ApiError::Unavailable("the server is shutting down".into());
         req.into_response(err.error_response())
     } else {
         match next.call(req).instrument(span.clone()).await {
             Ok(res) => res.map_into_boxed_body(),
-            Err(e) => ServiceResponse::from_err(e, http_req),
+            Err(e) => {
+                // Not expected (handlers and extractors answer errors as responses), and no
+                // request is left to build a response with: count it and pass it on.
+                let status = e.as_response_error().status_code();
+                if let Some(s) = &state {
+                    s.metrics.request_finished(
+                        method.as_str(),
+                        UNMATCHED_ROUTE,
+                        status.as_u16(),
+                        started.elapsed(),
+                    );
+                }
+                span.in_scope(|| tracing::warn!(error = %e, "request failed in a middleware"));
+                return Err(e);
+            }
         }
     };
 
