@@ -40,6 +40,7 @@ pub fn init_logging(format: LogFormat) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),
@@ -149,7 +150,8 @@ pub async fn observe(
     if let Ok(v) = HeaderValue::from_str(&id) {
         res.headers_mut().insert(REQUEST_ID_HEADER, v);
     }
-    if draining {
+    // Checked again: the stop may have begun while this request ran.
+    if state.as_ref().is_some_and(|s| s.shutdown.is_draining()) {
         res.response_mut()
             .head_mut()
             .set_connection_type(ConnectionType::Close);
