@@ -19,148 +19,267 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 /// The shortest accepted JWT signing secret, in bytes.
 pub const MIN_JWT_SECRET_BYTES: usize = 32;
 
-/// Every setting: (environment variable, key in the TOML file, what it is).
-pub const SETTINGS: &[(&str, &str, &str)] = &[
-    (
-        "DATABASE_URL",
-        "database_url",
-        "postgres://... or sqlite://PATH (default sqlite://./data/djambi.sqlite)",
-    ),
-    (
-        "DJAMBI_LISTEN",
-        "listen",
-        "address:port to listen on (default 127.0.0.1:8080)",
-    ),
-    (
-        "DJAMBI_JWT_SECRET",
-        "jwt_secret",
-        "access-token signing secret, at least 32 bytes; required unless DATABASE_URL is unset",
-    ),
-    (
-        "DJAMBI_PUBLIC_URL",
-        "public_url",
-        "the URL clients reach the server at (default http://LISTEN)",
-    ),
-    (
-        "DJAMBI_ACCESS_TOKEN_TTL",
-        "access_token_ttl",
-        "lifetime of access tokens, e.g. 900, 15m (default 15m)",
-    ),
-    (
-        "DJAMBI_REFRESH_TOKEN_TTL",
-        "refresh_token_ttl",
-        "lifetime of refresh tokens (default 30d)",
-    ),
-    (
-        "DJAMBI_DB_POOL_SIZE",
-        "db_pool_size",
-        "database connections in the pool (default 8)",
-    ),
-    (
-        "DJAMBI_DB_TIMEOUT",
-        "db_timeout",
-        "how long a request waits for a database connection (default 5s)",
-    ),
-    (
-        "DJAMBI_WORKERS",
-        "workers",
-        "HTTP worker threads (default: one per core)",
-    ),
-    (
-        "DJAMBI_MAX_BODY_BYTES",
-        "max_body_bytes",
-        "largest accepted request body (default 65536)",
-    ),
-    (
-        "DJAMBI_LOGIN_LIMIT_PER_ACCOUNT",
-        "login_limit_per_account",
-        "failed logins per account from one client address before back-off, and the longest \
-         back-off, as N/DURATION (default 5/15m)",
-    ),
-    (
-        "DJAMBI_LOGIN_LIMIT_PER_IP",
-        "login_limit_per_ip",
-        "login attempts allowed per client address, as N/DURATION (default 30/1m)",
-    ),
-    (
-        "DJAMBI_REGISTER_LIMIT_PER_IP",
-        "register_limit_per_ip",
-        "registrations allowed per client address, as N/DURATION (default 20/1h)",
-    ),
-    (
-        "DJAMBI_IDEMPOTENCY_RETENTION",
-        "idempotency_retention",
-        "how long an Idempotency-Key's answer is kept (default 24h)",
-    ),
-    (
-        "DJAMBI_DUE_INTERVAL",
-        "due_interval",
-        "how often each instance looks for passed deadlines, e.g. 500ms, 5s (default 5s)",
-    ),
-    (
-        "DJAMBI_DUE_LEASE",
-        "due_lease",
-        "how long an instance holds a due game it claimed before another may take it (default 60s)",
-    ),
-    (
-        "DJAMBI_BOT_DELAY",
-        "bot_delay",
-        "how long a computer player waits after its turn comes before the due-work worker plays it, e.g. 0, 500ms, 1s (default 1s; none in a game with only bots left)",
-    ),
-    (
-        "DJAMBI_BOT_DRAW_PLIES",
-        "bot_draw_plies",
-        "from this ply on, a game whose active seats are all computer players ends as a draw they agree (default 600)",
-    ),
-    (
-        "DJAMBI_NOTIFY_POLL",
-        "notify_poll",
-        "how often a notification stream (SSE) looks for new items (default 1s)",
-    ),
-    (
-        "DJAMBI_ARGON2_MEMORY_KIB",
-        "argon2_memory_kib",
-        "argon2id memory cost in KiB (default 19456)",
-    ),
-    (
-        "DJAMBI_ARGON2_ITERATIONS",
-        "argon2_iterations",
-        "argon2id time cost (default 2)",
-    ),
-    (
-        "DJAMBI_ARGON2_PARALLELISM",
-        "argon2_parallelism",
-        "argon2id lanes (default 1)",
-    ),
-    // Accounts and HTTP hardening.
-    (
-        "DJAMBI_LOGIN_LIMIT_ACCOUNT_WIDE",
-        "login_limit_account_wide",
-        "failed logins per account from all addresses before back-off for addresses that \
-         never logged into it, and the longest back-off, as N/DURATION (default 100/1h)",
-    ),
-    (
-        "DJAMBI_HASH_CONCURRENCY",
-        "hash_concurrency",
-        "password hashes computed at once (default: one per core)",
-    ),
-    (
-        "DJAMBI_HASH_QUEUE",
-        "hash_queue",
-        "requests that may wait for a password hash; beyond, 503 (default 16)",
-    ),
-    (
-        "DJAMBI_TRUSTED_PROXIES",
-        "trusted_proxies",
-        "comma-separated addresses or CIDR networks of reverse proxies whose \
-         X-Forwarded-For is believed (default none)",
-    ),
-    (
-        "DJAMBI_CORS_ORIGINS",
-        "cors_origins",
-        "comma-separated origins (https://app.example) allowed to call the API from a \
-         browser (default none)",
-    ),
+/// Whether a production deployment must set a setting (the README's reference says so).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Production {
+    /// Must be set: the default is only good for development.
+    Required,
+    /// Usually set (e.g. in a container, or behind a log collector).
+    Usually,
+    /// The default suits production.
+    Optional,
+}
+
+/// One setting. [`SETTINGS`] is the single list that `djambi-server --help`, the TOML file's
+/// accepted keys and the README's configuration reference (`djambi-server settings`) come
+/// from; a test checks the README against it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting {
+    /// The environment variable.
+    pub env: &'static str,
+    /// The key in the `DJAMBI_CONFIG` TOML file (`None`: environment only).
+    pub key: Option<&'static str>,
+    /// The default, as shown to people.
+    pub default: &'static str,
+    pub production: Production,
+    /// What it is, in one line.
+    pub help: &'static str,
+}
+
+/// Every setting.
+pub const SETTINGS: &[Setting] = &[
+    Setting {
+        env: "DJAMBI_CONFIG",
+        key: None,
+        default: "none",
+        production: Production::Optional,
+        help: "a TOML file with any of the settings below, under their file keys; the environment wins",
+    },
+    Setting {
+        env: "DATABASE_URL",
+        key: Some("database_url"),
+        default: "sqlite://./data/djambi.sqlite",
+        production: Production::Required,
+        help: "postgres://USER:PASSWORD@HOST/DB or sqlite://PATH; unset = the embedded development default",
+    },
+    Setting {
+        env: "DJAMBI_LISTEN",
+        key: Some("listen"),
+        default: "127.0.0.1:8080",
+        production: Production::Usually,
+        help: "address:port to listen on (0.0.0.0:8080 in a container)",
+    },
+    Setting {
+        env: "DJAMBI_JWT_SECRET",
+        key: Some("jwt_secret"),
+        default: "none",
+        production: Production::Required,
+        help: "access-token signing secret, at least 32 bytes (`openssl rand -base64 48`); without DATABASE_URL a development secret is kept in `jwt-secret` beside the SQLite file",
+    },
+    Setting {
+        env: "DJAMBI_PUBLIC_URL",
+        key: Some("public_url"),
+        default: "http://LISTEN",
+        production: Production::Required,
+        help: "the URL clients reach the server at (links in answers and notifications)",
+    },
+    Setting {
+        env: "DJAMBI_ACCESS_TOKEN_TTL",
+        key: Some("access_token_ttl"),
+        default: "15m",
+        production: Production::Optional,
+        help: "lifetime of access tokens, e.g. 900, 15m",
+    },
+    Setting {
+        env: "DJAMBI_REFRESH_TOKEN_TTL",
+        key: Some("refresh_token_ttl"),
+        default: "30d",
+        production: Production::Optional,
+        help: "lifetime of refresh tokens",
+    },
+    Setting {
+        env: "DJAMBI_DB_POOL_SIZE",
+        key: Some("db_pool_size"),
+        default: "8",
+        production: Production::Optional,
+        help: "database connections in the pool (per instance)",
+    },
+    Setting {
+        env: "DJAMBI_DB_TIMEOUT",
+        key: Some("db_timeout"),
+        default: "5s",
+        production: Production::Optional,
+        help: "how long a request waits for a database connection",
+    },
+    Setting {
+        env: "DJAMBI_WORKERS",
+        key: Some("workers"),
+        default: "one per core",
+        production: Production::Optional,
+        help: "HTTP worker threads",
+    },
+    Setting {
+        env: "DJAMBI_MAX_BODY_BYTES",
+        key: Some("max_body_bytes"),
+        default: "65536",
+        production: Production::Optional,
+        help: "largest accepted request body",
+    },
+    Setting {
+        env: "DJAMBI_LOGIN_LIMIT_PER_ACCOUNT",
+        key: Some("login_limit_per_account"),
+        default: "5/15m",
+        production: Production::Optional,
+        help: "failed logins per account from one client address before back-off, and the longest back-off, as N/DURATION (per instance)",
+    },
+    Setting {
+        env: "DJAMBI_LOGIN_LIMIT_PER_IP",
+        key: Some("login_limit_per_ip"),
+        default: "30/1m",
+        production: Production::Optional,
+        help: "login attempts allowed per client address, as N/DURATION (per instance)",
+    },
+    Setting {
+        env: "DJAMBI_REGISTER_LIMIT_PER_IP",
+        key: Some("register_limit_per_ip"),
+        default: "20/1h",
+        production: Production::Optional,
+        help: "registrations allowed per client address, as N/DURATION (per instance)",
+    },
+    Setting {
+        env: "DJAMBI_IDEMPOTENCY_RETENTION",
+        key: Some("idempotency_retention"),
+        default: "24h",
+        production: Production::Optional,
+        help: "how long an Idempotency-Key's answer is kept",
+    },
+    Setting {
+        env: "DJAMBI_ARGON2_MEMORY_KIB",
+        key: Some("argon2_memory_kib"),
+        default: "19456",
+        production: Production::Optional,
+        help: "argon2id memory cost in KiB",
+    },
+    Setting {
+        env: "DJAMBI_ARGON2_ITERATIONS",
+        key: Some("argon2_iterations"),
+        default: "2",
+        production: Production::Optional,
+        help: "argon2id time cost",
+    },
+    Setting {
+        env: "DJAMBI_ARGON2_PARALLELISM",
+        key: Some("argon2_parallelism"),
+        default: "1",
+        production: Production::Optional,
+        help: "argon2id lanes",
+    },
+    // -- operations (see telemetry.rs, metrics.rs, shutdown.rs) --
+    Setting {
+        env: "RUST_LOG",
+        key: None,
+        default: "info",
+        production: Production::Optional,
+        help: "log filter, e.g. `info,djambi_api=debug`; `djambi::access=warn` silences the request log",
+    },
+    Setting {
+        env: "DJAMBI_LOG_FORMAT",
+        key: Some("log_format"),
+        default: "text",
+        production: Production::Usually,
+        help: "`text` (for people) or `json` (one object a line, for log collectors)",
+    },
+    Setting {
+        env: "DJAMBI_SHUTDOWN_GRACE",
+        key: Some("shutdown_grace"),
+        default: "30s",
+        production: Production::Optional,
+        help: "on SIGTERM/SIGINT, how long in-flight requests, then background workers, may take to finish",
+    },
+    Setting {
+        env: "DJAMBI_METRICS",
+        key: Some("metrics"),
+        default: "on",
+        production: Production::Optional,
+        help: "`on` serves Prometheus metrics at /metrics, `off` does not",
+    },
+    Setting {
+        env: "DJAMBI_METRICS_TOKEN",
+        key: Some("metrics_token"),
+        default: "none",
+        production: Production::Usually,
+        help: "if set, /metrics requires `Authorization: Bearer <token>` (set it when /metrics is reachable from outside)",
+    },
+    Setting {
+        env: "DJAMBI_DUE_INTERVAL",
+        key: Some("due_interval"),
+        default: "5s",
+        production: Production::Optional,
+        help: "how often each instance looks for due games (passed deadlines, computer players' turns), e.g. 500ms, 5s",
+    },
+    Setting {
+        env: "DJAMBI_DUE_LEASE",
+        key: Some("due_lease"),
+        default: "60s",
+        production: Production::Optional,
+        help: "how long an instance holds a due game it claimed before another may take it",
+    },
+    Setting {
+        env: "DJAMBI_BOT_DELAY",
+        key: Some("bot_delay"),
+        default: "1s",
+        production: Production::Optional,
+        help: "how long a computer player waits after its turn comes before the due-work worker plays it (none in a game with only bots left)",
+    },
+    Setting {
+        env: "DJAMBI_BOT_DRAW_PLIES",
+        key: Some("bot_draw_plies"),
+        default: "600",
+        production: Production::Optional,
+        help: "from this ply on, a game whose active seats are all computer players ends as a draw they agree",
+    },
+    Setting {
+        env: "DJAMBI_NOTIFY_POLL",
+        key: Some("notify_poll"),
+        default: "1s",
+        production: Production::Optional,
+        help: "how often a notification stream (SSE) looks for new items",
+    },
+    Setting {
+        env: "DJAMBI_LOGIN_LIMIT_ACCOUNT_WIDE",
+        key: Some("login_limit_account_wide"),
+        default: "100/1h",
+        production: Production::Optional,
+        help: "failed logins per account from all addresses before back-off for addresses that never logged into it, and the longest back-off, as N/DURATION",
+    },
+    Setting {
+        env: "DJAMBI_HASH_CONCURRENCY",
+        key: Some("hash_concurrency"),
+        default: "one per core",
+        production: Production::Optional,
+        help: "password hashes computed at once",
+    },
+    Setting {
+        env: "DJAMBI_HASH_QUEUE",
+        key: Some("hash_queue"),
+        default: "16",
+        production: Production::Optional,
+        help: "requests that may wait for a password hash; beyond, 503",
+    },
+    Setting {
+        env: "DJAMBI_TRUSTED_PROXIES",
+        key: Some("trusted_proxies"),
+        default: "none",
+        production: Production::Usually,
+        help: "comma-separated addresses or CIDR networks of reverse proxies whose X-Forwarded-For is believed",
+    },
+    Setting {
+        env: "DJAMBI_CORS_ORIGINS",
+        key: Some("cors_origins"),
+        default: "none",
+        production: Production::Optional,
+        help: "comma-separated origins (https://app.example) allowed to call the API from a browser",
+    },
 ];
 
 /// A start-up configuration error: which setting, and what is wrong with it.
@@ -231,6 +350,9 @@ pub enum SecretSource {
     Configured,
     /// Generated at start because the server runs the embedded development default.
     GeneratedForDevelopment,
+    /// On the embedded default, read from (or first written to) the `jwt-secret` file beside
+    /// the SQLite database, so tokens survive restarts (see `dev_secret`).
+    StoredForDevelopment,
 }
 
 /// A rate: `burst` events, refilled evenly over `period`.
@@ -299,6 +421,22 @@ pub struct Config {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Origins allowed by CORS.
     pub cors_origins: Vec<String>,
+    // -- operations --
+    /// `DJAMBI_LOG_FORMAT`: text or JSON lines.
+    pub log_format: LogFormat,
+    /// `DJAMBI_SHUTDOWN_GRACE`: how long a graceful stop may take (requests, then workers).
+    pub shutdown_grace: Duration,
+    /// `DJAMBI_METRICS`: whether `/metrics` is served.
+    pub metrics_enabled: bool,
+    /// `DJAMBI_METRICS_TOKEN`: the bearer token `/metrics` requires, if any.
+    pub metrics_token: Option<Secret>,
+}
+
+/// How log lines are written (`DJAMBI_LOG_FORMAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 impl Config {
@@ -321,7 +459,7 @@ impl Config {
             if let Some(v) = lookup(env) {
                 return Some(v);
             }
-            let key = SETTINGS.iter().find(|(e, _, _)| *e == env).map(|s| s.1)?;
+            let key = SETTINGS.iter().find(|s| s.env == env).and_then(|s| s.key)?;
             file.get(key).cloned()
         };
 
@@ -574,6 +712,42 @@ impl Config {
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let log_format = match get("DJAMBI_LOG_FORMAT").as_deref().map(str::trim) {
+            None | Some("" | "text") => LogFormat::Text,
+            Some("json") => LogFormat::Json,
+            Some(other) => {
+                return Err(err(
+                    "DJAMBI_LOG_FORMAT",
+                    format!("`{other}` is neither `text` nor `json`"),
+                ));
+            }
+        };
+        let shutdown_grace = parse_duration_setting(
+            "DJAMBI_SHUTDOWN_GRACE",
+            get("DJAMBI_SHUTDOWN_GRACE"),
+            Duration::from_secs(30),
+            Duration::from_secs(1),
+            Duration::from_secs(3600),
+        )?;
+        let metrics_enabled = match get("DJAMBI_METRICS").as_deref().map(str::trim) {
+            None | Some("" | "on" | "true" | "1") => true,
+            Some("off" | "false" | "0") => false,
+            Some(other) => {
+                return Err(err(
+                    "DJAMBI_METRICS",
+                    format!("`{other}` is neither `on` nor `off`"),
+                ));
+            }
+        };
+        let metrics_token = match get("DJAMBI_METRICS_TOKEN") {
+            Some(t) if !t.trim().is_empty() => {
+                if t.trim().len() < 16 {
+                    return Err(err("DJAMBI_METRICS_TOKEN", "too short: at least 16 bytes"));
+                }
+                Some(Secret::new(t.trim()))
+            }
+            _ => None,
+        };
 
         Ok(Config {
             database: DatabaseConfig {
@@ -606,6 +780,10 @@ impl Config {
             hash_queue,
             trusted_proxies,
             cors_origins,
+            log_format,
+            shutdown_grace,
+            metrics_enabled,
+            metrics_token,
         })
     }
 }
@@ -628,8 +806,8 @@ fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, ConfigError> {
         .map_err(|e| err("DJAMBI_CONFIG", format!("`{shown}` is not valid TOML: {e}")))?;
     let mut out = BTreeMap::new();
     for (key, value) in table {
-        if !SETTINGS.iter().any(|(_, k, _)| *k == key) {
-            let known: Vec<&str> = SETTINGS.iter().map(|s| s.1).collect();
+        if !SETTINGS.iter().any(|s| s.key == Some(key.as_str())) {
+            let known: Vec<&str> = SETTINGS.iter().filter_map(|s| s.key).collect();
             return Err(err(
                 "DJAMBI_CONFIG",
                 format!(

@@ -192,6 +192,8 @@ impl FieldError {
 /// An RFC 9457 problem document, as the API sends it. Extension members appear flat beside
 /// the standard ones (`errors` for validation, `current_version` for a version conflict,
 /// `reason` and `legal_moves_url` for an illegal move, `retry_after` for rate limiting).
+/// Every problem also carries `request_id`, the request's `X-Request-Id` (the client's, or
+/// one the server made), which is in the server's log lines for that request.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({
     "type": "/problems/validation",

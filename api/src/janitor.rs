@@ -1,5 +1,6 @@
 //! Background housekeeping, run on the server's own runtime: forgets the answers stored
-//! under `Idempotency-Key`s once they are older than the configured retention.
+//! under `Idempotency-Key`s once they are older than the configured retention. It stops
+//! when the server shuts down (see `shutdown`), after the purge it is doing, if any.
 
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use crate::db;
 use crate::games::idempotency;
 use crate::state::AppState;
 
-/// Starts the periodic clean-up; it stops with the server's runtime.
+/// Starts the periodic clean-up; it stops at shutdown.
 pub fn spawn(state: web::Data<AppState>) {
     let retention = state.config.idempotency_retention;
     let Ok(retention_delta) = chrono::TimeDelta::from_std(retention) else {
@@ -17,10 +18,18 @@ pub fn spawn(state: web::Data<AppState>) {
     };
     // Often enough that nothing outlives its retention by more than half of it.
     let every = (retention / 2).clamp(Duration::from_secs(1), Duration::from_secs(600));
-    actix_web::rt::spawn(async move {
+    let stop = state.shutdown.token();
+    let shutdown = state.shutdown.clone();
+    shutdown.spawn("janitor", async move {
         let mut tick = actix_web::rt::time::interval(every);
         loop {
-            tick.tick().await;
+            let next = std::pin::pin!(tick.tick());
+            let stopped = std::pin::pin!(stop.cancelled());
+            if let futures_util::future::Either::Left(_) =
+                futures_util::future::select(stopped, next).await
+            {
+                break;
+            }
             let cutoff = db::now() - retention_delta;
             let purged = db::run_with(&state.pool, move |conn| {
                 idempotency::purge_before(conn, cutoff)

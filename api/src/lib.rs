@@ -8,7 +8,12 @@
 //! store, cache, commands, idempotency), [`routes`] (one module per resource),
 //! [`openapi`], [`rate_limit`], [`body_limit`], [`validate`], [`pagination`], [`state`],
 //! [`janitor`] (background clean-up), [`accounts`] (the accounts store and the username
-//! and password profiles), [`http_policy`] (HEAD, OPTIONS, CORS, Cache-Control).
+//! and password profiles), [`http_policy`] (HEAD, OPTIONS, CORS, Cache-Control),
+//! [`notifications`] (the outbox, the feed and its stream).
+//!
+//! Operations: [`telemetry`] (logs, request ids), [`metrics`] (`/metrics`), [`shutdown`]
+//! (graceful stop on SIGTERM/SIGINT), [`dev_secret`] (the development JWT secret file),
+//! [`config_reference`] (`--help` and the README's settings table).
 
 pub mod accounts;
 pub mod auth;
@@ -29,6 +34,12 @@ pub mod routes;
 pub mod schema;
 pub mod state;
 pub mod validate;
+// -- operations --
+pub mod config_reference;
+pub mod dev_secret;
+pub mod metrics;
+pub mod shutdown;
+pub mod telemetry;
 
 use std::net::SocketAddr;
 
@@ -66,6 +77,8 @@ pub struct RunningServer {
     /// The address actually bound (useful with port 0).
     pub addr: SocketAddr,
     server: actix_web::dev::Server,
+    shutdown: shutdown::Shutdown,
+    grace: std::time::Duration,
 }
 
 impl RunningServer {
@@ -74,9 +87,12 @@ impl RunningServer {
         self.server.handle()
     }
 
-    /// Serves until stopped (by the handle or a signal).
+    /// Serves until stopped (by the handle or a signal), then stops the background
+    /// workers (see [`shutdown`]).
     pub async fn wait(self) -> std::io::Result<()> {
-        self.server.await
+        let result = self.server.await;
+        self.shutdown.stop_workers(self.grace).await;
+        result
     }
 }
 
@@ -88,17 +104,9 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
 
 /// [`start`] with another clock (tests drive deadlines with a `ManualClock`).
 pub async fn start_with_clock(
-    config: Config,
+    mut config: Config,
     clock: std::sync::Arc<dyn games::clock::Clock>,
 ) -> Result<RunningServer, StartError> {
-    if config.jwt_secret_source == SecretSource::GeneratedForDevelopment {
-        tracing::warn!(
-            "DEVELOPMENT MODE: DATABASE_URL is unset, so the embedded SQLite database `{}` is used \
-             and access tokens are signed with a random secret made at start (they stop working \
-             on restart). Set DATABASE_URL and DJAMBI_JWT_SECRET in production.",
-            config.database.url
-        );
-    }
     let db_cfg = config.database.clone();
     let pool = web::block(move || {
         let pool = db::build_pool(&db_cfg)?;
@@ -113,15 +121,31 @@ pub async fn start_with_clock(
         "database ready"
     );
 
+    dev_secret::apply(&mut config).map_err(StartError::Setup)?;
+    if config.jwt_secret_source != SecretSource::Configured {
+        tracing::warn!(
+            "DEVELOPMENT MODE: DATABASE_URL is unset, so the embedded SQLite database `{}` is used \
+             and access tokens are signed with the development secret in `{}`. Set DATABASE_URL \
+             and DJAMBI_JWT_SECRET in production.",
+            config.database.url,
+            dev_secret::path_for_database(&config.database.url).display()
+        );
+    }
+
     let addr = config.listen;
     let workers = config.workers;
+    let grace = config.shutdown_grace;
     let mut state = AppState::new(config, pool).map_err(StartError::Setup)?;
     state.clock = clock;
     let state = web::Data::new(state);
     let _ = openapi::document_json();
     janitor::spawn(state.clone());
     games::due::spawn(state.clone());
-    let mut server = HttpServer::new(move || app(state.clone())).shutdown_timeout(10);
+    let shutdown = state.shutdown.clone();
+    let app_state = state.clone();
+    let mut server = HttpServer::new(move || app(app_state.clone()))
+        .shutdown_timeout(grace.as_secs().max(1))
+        .disable_signals();
     if let Some(n) = workers {
         server = server.workers(n);
     }
@@ -130,9 +154,13 @@ pub async fn start_with_clock(
         .map_err(|source| StartError::Bind { addr, source })?;
     let bound = server.addrs().first().copied().unwrap_or(addr);
     tracing::info!("listening on http://{bound} (docs at /docs)");
+    let server = server.run();
+    shutdown::listen_for_signals(server.handle(), shutdown.clone(), grace);
     Ok(RunningServer {
         addr: bound,
-        server: server.run(),
+        server,
+        shutdown,
+        grace,
     })
 }
 
@@ -181,14 +209,17 @@ pub fn app(
                     .finish()
             }),
         )
+        // Prometheus metrics: not part of the public API document (see `metrics`).
+        .route("/metrics", web::get().to(metrics::endpoint))
         .default_service(web::to(routes::fallback::not_found))
         .wrap(from_fn(body_limit::limit_body))
         // HEAD, OPTIONS, Cache-Control; CORS for DJAMBI_CORS_ORIGINS (accounts).
         .wrap(from_fn(http_policy::policy))
         .wrap(cors)
         .wrap(ErrorHandlers::new().default_handler(problem_for_bare_errors))
+        // Request id, request span and log line, HTTP metrics, draining (see `telemetry`).
+        .wrap(from_fn(telemetry::observe))
         .wrap(Compress::default())
-        .wrap(tracing_actix_web::TracingLogger::default())
 }
 
 /// Replaces any error response that is not already problem+json (from actix itself or a

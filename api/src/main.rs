@@ -1,9 +1,10 @@
 //! `djambi-server`: reads the configuration from the environment, sets up logging, and runs
-//! the server. `djambi-server openapi` prints the OpenAPI document; `--help` lists settings.
+//! the server. `djambi-server openapi` prints the OpenAPI document; `--help` lists settings;
+//! `djambi-server settings` prints the README's configuration reference.
 
 use std::process::ExitCode;
 
-use djambi_api::config::{Config, SETTINGS};
+use djambi_api::config::Config;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,27 +32,24 @@ fn main() -> ExitCode {
                 }
             };
         }
+        Some("settings") => {
+            print!("{}", djambi_api::config_reference::markdown());
+            return ExitCode::SUCCESS;
+        }
         Some("-h" | "--help") => {
             println!("djambi-server: the Djambi correspondence server\n");
             println!("usage: djambi-server            serve (settings from the environment)");
             println!("       djambi-server openapi    print the OpenAPI document");
             println!(
-                "       djambi-server check-projections\n                                replay every game and report projections that differ (exit 1)\n"
+                "       djambi-server check-projections\n                                replay every game and report projections that differ (exit 1)"
             );
-            println!("settings (environment variable / key in the DJAMBI_CONFIG TOML file):");
-            let extra = [
-                (
-                    "DJAMBI_CONFIG",
-                    "optional TOML file with the settings below",
-                ),
-                ("RUST_LOG", "log filter (default info)"),
-            ];
-            for (env, what) in extra {
-                println!("  {env:<32} {what}");
-            }
-            for (env, key, what) in SETTINGS {
-                println!("  {env:<32} {what} [file: {key}]");
-            }
+            println!(
+                "       djambi-server settings   print the configuration reference (Markdown)\n"
+            );
+            println!(
+                "settings (environment variables; most also as keys of the DJAMBI_CONFIG file):"
+            );
+            print!("{}", djambi_api::config_reference::help());
             return ExitCode::SUCCESS;
         }
         Some(other) => {
@@ -60,13 +58,6 @@ fn main() -> ExitCode {
         }
     }
 
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
-
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {
@@ -74,6 +65,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    djambi_api::telemetry::init_logging(config.log_format);
     let result = actix_web::rt::System::new().block_on(djambi_api::run(config));
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -27,6 +27,11 @@ pub struct AppState {
     pub games: GameCache,
     /// The time of every command (tests inject their own).
     pub clock: Arc<dyn Clock>,
+    // -- operations --
+    /// Prometheus metrics (see `metrics`).
+    pub metrics: Arc<crate::metrics::Metrics>,
+    /// Draining state and the background workers' stop signal (see `shutdown`).
+    pub shutdown: crate::shutdown::Shutdown,
 }
 
 impl AppState {
@@ -47,6 +52,8 @@ impl AppState {
             passwords,
             games: GameCache::new(crate::games::CACHE_CAPACITY),
             clock: Arc::new(SystemClock),
+            metrics: Arc::new(crate::metrics::Metrics::new()),
+            shutdown: crate::shutdown::Shutdown::new(),
             pool,
             config,
         })
