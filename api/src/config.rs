@@ -244,6 +244,8 @@ pub struct Config {
     /// How often a notification stream polls the database.
     pub notify_poll: Duration,
     pub argon2: Argon2Config,
+    /// Notification delivery (see `notifications::config`).
+    pub notify: crate::notifications::config::NotifyConfig,
 }
 
 impl Config {
@@ -266,7 +268,7 @@ impl Config {
             if let Some(v) = lookup(env) {
                 return Some(v);
             }
-            let key = SETTINGS.iter().find(|(e, _, _)| *e == env).map(|s| s.1)?;
+            let key = all_settings().find(|(e, _, _)| *e == env).map(|s| s.1)?;
             file.get(key).cloned()
         };
 
@@ -454,7 +456,10 @@ impl Config {
             ));
         }
 
+        let notify = crate::notifications::config::NotifyConfig::parse(&get)?;
+
         Ok(Config {
+            notify,
             database: DatabaseConfig {
                 url,
                 backend,
@@ -482,6 +487,13 @@ impl Config {
     }
 }
 
+/// [`SETTINGS`] and those of notification delivery.
+pub fn all_settings() -> impl Iterator<Item = &'static (&'static str, &'static str, &'static str)> {
+    SETTINGS
+        .iter()
+        .chain(crate::notifications::config::SETTINGS.iter())
+}
+
 fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, ConfigError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)
@@ -490,8 +502,8 @@ fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, ConfigError> {
         .map_err(|e| err("DJAMBI_CONFIG", format!("`{shown}` is not valid TOML: {e}")))?;
     let mut out = BTreeMap::new();
     for (key, value) in table {
-        if !SETTINGS.iter().any(|(_, k, _)| *k == key) {
-            let known: Vec<&str> = SETTINGS.iter().map(|s| s.1).collect();
+        if !all_settings().any(|(_, k, _)| *k == key) {
+            let known: Vec<&str> = all_settings().map(|s| s.1).collect();
             return Err(err(
                 "DJAMBI_CONFIG",
                 format!(
@@ -561,7 +573,7 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
-fn parse_int(
+pub(crate) fn parse_int(
     name: &str,
     value: Option<String>,
     default: u64,
@@ -600,7 +612,7 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     n.checked_mul(mult).map(Duration::from_secs)
 }
 
-fn parse_duration_setting(
+pub(crate) fn parse_duration_setting(
     name: &str,
     value: Option<String>,
     default: Duration,

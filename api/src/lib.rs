@@ -118,6 +118,7 @@ pub async fn start_with_clock(
     let _ = openapi::document_json();
     janitor::spawn(state.clone());
     games::due::spawn(state.clone());
+    notifications::delivery::spawn(state.clone());
     let mut server = HttpServer::new(move || app(state.clone())).shutdown_timeout(10);
     if let Some(n) = workers {
         server = server.workers(n);

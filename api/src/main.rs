@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use djambi_api::config::{Config, SETTINGS};
+use djambi_api::config::{Config, all_settings};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -49,7 +49,7 @@ fn main() -> ExitCode {
             for (env, what) in extra {
                 println!("  {env:<32} {what}");
             }
-            for (env, key, what) in SETTINGS {
+            for (env, key, what) in all_settings() {
                 println!("  {env:<32} {what} [file: {key}]");
             }
             return ExitCode::SUCCESS;

@@ -26,6 +26,8 @@ pub struct AppState {
     pub games: GameCache,
     /// The time of every command (tests inject their own).
     pub clock: Arc<dyn Clock>,
+    /// Notification delivery: HTTP client, counters (see `notifications::delivery`).
+    pub delivery: crate::notifications::delivery::DeliveryState,
 }
 
 impl AppState {
@@ -43,6 +45,7 @@ impl AppState {
             passwords,
             games: GameCache::new(crate::games::CACHE_CAPACITY),
             clock: Arc::new(SystemClock),
+            delivery: crate::notifications::delivery::DeliveryState::new(&config.notify)?,
             pool,
             config,
         })
