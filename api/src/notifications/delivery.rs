@@ -90,6 +90,8 @@ impl Counters {
 #[derive(Debug)]
 pub struct DeliveryState {
     pub client: reqwest::Client,
+    /// `None` without an SMTP server.
+    pub mailer: Option<super::email::Mailer>,
     pub counters: Counters,
 }
 
@@ -97,6 +99,7 @@ impl DeliveryState {
     pub fn new(cfg: &NotifyConfig) -> Result<DeliveryState, String> {
         Ok(DeliveryState {
             client: webhooks::client(cfg.webhook_timeout, cfg.webhook_allow_private)?,
+            mailer: cfg.smtp.as_ref().map(super::email::mailer).transpose()?,
             counters: Counters::default(),
         })
     }
@@ -163,21 +166,21 @@ pub fn fan_out(
                 targets.push((if s.email_digest { "digest" } else { "email" }, email));
             }
             for (channel, endpoint) in targets {
-                // A digest item waits for the digest (see `email`), not for a send.
+                // A digest item waits for the next midnight (see `email`).
+                let due = if channel == "digest" {
+                    (now.date() + chrono::Days::new(1)).and_time(chrono::NaiveTime::MIN)
+                } else {
+                    now
+                };
                 let row = DeliveryRow {
                     id: stable_id(&[&n.id, channel, endpoint]),
                     notification_id: n.id.clone(),
                     user_id: n.user_id.clone(),
                     channel: channel.into(),
                     endpoint: endpoint.into(),
-                    status: if channel == "digest" {
-                        "digest"
-                    } else {
-                        "pending"
-                    }
-                    .into(),
+                    status: "pending".into(),
                     attempts: 0,
-                    next_attempt_at: now,
+                    next_attempt_at: due,
                     lease_until: None,
                     last_error: None,
                     last_status: None,
@@ -244,6 +247,12 @@ pub enum Target {
     Webhook(WebhookRow),
     Email {
         to: String,
+        mail: super::email::Mail,
+    },
+    /// An item of a daily digest (sent together with the others claimed for `to`).
+    Digest {
+        to: String,
+        mail: super::email::Mail,
     },
     /// Nothing to send to any more (the endpoint was disabled or deleted).
     Gone(String),
@@ -261,6 +270,7 @@ pub struct Job {
 /// Loads the claimed deliveries.
 pub fn load_jobs(
     conn: &mut DbConnection,
+    app: &AppState,
     ids: &[String],
     lease: NaiveDateTime,
 ) -> Result<Vec<Job>, StoreError> {
@@ -287,6 +297,11 @@ pub fn load_jobs(
             },
             "email" => Target::Email {
                 to: d.endpoint.clone(),
+                mail: super::email::compose(conn, app, &note)?,
+            },
+            "digest" => Target::Digest {
+                to: d.endpoint.clone(),
+                mail: super::email::compose(conn, app, &note)?,
             },
             other => Target::Gone(format!("unknown channel {other}")),
         };
@@ -372,7 +387,9 @@ pub async fn send_webhook(
 pub async fn send(app: &AppState, job: &Job, now: NaiveDateTime) -> Outcome {
     match &job.target {
         Target::Webhook(hook) => send_webhook(&app.delivery.client, hook, &job.note, now).await,
-        Target::Email { to } => super::email::send_one(app, to, &job.note).await,
+        Target::Email { to, mail } | Target::Digest { to, mail } => {
+            super::email::send(app, to, mail, &job.delivery.id).await
+        }
         Target::Gone(why) => Outcome::Dead(why.clone()),
     }
 }
@@ -540,7 +557,7 @@ pub async fn round(app: &web::Data<AppState>) -> Result<usize, db::RunError> {
                 }
             }
         }
-        let jobs = claim(conn, now, until, BATCH).and_then(|ids| load_jobs(conn, &ids, until));
+        let jobs = claim(conn, now, until, BATCH).and_then(|ids| load_jobs(conn, &a, &ids, until));
         Ok::<_, db::RunError>(jobs.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "claiming deliveries failed");
             Vec::new()
@@ -552,12 +569,45 @@ pub async fn round(app: &web::Data<AppState>) -> Result<usize, db::RunError> {
         return Ok(0);
     }
     Counters::add(&app.delivery.counters.claimed, claimed);
-    let results: Vec<(Job, Outcome)> = futures_util::stream::iter(jobs)
-        .map(|job| async move {
-            let outcome = send(app, &job, app.clock.now()).await;
-            (job, outcome)
+    // Digest items go out as one mail per address; everything else one by one.
+    let mut groups: Vec<Vec<Job>> = Vec::new();
+    let mut digests: HashMap<String, usize> = HashMap::new();
+    for job in jobs {
+        if let Target::Digest { to, .. } = &job.target {
+            if let Some(&i) = digests.get(to) {
+                groups[i].push(job);
+                continue;
+            }
+            digests.insert(to.clone(), groups.len());
+        }
+        groups.push(vec![job]);
+    }
+    let results: Vec<(Job, Outcome)> = futures_util::stream::iter(groups)
+        .map(|group| async move {
+            let outcome = match &group[0].target {
+                Target::Digest { to, .. } => {
+                    let mails: Vec<&super::email::Mail> = group
+                        .iter()
+                        .filter_map(|j| match &j.target {
+                            Target::Digest { mail, .. } => Some(mail),
+                            _ => None,
+                        })
+                        .collect();
+                    let day = group[0].delivery.next_attempt_at.date() - chrono::Days::new(1);
+                    let mail = super::email::digest(&mails, &day.to_string());
+                    let id = stable_id(&["digest", to, &day.to_string()]);
+                    super::email::send(app, to, &mail, &id).await
+                }
+                _ => send(app, &group[0], app.clock.now()).await,
+            };
+            group
+                .into_iter()
+                .map(|j| (j, outcome.clone()))
+                .collect::<Vec<_>>()
         })
         .buffer_unordered(CONCURRENCY)
+        .map(futures_util::stream::iter)
+        .flatten()
         .collect()
         .await;
     let a = app.clone();
@@ -589,7 +639,6 @@ pub fn spawn(app: web::Data<AppState>) {
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "delivery round could not run"),
             }
-            super::email::digest_tick(&app).await;
             actix_web::rt::time::sleep(every).await;
         }
     });

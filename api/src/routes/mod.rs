@@ -16,6 +16,7 @@ pub mod notifications;
 pub mod pages;
 pub mod sessions;
 pub mod tokens;
+pub mod unsubscribe;
 pub mod webhooks;
 
 use actix_web::Error;
@@ -43,4 +44,5 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     notifications::configure(cfg);
     notification_settings::configure(cfg);
     webhooks::configure(cfg);
+    unsubscribe::configure(cfg);
 }
