@@ -164,6 +164,15 @@ diesel::table! {
         delivered_at -> Nullable<Timestamp>,
     }
 }
+diesel::table! {
+    vacations (id) {
+        id -> Text,
+        user_id -> Text,
+        starts_at -> Timestamp,
+        ends_at -> Timestamp,
+        created_at -> Timestamp,
+    }
+}
 // --- end notification delivery ---
 
 diesel::joinable!(sessions -> users (user_id));
@@ -184,5 +193,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     notifications,
     notification_settings,
     webhooks,
-    deliveries
+    deliveries,
+    vacations
 );

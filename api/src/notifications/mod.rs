@@ -30,6 +30,7 @@ pub mod delivery;
 pub mod email;
 pub mod feed;
 pub mod settings;
+pub mod vacation;
 pub mod webhooks;
 
 use chrono::NaiveDateTime;

@@ -17,6 +17,7 @@ pub mod pages;
 pub mod sessions;
 pub mod tokens;
 pub mod unsubscribe;
+pub mod vacation;
 pub mod webhooks;
 
 use actix_web::Error;
@@ -45,4 +46,5 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     notification_settings::configure(cfg);
     webhooks::configure(cfg);
     unsubscribe::configure(cfg);
+    vacation::configure(cfg);
 }
