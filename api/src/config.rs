@@ -280,6 +280,119 @@ pub const SETTINGS: &[Setting] = &[
         production: Production::Optional,
         help: "comma-separated origins (https://app.example) allowed to call the API from a browser",
     },
+    // Notification delivery (see `notifications::config`).
+    Setting {
+        env: "DJAMBI_DELIVERY_INTERVAL",
+        key: Some("delivery_interval"),
+        default: "1s",
+        production: Production::Optional,
+        help: "how often each instance looks for deliveries to send",
+    },
+    Setting {
+        env: "DJAMBI_DELIVERY_LEASE",
+        key: Some("delivery_lease"),
+        default: "60s",
+        production: Production::Optional,
+        help: "how long an instance holds a delivery it claimed",
+    },
+    Setting {
+        env: "DJAMBI_DELIVERY_MAX_ATTEMPTS",
+        key: Some("delivery_max_attempts"),
+        default: "8",
+        production: Production::Optional,
+        help: "attempts before a delivery is dead-lettered",
+    },
+    Setting {
+        env: "DJAMBI_DELIVERY_BACKOFF",
+        key: Some("delivery_backoff"),
+        default: "30s",
+        production: Production::Optional,
+        help: "wait after the first failed attempt, doubled after each further one",
+    },
+    Setting {
+        env: "DJAMBI_DELIVERY_BACKOFF_MAX",
+        key: Some("delivery_backoff_max"),
+        default: "6h",
+        production: Production::Optional,
+        help: "longest wait between two attempts",
+    },
+    Setting {
+        env: "DJAMBI_WEBHOOK_TIMEOUT",
+        key: Some("webhook_timeout"),
+        default: "10s",
+        production: Production::Optional,
+        help: "time limit of one webhook request, connecting included",
+    },
+    Setting {
+        env: "DJAMBI_WEBHOOK_DISABLE_AFTER",
+        key: Some("webhook_disable_after"),
+        default: "20",
+        production: Production::Optional,
+        help: "failed attempts in a row after which an endpoint is disabled",
+    },
+    Setting {
+        env: "DJAMBI_WEBHOOK_SECRET_GRACE",
+        key: Some("webhook_secret_grace"),
+        default: "24h",
+        production: Production::Optional,
+        help: "how long the previous secret also signs after a rotation",
+    },
+    Setting {
+        env: "DJAMBI_WEBHOOK_ALLOW_PRIVATE",
+        key: Some("webhook_allow_private"),
+        default: "false",
+        production: Production::Optional,
+        help: "true: webhooks may target loopback/private/link-local addresses",
+    },
+    Setting {
+        env: "DJAMBI_SMTP_HOST",
+        key: Some("smtp_host"),
+        default: "none",
+        production: Production::Usually,
+        help: "SMTP server for e-mail notifications (unset: no e-mail)",
+    },
+    Setting {
+        env: "DJAMBI_SMTP_PORT",
+        key: Some("smtp_port"),
+        default: "587; 465 for tls, 25 for none",
+        production: Production::Optional,
+        help: "SMTP port",
+    },
+    Setting {
+        env: "DJAMBI_SMTP_TLS",
+        key: Some("smtp_tls"),
+        default: "starttls",
+        production: Production::Optional,
+        help: "none | starttls | tls",
+    },
+    Setting {
+        env: "DJAMBI_SMTP_USERNAME",
+        key: Some("smtp_username"),
+        default: "none",
+        production: Production::Optional,
+        help: "SMTP user (optional)",
+    },
+    Setting {
+        env: "DJAMBI_SMTP_PASSWORD",
+        key: Some("smtp_password"),
+        default: "none",
+        production: Production::Optional,
+        help: "SMTP password (optional)",
+    },
+    Setting {
+        env: "DJAMBI_SMTP_FROM",
+        key: Some("smtp_from"),
+        default: "Djambi <djambi@localhost>",
+        production: Production::Usually,
+        help: "sender of notification mails",
+    },
+    Setting {
+        env: "DJAMBI_VACATION_DAYS",
+        key: Some("vacation_days"),
+        default: "30",
+        production: Production::Optional,
+        help: "vacation days each player may take per calendar year",
+    },
 ];
 
 /// A start-up configuration error: which setting, and what is wrong with it.
@@ -430,6 +543,8 @@ pub struct Config {
     pub metrics_enabled: bool,
     /// `DJAMBI_METRICS_TOKEN`: the bearer token `/metrics` requires, if any.
     pub metrics_token: Option<Secret>,
+    /// Notification delivery (see `notifications::config`).
+    pub notify: crate::notifications::config::NotifyConfig,
 }
 
 /// How log lines are written (`DJAMBI_LOG_FORMAT`).
@@ -748,8 +863,10 @@ impl Config {
             }
             _ => None,
         };
+        let notify = crate::notifications::config::NotifyConfig::parse(&get)?;
 
         Ok(Config {
+            notify,
             database: DatabaseConfig {
                 url,
                 backend,
@@ -877,7 +994,7 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
-fn parse_int(
+pub(crate) fn parse_int(
     name: &str,
     value: Option<String>,
     default: u64,
@@ -916,7 +1033,7 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     n.checked_mul(mult).map(Duration::from_secs)
 }
 
-fn parse_duration_setting(
+pub(crate) fn parse_duration_setting(
     name: &str,
     value: Option<String>,
     default: Duration,

@@ -141,6 +141,7 @@ pub async fn start_with_clock(
     let _ = openapi::document_json();
     janitor::spawn(state.clone());
     games::due::spawn(state.clone());
+    notifications::delivery::spawn(state.clone());
     let shutdown = state.shutdown.clone();
     let app_state = state.clone();
     let mut server = HttpServer::new(move || app(app_state.clone()))

@@ -122,8 +122,61 @@ diesel::table! {
         payload -> Text,
         created_at -> Timestamp,
         read_at -> Nullable<Timestamp>,
+        fanned_out_at -> Nullable<Timestamp>,
     }
 }
+
+// --- notification delivery (issue-notify2) ---
+diesel::table! {
+    notification_settings (user_id) {
+        user_id -> Text,
+        settings -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhooks (id) {
+        id -> Text,
+        user_id -> Text,
+        url -> Text,
+        secret -> Text,
+        previous_secret -> Nullable<Text>,
+        previous_until -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        disabled_at -> Nullable<Timestamp>,
+        disabled_reason -> Nullable<Text>,
+        consecutive_failures -> Integer,
+    }
+}
+
+diesel::table! {
+    deliveries (id) {
+        id -> Text,
+        notification_id -> Text,
+        user_id -> Text,
+        channel -> Text,
+        endpoint -> Text,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        lease_until -> Nullable<Timestamp>,
+        last_error -> Nullable<Text>,
+        last_status -> Nullable<Integer>,
+        created_at -> Timestamp,
+        delivered_at -> Nullable<Timestamp>,
+    }
+}
+diesel::table! {
+    vacations (id) {
+        id -> Text,
+        user_id -> Text,
+        starts_at -> Timestamp,
+        ends_at -> Timestamp,
+        created_at -> Timestamp,
+    }
+}
+// --- end notification delivery ---
 
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
@@ -140,5 +193,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     games,
     game_players,
     idempotency_keys,
-    notifications
+    notifications,
+    notification_settings,
+    webhooks,
+    deliveries,
+    vacations
 );

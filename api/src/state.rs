@@ -32,6 +32,8 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Draining state and the background workers' stop signal (see `shutdown`).
     pub shutdown: crate::shutdown::Shutdown,
+    /// Notification delivery: HTTP client, counters (see `notifications::delivery`).
+    pub delivery: crate::notifications::delivery::DeliveryState,
 }
 
 impl AppState {
@@ -54,6 +56,7 @@ impl AppState {
             clock: Arc::new(SystemClock),
             metrics: Arc::new(crate::metrics::Metrics::new()),
             shutdown: crate::shutdown::Shutdown::new(),
+            delivery: crate::notifications::delivery::DeliveryState::new(&config.notify)?,
             pool,
             config,
         })

@@ -43,9 +43,34 @@ pub const BATCH: i64 = 100;
 /// What is due in a game at `now`, if anything. Pure: the worker calls it on the game's
 /// current state; more kinds of due work (a computer player's move) go here.
 pub fn due_command(state: &GameState, now: NaiveDateTime) -> Option<Command> {
+    due_command_paused(state, now, &[])
+}
+
+/// [`due_command`] when the player to move has `pauses` (vacations): its clock does not
+/// run during them ([`super::timing::paused_deadline`]).
+pub fn due_command_paused(
+    state: &GameState,
+    now: NaiveDateTime,
+    pauses: &[(NaiveDateTime, NaiveDateTime)],
+) -> Option<Command> {
     let seat = state.to_move()?;
-    let deadline = state.deadline()?;
+    let deadline = paused_deadline_of(state, pauses)?;
     (deadline <= now).then_some(Command::TimeOut { seat })
+}
+
+/// The deadline of the seat to move with its player's vacations.
+pub fn paused_deadline_of(
+    state: &GameState,
+    pauses: &[(NaiveDateTime, NaiveDateTime)],
+) -> Option<NaiveDateTime> {
+    let seat = state.to_move()?;
+    state.deadline()?;
+    let start = state.clocks.turn_started?;
+    Some(super::timing::paused_deadline(
+        start,
+        state.clocks.time_secs[seat.index()],
+        pauses,
+    ))
 }
 
 /// What one pass did.
@@ -126,8 +151,29 @@ pub fn handle(
         let now = clock.now();
         let bot = bots::bot_command(&state, now, &settings);
         let bot_turn = bot.is_some();
-        let Some(command) = bot.or_else(|| due_command(&state, now)) else {
-            return Ok(wrote);
+        let command = match bot {
+            Some(command) => command,
+            None => {
+                let pauses = match state.to_move_user() {
+                    Some(u) => crate::notifications::vacation::pauses(conn, u, now)?,
+                    None => Vec::new(),
+                };
+                let Some(command) = due_command_paused(&state, now, &pauses) else {
+                    // On vacation: the deadline moved; look again then, not at every pass.
+                    if let Some(d) = paused_deadline_of(&state, &pauses) {
+                        diesel::update(
+                            games::table
+                                .find(id)
+                                .filter(games::version.eq(state.version)),
+                        )
+                        .set(games::due_at.eq(Some(d)))
+                        .execute(conn)
+                        .map_err(StoreError::from)?;
+                    }
+                    return Ok(wrote);
+                };
+                command
+            }
         };
         let write = Write {
             game_id: id.to_string(),

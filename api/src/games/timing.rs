@@ -118,6 +118,34 @@ impl SeatClocks {
     }
 }
 
+/// The deadline of a turn that started at `start` with `secs` on the clock, when the
+/// clock does not run during `pauses` (the player's vacations, any order, may overlap).
+pub fn paused_deadline(
+    start: NaiveDateTime,
+    secs: i64,
+    pauses: &[(NaiveDateTime, NaiveDateTime)],
+) -> NaiveDateTime {
+    let mut p: Vec<_> = pauses.iter().filter(|(s, e)| s < e).copied().collect();
+    p.sort();
+    let mut t = start;
+    let mut left = TimeDelta::seconds(secs);
+    for (s, e) in p {
+        if e <= t {
+            continue;
+        }
+        if s > t {
+            let run = (s - t).min(left);
+            t += run;
+            left -= run;
+            if left <= TimeDelta::zero() {
+                return t;
+            }
+        }
+        t = t.max(e);
+    }
+    t + left
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +172,21 @@ mod tests {
         assert_eq!(c.time_secs[Seat::Blue.index()], 24 * 3600);
         c.turn_passed(t(31));
         assert_eq!(c.deadline(Seat::Red), Some(t(31 + 46)));
+    }
+
+    #[test]
+    fn vacations_stop_the_clock() {
+        assert_eq!(paused_deadline(t(0), 24 * 3600, &[]), t(24));
+        // A vacation from hour 2 to 50 adds 48 h.
+        assert_eq!(paused_deadline(t(0), 24 * 3600, &[(t(2), t(50))]), t(72));
+        // One that started before the turn counts from the turn's start.
+        assert_eq!(paused_deadline(t(10), 3600, &[(t(0), t(20))]), t(21));
+        // One after the deadline changes nothing; overlapping ones merge.
+        assert_eq!(paused_deadline(t(0), 3600, &[(t(5), t(9))]), t(1));
+        assert_eq!(
+            paused_deadline(t(0), 2 * 3600, &[(t(1), t(4)), (t(3), t(6))]),
+            t(7)
+        );
     }
 
     #[test]

@@ -17,13 +17,21 @@
 //! | `chief_killed` | the player whose party's chief died | `party`, `square` |
 //! | `seat_eliminated` | the eliminated seat's player (unless it resigned) | `seat` |
 //! | `game_ended` | every player | `result` |
+//! | `webhook_disabled` | the endpoint's owner (written by [`delivery`]) | `webhook_id`, `url`, `reason` |
 //!
 //! Ids are stable: derived from the game, the version, the kind, the user and a counter,
 //! so a receiver de-duplicates deliveries by id. The in-app feed and its Server-Sent
 //! Events stream read this table ([`feed`]); every instance reads the same rows, so a
-//! stream on one instance shows what another wrote.
+//! stream on one instance shows what another wrote. The [`delivery`] worker sends them
+//! on to webhooks and e-mail, as each user's [`settings`] ask.
 
+pub mod config;
+pub mod delivery;
+pub mod email;
 pub mod feed;
+pub mod settings;
+pub mod vacation;
+pub mod webhooks;
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;

@@ -11,10 +11,14 @@ pub mod games;
 pub mod health;
 pub mod me;
 pub mod my_games;
+pub mod notification_settings;
 pub mod notifications;
 pub mod pages;
 pub mod sessions;
 pub mod tokens;
+pub mod unsubscribe;
+pub mod vacation;
+pub mod webhooks;
 
 use actix_web::Error;
 use actix_web::dev::{ServiceFactory, ServiceRequest};
@@ -39,4 +43,8 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     games::configure(cfg);
     my_games::configure(cfg);
     notifications::configure(cfg);
+    notification_settings::configure(cfg);
+    webhooks::configure(cfg);
+    unsubscribe::configure(cfg);
+    vacation::configure(cfg);
 }

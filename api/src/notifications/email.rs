@@ -1,0 +1,275 @@
+//! E-mail notifications over SMTP (lettre): one mail per notification, or one daily
+//! digest, each with a one-click unsubscribe (RFC 8058).
+//!
+//! A mail names the game and its players, whose turn it is and the deadline, the last
+//! moves, and links to the game page (`{DJAMBI_PUBLIC_URL}/games/{id}`) and its board
+//! picture (`/v1/games/{id}/board.svg`). Every mail has
+//! `List-Unsubscribe: <{public}/v1/unsubscribe/{token}>` and
+//! `List-Unsubscribe-Post: List-Unsubscribe=One-Click`; a `POST` to that URL (no login:
+//! the token is signed, HMAC-SHA256 keyed by the server's signing secret) turns mail off
+//! for every kind.
+//!
+//! The digest: with `email_digest` on, a notification's mail delivery waits until the
+//! next midnight (UTC, by the server's clock); the worker then sends the deliveries it
+//! claims for one address as one mail.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use hmac::{KeyInit, Mac};
+use lettre::message::header::{HeaderName, HeaderValue};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use serde_json::Value;
+
+use super::NotificationRow;
+use super::config::{SmtpConfig, SmtpTls};
+use super::delivery::Outcome;
+use crate::db::DbConnection;
+use crate::games::events::Event;
+use crate::games::store::{self, StoreError};
+use crate::schema::users;
+use crate::state::AppState;
+
+pub type Mailer = AsyncSmtpTransport<Tokio1Executor>;
+
+/// A mail's contents, composed from the database before sending.
+#[derive(Debug, Clone)]
+pub struct Mail {
+    pub subject: String,
+    pub body: String,
+    pub unsubscribe_url: String,
+}
+
+/// The SMTP transport the settings describe.
+pub fn mailer(cfg: &SmtpConfig) -> Result<Mailer, String> {
+    use lettre::transport::smtp::authentication::Credentials;
+    use lettre::transport::smtp::client::{Tls, TlsParameters};
+    let tls = |host: &str| TlsParameters::new(host.into()).map_err(|e| format!("SMTP TLS: {e}"));
+    let mut b = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(cfg.host.as_str())
+        .port(cfg.port)
+        .timeout(Some(std::time::Duration::from_secs(20)));
+    b = match cfg.tls {
+        SmtpTls::None => b.tls(Tls::None),
+        SmtpTls::StartTls => b.tls(Tls::Required(tls(&cfg.host)?)),
+        SmtpTls::Tls => b.tls(Tls::Wrapper(tls(&cfg.host)?)),
+    };
+    if let (Some(u), Some(p)) = (&cfg.username, &cfg.password) {
+        b = b.credentials(Credentials::new(u.clone(), p.expose().to_string()));
+    }
+    Ok(b.build())
+}
+
+fn unsubscribe_mac(secret: &str, user: &str) -> String {
+    let mut mac = hmac::Hmac::<sha2_011::Sha256>::new_from_slice(secret.as_bytes())
+        .expect("HMAC takes any key");
+    mac.update(b"djambi-unsubscribe\0");
+    mac.update(user.as_bytes());
+    B64URL.encode(&mac.finalize().into_bytes()[..18])
+}
+
+/// The unsubscribe token of a user: `{user id}.{signature}`.
+pub fn unsubscribe_token(secret: &str, user: &str) -> String {
+    format!("{user}.{}", unsubscribe_mac(secret, user))
+}
+
+/// The user a token names, if its signature holds.
+pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<String> {
+    let (user, sig) = token.rsplit_once('.')?;
+    let expected = unsubscribe_mac(secret, user);
+    // Constant time enough: both are fixed-length encodings of a MAC.
+    let same = expected.len() == sig.len()
+        && expected
+            .bytes()
+            .zip(sig.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0;
+    same.then(|| user.to_string())
+}
+
+fn subject_of(kind: &str) -> &'static str {
+    match kind {
+        "your_turn" => "Your turn",
+        "reminder" => "Reminder: your deadline is near",
+        "timeout" => "A seat ran out of time",
+        "chief_killed" => "Your chief was killed",
+        "seat_eliminated" => "You were eliminated",
+        "game_started" => "The game started",
+        "game_ended" => "The game ended",
+        "draw_offered" => "A draw is offered",
+        "webhook_disabled" => "A webhook endpoint was disabled",
+        _ => "News from Djambi",
+    }
+}
+
+fn username(conn: &mut DbConnection, id: &str) -> Result<String, StoreError> {
+    Ok(users::table
+        .find(id)
+        .select(users::username)
+        .first(conn)
+        .optional()?
+        .unwrap_or_else(|| "?".into()))
+}
+
+fn at(t: NaiveDateTime) -> String {
+    t.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// Composes the mail of one notification.
+pub fn compose(
+    conn: &mut DbConnection,
+    app: &AppState,
+    note: &NotificationRow,
+) -> Result<Mail, StoreError> {
+    let public = app
+        .config
+        .public_url
+        .as_str()
+        .trim_end_matches('/')
+        .to_string();
+    let unsubscribe_url = format!(
+        "{public}/v1/unsubscribe/{}",
+        unsubscribe_token(app.config.jwt_secret.expose(), &note.user_id)
+    );
+    let payload: Value = serde_json::from_str(&note.payload).unwrap_or(Value::Null);
+    let mut body = String::new();
+    let mut subject = subject_of(&note.kind).to_string();
+    if let Some(game_id) = &note.game_id {
+        let state = store::current_state(conn, &app.games, game_id)?;
+        let short = &game_id[..game_id.len().min(8)];
+        let mut names = Vec::new();
+        for s in domain::Seat::ALL {
+            if let Some(u) = state.player(s) {
+                names.push((s, username(conn, u)?));
+            }
+        }
+        let list: Vec<String> = names.iter().map(|(_, n)| n.clone()).collect();
+        subject = format!("[Djambi] {subject} in game {short} ({})", list.join(", "));
+        body.push_str(&format!("{} in game {short}.\n\n", subject_of(&note.kind)));
+        body.push_str("Players: ");
+        body.push_str(
+            &names
+                .iter()
+                .map(|(s, n)| format!("{s:?} {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        body.push('\n');
+        match (state.to_move(), state.to_move_user()) {
+            (Some(seat), Some(u)) => {
+                let who = username(conn, u)?;
+                body.push_str(&format!("To move: {seat:?} ({who})"));
+                if let Some(d) = state.deadline() {
+                    body.push_str(&format!(", deadline {}", at(d)));
+                }
+                body.push('\n');
+            }
+            _ => body.push_str(&format!("Status: {:?}\n", state.status).to_lowercase()),
+        }
+        if let Some(offset) = payload.get("offset_secs").and_then(Value::as_i64) {
+            body.push_str(&format!(
+                "This reminder comes {} h before the deadline.\n",
+                offset / 3600
+            ));
+        }
+        let from = (state.version - 30).max(0);
+        let moves: Vec<String> = store::load_events(conn, game_id, from, state.version, None)?
+            .iter()
+            .filter_map(|r| match r.event() {
+                Ok(Event::MovePlayed { seat, text, .. }) => Some(format!("{seat:?} {text}")),
+                _ => None,
+            })
+            .collect();
+        if !moves.is_empty() {
+            let last = &moves[moves.len().saturating_sub(5)..];
+            body.push_str(&format!("Last moves: {}\n", last.join("; ")));
+        }
+        body.push_str(&format!(
+            "\nOpen the game: {public}/games/{game_id}\nBoard: {public}/v1/games/{game_id}/board.svg\n"
+        ));
+    } else {
+        subject = format!("[Djambi] {subject}");
+        body.push_str(&format!("{}.\n", subject_of(&note.kind)));
+        if let Some(r) = payload.get("reason").and_then(Value::as_str) {
+            let url = payload.get("url").and_then(Value::as_str).unwrap_or("");
+            body.push_str(&format!("Endpoint: {url}\nReason: {r}\n"));
+        }
+    }
+    body.push_str(&format!(
+        "\n-- \nStop these mails: {unsubscribe_url}\n(Notification {} at {})\n",
+        note.id,
+        at(note.created_at)
+    ));
+    Ok(Mail {
+        subject,
+        body,
+        unsubscribe_url,
+    })
+}
+
+/// The mail collecting several items (the daily digest).
+pub fn digest(mails: &[&Mail], day: &str) -> Mail {
+    let mut body = format!(
+        "Your Djambi notifications of {day} ({} items).\n",
+        mails.len()
+    );
+    for m in mails {
+        body.push_str("\n==============================\n");
+        body.push_str(&m.subject);
+        body.push_str("\n\n");
+        let text = m.body.split("\n-- \n").next().unwrap_or("");
+        body.push_str(text);
+    }
+    let unsubscribe_url = mails
+        .first()
+        .map(|m| m.unsubscribe_url.clone())
+        .unwrap_or_default();
+    body.push_str(&format!("\n-- \nStop these mails: {unsubscribe_url}\n"));
+    Mail {
+        subject: format!("[Djambi] Your daily digest of {day}: {} items", mails.len()),
+        body,
+        unsubscribe_url,
+    }
+}
+
+/// Sends one mail; `id` becomes its Message-ID.
+pub async fn send(app: &AppState, to: &str, mail: &Mail, id: &str) -> Outcome {
+    let (Some(mailer), Some(cfg)) = (&app.delivery.mailer, &app.config.notify.smtp) else {
+        return Outcome::Dead("no SMTP server is configured".into());
+    };
+    let (from, to_box) = match (cfg.from.parse(), to.parse()) {
+        (Ok(f), Ok(t)) => (f, t),
+        _ => return Outcome::Dead(format!("bad address: {to} or {}", cfg.from)),
+    };
+    let message = Message::builder()
+        .from(from)
+        .to(to_box)
+        .subject(&mail.subject)
+        .message_id(Some(format!("<{id}@djambi>")))
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("List-Unsubscribe"),
+            format!("<{}>", mail.unsubscribe_url),
+        ))
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
+            "List-Unsubscribe=One-Click".into(),
+        ))
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
+            id.to_string(),
+        ))
+        .body(mail.body.clone());
+    let message = match message {
+        Ok(m) => m,
+        Err(e) => return Outcome::Dead(format!("cannot build the mail: {e}")),
+    };
+    match mailer.send(message).await {
+        Ok(r) => Outcome::Delivered {
+            status: r.code().to_string().parse().ok(),
+        },
+        Err(e) => Outcome::Failed {
+            status: e.status().and_then(|c| c.to_string().parse().ok()),
+            error: format!("SMTP: {e}"),
+        },
+    }
+}

@@ -1,0 +1,174 @@
+//! A real HTTP receiver for webhook tests: a minimal HTTP/1.1 server on 127.0.0.1 that
+//! records every request and answers with the status the test scripts.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A request as received.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub path: String,
+    /// Header names in lower case.
+    pub headers: HashMap<String, String>,
+    pub body: String,
+    /// What the receiver answered.
+    pub answered: u16,
+}
+
+#[derive(Default)]
+struct Inner {
+    got: Vec<Received>,
+    /// Answers for the next requests, in order; then `otherwise`.
+    script: Vec<u16>,
+    otherwise: u16,
+}
+
+#[derive(Clone)]
+pub struct Receiver {
+    pub port: u16,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl Receiver {
+    /// Listens on a free port.
+    pub fn start() -> Receiver {
+        Receiver::start_on(0)
+    }
+
+    /// Listens on `port` (0: any).
+    pub fn start_on(port: u16) -> Receiver {
+        let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind the receiver");
+        let port = listener.local_addr().unwrap().port();
+        let inner = Arc::new(Mutex::new(Inner {
+            otherwise: 200,
+            ..Inner::default()
+        }));
+        let i = inner.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let i = i.clone();
+                std::thread::spawn(move || serve(stream, &i));
+            }
+        });
+        Receiver { port, inner }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Answers the next requests with these statuses, then `otherwise`.
+    pub fn script(&self, statuses: &[u16], otherwise: u16) {
+        let mut g = self.inner.lock().unwrap();
+        g.script = statuses.to_vec();
+        g.otherwise = otherwise;
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.inner.lock().unwrap().got.clone()
+    }
+
+    /// Waits until `f` holds for what was received (panics after `secs`).
+    #[track_caller]
+    pub fn wait_for(
+        &self,
+        secs: u64,
+        what: &str,
+        f: impl Fn(&[Received]) -> bool,
+    ) -> Vec<Received> {
+        let until = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let got = self.received();
+            if f(&got) {
+                return got;
+            }
+            assert!(
+                Instant::now() < until,
+                "receiver: {what} did not happen; got {} requests: {:?}",
+                got.len(),
+                got.iter()
+                    .map(|r| (r.headers.get("webhook-id").cloned(), r.answered))
+                    .collect::<Vec<_>>()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn serve(stream: TcpStream, inner: &Mutex<Inner>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() || line.is_empty() {
+        return;
+    }
+    let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let mut headers = HashMap::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).is_err() {
+            return;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+        }
+    }
+    let len: usize = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let status = {
+        let mut g = inner.lock().unwrap();
+        let status = if g.script.is_empty() {
+            g.otherwise
+        } else {
+            g.script.remove(0)
+        };
+        g.got.push(Received {
+            path,
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+            answered: status,
+        });
+        status
+    };
+    let mut s = stream;
+    let _ = write!(
+        s,
+        "HTTP/1.1 {status} X\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
+    );
+    let _ = s.flush();
+}
+
+/// Verifies a Standard Webhooks signature header against one secret, written from the
+/// specification: HMAC-SHA256 over `{id}.{timestamp}.{body}` keyed with the base64-decoded
+/// secret after `whsec_`; the header holds space-separated `v1,<base64>` signatures.
+pub fn verify(secret: &str, r: &Received) -> bool {
+    use base64::Engine;
+    use hmac::{KeyInit, Mac};
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let key = b64
+        .decode(secret.strip_prefix("whsec_").expect("whsec_ prefix"))
+        .expect("base64 secret");
+    let id = &r.headers["webhook-id"];
+    let ts = &r.headers["webhook-timestamp"];
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+    mac.update(format!("{id}.{ts}.{}", r.body).as_bytes());
+    let expected = b64.encode(mac.finalize().into_bytes());
+    r.headers["webhook-signature"]
+        .split(' ')
+        .filter_map(|s| s.strip_prefix("v1,"))
+        .any(|s| s == expected)
+}

@@ -1,0 +1,193 @@
+//! A tiny SMTP server for tests: accepts every mail on 127.0.0.1 and keeps it, parsed.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A received mail: envelope, headers (lower-case names, unfolded) and decoded body.
+#[derive(Debug, Clone)]
+pub struct Mail {
+    pub from: String,
+    pub to: Vec<String>,
+    pub headers: HashMap<String, String>,
+    pub body: String,
+}
+
+impl Mail {
+    pub fn header(&self, name: &str) -> &str {
+        self.headers.get(name).map(String::as_str).unwrap_or("")
+    }
+}
+
+#[derive(Clone)]
+pub struct SmtpSink {
+    pub port: u16,
+    mails: Arc<Mutex<Vec<Mail>>>,
+}
+
+impl SmtpSink {
+    pub fn start() -> SmtpSink {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the SMTP sink");
+        let port = listener.local_addr().unwrap().port();
+        let mails = Arc::new(Mutex::new(Vec::new()));
+        let m = mails.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let m = m.clone();
+                std::thread::spawn(move || {
+                    let _ = session(stream, &m);
+                });
+            }
+        });
+        SmtpSink { port, mails }
+    }
+
+    pub fn mails(&self) -> Vec<Mail> {
+        self.mails.lock().unwrap().clone()
+    }
+
+    /// The mails to `to`.
+    pub fn to(&self, to: &str) -> Vec<Mail> {
+        self.mails()
+            .into_iter()
+            .filter(|m| m.to.iter().any(|t| t == to))
+            .collect()
+    }
+
+    #[track_caller]
+    pub fn wait_for(&self, secs: u64, to: &str, n: usize) -> Vec<Mail> {
+        let until = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let got = self.to(to);
+            if got.len() >= n {
+                return got;
+            }
+            assert!(
+                Instant::now() < until,
+                "{n} mails to {to} did not arrive; got {got:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn session(stream: std::net::TcpStream, mails: &Mutex<Vec<Mail>>) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut out = stream.try_clone()?;
+    let mut r = BufReader::new(stream);
+    out.write_all(b"220 sink ESMTP\r\n")?;
+    let (mut from, mut to) = (String::new(), Vec::new());
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let cmd = line.trim_end().to_string();
+        let upper = cmd.to_ascii_uppercase();
+        if upper.starts_with("EHLO") || upper.starts_with("HELO") {
+            out.write_all(b"250-sink\r\n250 8BITMIME\r\n")?;
+        } else if upper.starts_with("MAIL FROM:") {
+            from = addr(&cmd[10..]);
+            to.clear();
+            out.write_all(b"250 OK\r\n")?;
+        } else if upper.starts_with("RCPT TO:") {
+            to.push(addr(&cmd[8..]));
+            out.write_all(b"250 OK\r\n")?;
+        } else if upper == "DATA" {
+            out.write_all(b"354 go on\r\n")?;
+            let mut data = String::new();
+            loop {
+                let mut l = String::new();
+                if r.read_line(&mut l)? == 0 {
+                    return Ok(());
+                }
+                if l == ".\r\n" || l == ".\n" {
+                    break;
+                }
+                data.push_str(
+                    l.strip_prefix('.')
+                        .filter(|_| l.starts_with(".."))
+                        .unwrap_or(&l),
+                );
+            }
+            let (headers, body) = parse(&data);
+            mails.lock().unwrap().push(Mail {
+                from: from.clone(),
+                to: to.clone(),
+                headers,
+                body,
+            });
+            out.write_all(b"250 OK queued\r\n")?;
+        } else if upper == "QUIT" {
+            out.write_all(b"221 bye\r\n")?;
+            return Ok(());
+        } else {
+            out.write_all(b"250 OK\r\n")?;
+        }
+    }
+}
+
+fn addr(s: &str) -> String {
+    s.trim()
+        .trim_start_matches('<')
+        .split('>')
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+fn parse(data: &str) -> (HashMap<String, String>, String) {
+    let data = data.replace("\r\n", "\n");
+    let (head, body) = data.split_once("\n\n").unwrap_or((&data, ""));
+    let mut headers: HashMap<String, String> = HashMap::new();
+    let mut last = String::new();
+    for line in head.lines() {
+        if line.starts_with([' ', '\t']) {
+            if let Some(v) = headers.get_mut(&last) {
+                v.push_str(line.trim_start());
+            }
+        } else if let Some((k, v)) = line.split_once(':') {
+            last = k.trim().to_ascii_lowercase();
+            headers.insert(last.clone(), v.trim().to_string());
+        }
+    }
+    let body = match headers
+        .get("content-transfer-encoding")
+        .map(|s| s.to_ascii_lowercase())
+    {
+        Some(e) if e == "quoted-printable" => quoted_printable(body),
+        Some(e) if e == "base64" => {
+            use base64::Engine;
+            let joined: String = body.split_whitespace().collect();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(joined)
+                .unwrap_or_default();
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+        _ => body.to_string(),
+    };
+    (headers, body)
+}
+
+fn quoted_printable(s: &str) -> String {
+    let s = s.replace("=\n", "");
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let hex = (b[i] == b'=' && i + 2 < b.len())
+            .then(|| u8::from_str_radix(&s[i + 1..i + 3], 16).ok())
+            .flatten();
+        if let Some(v) = hex {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -1,0 +1,126 @@
+//! Vacations: a player's clocks stop while it is away (the due worker does not time it
+//! out), within a yearly allowance; ending early gives the clock back.
+
+#[path = "support/games.rs"]
+mod games;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, TimeDelta};
+use djambi_e2e::{Backend, Login, ManualClock, TestServer, backend_tests, json};
+use games::*;
+
+const FAST: [(&str, &str); 1] = [("DJAMBI_DUE_INTERVAL", "10ms")];
+
+fn game(srv: &TestServer, prefix: &str) -> (String, Vec<Login>) {
+    let p: Vec<Login> = SEATS
+        .iter()
+        .map(|s| srv.user(&format!("{prefix}_{}", s.to_lowercase())))
+        .collect();
+    let g = create(
+        srv,
+        &p[0],
+        json!({"seats": 4, "seat": "R", "time_control": {"per_move_secs": 86400}}),
+    );
+    let id = g["id"].as_str().unwrap().to_string();
+    for (i, seat) in SEATS.iter().enumerate().skip(1) {
+        take_seat(srv, &p[i], &id, seat).expect(200);
+    }
+    (id, p)
+}
+
+fn to_move(srv: &TestServer, id: &str) -> String {
+    summary(srv, id)["to_move"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+fn wait_to_move(srv: &TestServer, id: &str, seat: &str) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while to_move(srv, id) != seat {
+        assert!(Instant::now() < until, "{seat} never came to move");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn vacation_stops_the_clock(backend: Backend) {
+    let clock = Arc::new(ManualClock::new(
+        DateTime::parse_from_rfc3339("2031-03-01T12:00:00Z")
+            .unwrap()
+            .naive_utc(),
+    ));
+    let srv = TestServer::start_with_clock(backend, &FAST, clock.clone());
+    let (id, p) = game(&srv, "vac");
+    let red = &p[0];
+    // Red goes away for two days, from now.
+    let v = srv
+        .post(
+            "/v1/me/vacation",
+            Some(&red.access),
+            &json!({"ends_at": "2031-03-03T12:00:00Z"}),
+        )
+        .expect(201)
+        .clone();
+    assert_eq!(v["on_vacation"], true);
+    assert_eq!(v["used_secs_this_year"], 2 * 86400);
+    assert_eq!(v["allowance_days"], 30);
+    // Overlaps and the allowance are refused.
+    srv.post(
+        "/v1/me/vacation",
+        Some(&red.access),
+        &json!({"starts_at": "2031-03-02T12:00:00Z", "ends_at": "2031-03-04T12:00:00Z"}),
+    )
+    .problem(409, "conflict");
+    srv.post(
+        "/v1/me/vacation",
+        Some(&red.access),
+        &json!({"starts_at": "2031-05-01T00:00:00Z", "ends_at": "2031-06-01T00:00:00Z"}),
+    )
+    .problem(400, "validation");
+    srv.post(
+        "/v1/me/vacation",
+        Some(&red.access),
+        &json!({"starts_at": "2031-01-01T00:00:00Z", "ends_at": "2031-01-03T00:00:00Z"}),
+    )
+    .problem(400, "validation");
+
+    // A day and more passes: no timeout while Red is away.
+    clock.advance(TimeDelta::days(1) + TimeDelta::hours(1));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(to_move(&srv, &id), "R", "no timeout on vacation");
+    // Back after two days: Red still has its full day.
+    clock.advance(TimeDelta::days(1) + TimeDelta::hours(1)); // 2031-03-03T14:00
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(to_move(&srv, &id), "R", "the day starts after the vacation");
+    clock.advance(TimeDelta::hours(22) + TimeDelta::seconds(1)); // past 03-04T12:00
+    wait_to_move(&srv, &id, "B");
+
+    // Blue goes away and comes back early: its clock runs again from then.
+    let blue = &p[1];
+    srv.post(
+        "/v1/me/vacation",
+        Some(&blue.access),
+        &json!({"ends_at": "2031-03-14T12:00:00Z"}),
+    )
+    .expect(201);
+    clock.advance(TimeDelta::days(2));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(to_move(&srv, &id), "B");
+    let r = srv
+        .delete("/v1/me/vacation", Some(&blue.access))
+        .expect(200)
+        .clone();
+    assert_eq!(r["on_vacation"], false);
+    srv.delete("/v1/me/vacation", Some(&blue.access))
+        .problem(404, "not-found");
+    // Blue had used no clock before leaving: a day from now.
+    clock.advance(TimeDelta::hours(23));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(to_move(&srv, &id), "B");
+    clock.advance(TimeDelta::hours(1) + TimeDelta::seconds(1));
+    wait_to_move(&srv, &id, "Y");
+}
+
+backend_tests!(vacation_stops_the_clock);
