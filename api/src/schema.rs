@@ -176,6 +176,14 @@ diesel::table! {
         created_at -> Timestamp,
     }
 }
+diesel::table! {
+    reminder_schedule (game_id) {
+        game_id -> Text,
+        version -> BigInt,
+        remind_at -> Nullable<Timestamp>,
+        lease_until -> Nullable<Timestamp>,
+    }
+}
 // --- end notification delivery ---
 
 diesel::joinable!(sessions -> users (user_id));
@@ -197,5 +205,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     notification_settings,
     webhooks,
     deliveries,
-    vacations
+    vacations,
+    reminder_schedule
 );

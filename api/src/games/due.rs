@@ -245,7 +245,9 @@ pub fn spawn(app: web::Data<AppState>) {
         loop {
             let app2 = app.clone();
             let result = db::run_with(&app.pool, move |conn| {
-                Ok::<_, db::RunError>(pass(conn, &app2, lease))
+                let p = pass(conn, &app2, lease);
+                super::reminders::pass(conn, &app2, lease);
+                Ok::<_, db::RunError>(p)
             })
             .await;
             match result {

@@ -25,6 +25,7 @@ pub mod due;
 pub mod events;
 pub mod idempotency;
 pub mod queries;
+pub mod reminders;
 pub mod state;
 pub mod store;
 pub mod timing;
