@@ -9,4 +9,7 @@ DJAMBI_TEST_PG_URL="$(scripts/ensure-postgres.sh)"
 export DJAMBI_TEST_PG_URL
 echo "PostgreSQL for the tests: $DJAMBI_TEST_PG_URL"
 
+# The replay page is tested in headless Chromium (Debian's package, installed if missing).
+echo "Chromium for the browser tests: $(scripts/ensure-chromium.sh)"
+
 cargo test --workspace --locked "$@"
