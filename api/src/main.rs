@@ -6,7 +6,22 @@ use std::process::ExitCode;
 
 use djambi_api::config::Config;
 
+/// Each password hash allocates and frees a 19 MiB block. glibc's malloc serves the first
+/// with mmap, then raises its mmap threshold to that size ("dynamic threshold") and keeps
+/// later ones in its heaps, where small allocations fragment them: resident memory grows
+/// with every hash (243 MiB after 100 registrations). A fixed threshold of 1 MiB keeps
+/// large blocks in mmap, returned to the system when freed (32 MiB after the same). mimalloc
+/// was measured too and kept more (93 MiB). See BENCHMARKS.md (memory).
+fn large_blocks_back_to_the_system() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a malloc parameter; called once, before other threads start.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
 fn main() -> ExitCode {
+    large_blocks_back_to_the_system();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         None => {}

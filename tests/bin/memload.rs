@@ -220,18 +220,34 @@ async fn run(o: Opts) -> Result<(), String> {
                 .unwrap_or_default()
         })
         .collect();
-    let mut seat_jobs = Vec::new();
-    for (g, id) in ids.iter().enumerate() {
-        for (k, seat) in ["B", "Y", "G"].iter().enumerate() {
-            seat_jobs.push(post(
-                &client,
-                format!("{base}/v1/games/{id}/seats/{seat}"),
-                Some(&tokens[4 * g + k + 1]),
-                json!({}),
-            ));
-        }
-    }
-    let seated = bounded(o.concurrency, seat_jobs).await;
+    // The seats of one game are taken one after the other (each changes its version).
+    let seat_jobs = ids
+        .iter()
+        .enumerate()
+        .map(|(g, id)| {
+            let (client, base, tokens) = (&client, &base, &tokens);
+            async move {
+                let mut out = Vec::new();
+                for (k, seat) in ["B", "Y", "G"].iter().enumerate() {
+                    out.push(
+                        post(
+                            client,
+                            format!("{base}/v1/games/{id}/seats/{seat}"),
+                            Some(&tokens[4 * g + k + 1]),
+                            json!({}),
+                        )
+                        .await,
+                    );
+                }
+                out
+            }
+        })
+        .collect();
+    let seated: Vec<_> = bounded(o.concurrency, seat_jobs)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
     let statuses: Vec<u16> = seated
         .iter()
         .map(|r| r.as_ref().map_or(0, |(s, _)| *s))
