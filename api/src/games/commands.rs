@@ -866,6 +866,19 @@ fn play(p: &mut Pending, user: &str, mv: Move) -> Result<(), CommandError> {
         )));
     }
     let text = position.move_text(&mv).to_string();
+    push_move(p, seat, mv, text, "move")
+}
+
+/// Appends `seat`'s move (the rules engine checks it as the state folds it), then `ended`
+/// if it finished the game. `who` names the mover in the message of a refusal that the
+/// checks before should have prevented.
+fn push_move(
+    p: &mut Pending,
+    seat: Seat,
+    mv: Move,
+    text: String,
+    who: &str,
+) -> Result<(), CommandError> {
     match p.push(Event::MovePlayed { seat, mv, text }) {
         Ok(()) => {}
         Err(FoldError::Action(ActionError::Move(e))) => {
@@ -877,7 +890,7 @@ fn play(p: &mut Pending, user: &str, mv: Move) -> Result<(), CommandError> {
         }
         Err(e) => {
             return Err(CommandError::Store(StoreError::Corrupt(format!(
-                "move refused: {e}"
+                "{who} refused: {e}"
             ))));
         }
     }
@@ -1022,22 +1035,7 @@ fn bot_move(p: &mut Pending, seat: Seat, mv: Move) -> Result<(), CommandError> {
         )));
     }
     let text = s.game.position().move_text(&mv).to_string();
-    match p.push(Event::MovePlayed { seat, mv, text }) {
-        Ok(()) => {}
-        Err(FoldError::Action(ActionError::Move(e))) => {
-            return Err(CommandError::IllegalMove {
-                game_id: p.id.clone(),
-                reason: move_error_reason(&e),
-                detail: e.to_string(),
-            });
-        }
-        Err(e) => {
-            return Err(CommandError::Store(StoreError::Corrupt(format!(
-                "bot move refused: {e}"
-            ))));
-        }
-    }
-    p.end_if_over()
+    push_move(p, seat, mv, text, "bot move")
 }
 
 /// Every active seat is a bot's: the bot to move offers a draw, the others accept, and
