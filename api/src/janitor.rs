@@ -8,6 +8,7 @@ use actix_web::web;
 
 use crate::db;
 use crate::games::idempotency;
+use crate::shutdown::Pace;
 use crate::state::AppState;
 
 /// Starts the periodic clean-up; it stops at shutdown.
@@ -18,18 +19,10 @@ pub fn spawn(state: web::Data<AppState>) {
     };
     // Often enough that nothing outlives its retention by more than half of it.
     let every = (retention / 2).clamp(Duration::from_secs(1), Duration::from_secs(600));
-    let stop = state.shutdown.token();
     let shutdown = state.shutdown.clone();
-    shutdown.spawn("janitor", async move {
-        let mut tick = actix_web::rt::time::interval(every);
-        loop {
-            let next = std::pin::pin!(tick.tick());
-            let stopped = std::pin::pin!(stop.cancelled());
-            if let futures_util::future::Either::Left(_) =
-                futures_util::future::select(stopped, next).await
-            {
-                break;
-            }
+    shutdown.spawn_periodic("janitor", every, move || {
+        let state = state.clone();
+        async move {
             let cutoff = db::now() - retention_delta;
             let purged = db::run_with(&state.pool, move |conn| {
                 idempotency::purge_before(conn, cutoff)
@@ -40,6 +33,7 @@ pub fn spawn(state: web::Data<AppState>) {
                 Ok(n) => tracing::info!(purged = n, "expired idempotency keys forgotten"),
                 Err(e) => tracing::warn!(error = %e, "purging idempotency keys failed"),
             }
+            Pace::Rest
         }
     });
 }

@@ -74,6 +74,32 @@ impl Shutdown {
         actix_web::rt::spawn(tracked);
     }
 
+    /// Spawns a worker that runs `pass` until shutdown: after a pass that answers
+    /// [`Pace::Rest`] it waits `every`, after [`Pace::Again`] (a full batch: more work is
+    /// waiting) it runs again at once. Cancellation is seen between passes and during the
+    /// rest, never in the middle of a pass, so a unit of work is finished or not begun.
+    pub fn spawn_periodic<F, Fut>(&self, name: &'static str, every: Duration, mut pass: F)
+    where
+        F: FnMut() -> Fut + 'static,
+        Fut: Future<Output = Pace> + 'static,
+    {
+        let stop = self.token();
+        self.spawn(name, async move {
+            while !stop.is_cancelled() {
+                if pass().await == Pace::Again {
+                    continue;
+                }
+                let rest = std::pin::pin!(actix_web::rt::time::sleep(every));
+                let stopped = std::pin::pin!(stop.cancelled());
+                if let futures_util::future::Either::Left(_) =
+                    futures_util::future::select(stopped, rest).await
+                {
+                    break;
+                }
+            }
+        });
+    }
+
     /// Step 3: cancels the workers and waits up to `within` for them. Returns false if some
     /// were still running when the time was up.
     pub async fn stop_workers(&self, within: Duration) -> bool {
@@ -93,6 +119,15 @@ impl Shutdown {
         }
         done
     }
+}
+
+/// What a periodic worker does after a pass (see [`Shutdown::spawn_periodic`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// Wait the worker's interval before the next pass.
+    Rest,
+    /// Run the next pass at once: the last one stopped at its batch size.
+    Again,
 }
 
 /// Listens for SIGTERM and SIGINT (Ctrl-C): the first starts a graceful stop, a second one
@@ -146,4 +181,41 @@ async fn next_signal() -> Option<&'static str> {
         .await
         .ok()
         .map(|()| "Ctrl-C")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use super::*;
+
+    #[actix_web::test]
+    async fn a_periodic_worker_runs_at_once_after_a_full_batch_and_stops_on_shutdown() {
+        let shutdown = Shutdown::new();
+        let passes = Rc::new(Cell::new(0u32));
+        let counted = passes.clone();
+        // Three full batches, then rests of an hour: only a stop can end the rest.
+        shutdown.spawn_periodic("test", Duration::from_secs(3600), move || {
+            let counted = counted.clone();
+            async move {
+                counted.set(counted.get() + 1);
+                if counted.get() <= 3 {
+                    Pace::Again
+                } else {
+                    Pace::Rest
+                }
+            }
+        });
+        for _ in 0..50 {
+            actix_web::rt::task::yield_now().await;
+        }
+        assert_eq!(
+            passes.get(),
+            4,
+            "three batches run back to back, then a rest"
+        );
+        assert!(shutdown.stop_workers(Duration::from_secs(5)).await);
+        assert_eq!(passes.get(), 4, "no pass after the stop");
+    }
 }

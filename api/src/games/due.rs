@@ -35,6 +35,7 @@ use super::state::GameState;
 use super::store::{self, StoreError};
 use crate::db::{self, DbConnection};
 use crate::schema::games;
+use crate::shutdown::Pace;
 use crate::state::AppState;
 
 /// Games claimed by one statement.
@@ -235,14 +236,16 @@ pub fn pass(conn: &mut DbConnection, app: &AppState, lease: TimeDelta) -> Pass {
 }
 
 /// Starts the worker on the server's runtime: a pass at once (overdue deadlines of the
-/// time no server ran), then one every `config.due_interval`.
+/// time no server ran), then one every `config.due_interval`, until the server stops.
 pub fn spawn(app: web::Data<AppState>) {
     let every = app.config.due_interval.max(Duration::from_millis(1));
     let Ok(lease) = TimeDelta::from_std(app.config.due_lease) else {
         return;
     };
-    actix_web::rt::spawn(async move {
-        loop {
+    let shutdown = app.shutdown.clone();
+    shutdown.spawn_periodic("due", every, move || {
+        let app = app.clone();
+        async move {
             let app2 = app.clone();
             let result = db::run_with(&app.pool, move |conn| {
                 let p = pass(conn, &app2, lease);
@@ -255,7 +258,7 @@ pub fn spawn(app: web::Data<AppState>) {
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "due pass could not run"),
             }
-            actix_web::rt::time::sleep(every).await;
+            Pace::Rest
         }
     });
 }

@@ -41,6 +41,7 @@ use super::{NotificationRow, settings, stable_id};
 use crate::db::{self, DbConnection};
 use crate::games::store::StoreError;
 use crate::schema::{deliveries, notifications, users, webhooks as webhooks_t};
+use crate::shutdown::Pace;
 use crate::state::AppState;
 
 /// Notifications fanned out, and deliveries claimed, per statement.
@@ -632,14 +633,18 @@ pub fn spawn(app: web::Data<AppState>) {
         .notify
         .delivery_interval
         .max(Duration::from_millis(1));
-    actix_web::rt::spawn(async move {
-        loop {
+    let shutdown = app.shutdown.clone();
+    shutdown.spawn_periodic("delivery", every, move || {
+        let app = app.clone();
+        async move {
             match round(&app).await {
-                Ok(n) if n as i64 >= BATCH => continue,
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "delivery round could not run"),
+                Ok(n) if n as i64 >= BATCH => Pace::Again,
+                Ok(_) => Pace::Rest,
+                Err(e) => {
+                    tracing::warn!(error = %e, "delivery round could not run");
+                    Pace::Rest
+                }
             }
-            actix_web::rt::time::sleep(every).await;
         }
     });
 }
