@@ -55,32 +55,44 @@ fn vacation_stops_the_clock(backend: Backend) {
     let (id, p) = game(&srv, "vac");
     let red = &p[0];
     // Red goes away for two days, from now.
-    let v = srv
-        .post(
-            "/v1/me/vacation",
-            Some(&red.access),
-            &json!({"ends_at": "2031-03-03T12:00:00Z"}),
-        )
-        .expect(201)
+    let r = srv.post(
+        "/v1/me/vacations",
+        Some(&red.access),
+        &json!({"ends_at": "2031-03-03T12:00:00Z"}),
+    );
+    let v = r.expect(201).clone();
+    assert_eq!(v["running"], true);
+    assert_eq!(v["starts_at"], "2031-03-01T12:00:00Z");
+    let location = r.header("location").expect("Location of the vacation");
+    assert_eq!(
+        location,
+        format!("/v1/me/vacations/{}", v["id"].as_str().unwrap())
+    );
+    let list = srv
+        .get("/v1/me/vacations", Some(&red.access))
+        .expect(200)
         .clone();
-    assert_eq!(v["on_vacation"], true);
-    assert_eq!(v["used_secs_this_year"], 2 * 86400);
-    assert_eq!(v["allowance_days"], 30);
+    assert_eq!(list["on_vacation"], true);
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+    assert_eq!(list["items"][0]["id"], v["id"]);
+    assert_eq!(list["used_secs_this_year"], 2 * 86400);
+    assert_eq!(list["left_secs_this_year"], 28 * 86400);
+    assert_eq!(list["allowance_days"], 30);
     // Overlaps and the allowance are refused.
     srv.post(
-        "/v1/me/vacation",
+        "/v1/me/vacations",
         Some(&red.access),
         &json!({"starts_at": "2031-03-02T12:00:00Z", "ends_at": "2031-03-04T12:00:00Z"}),
     )
     .problem(409, "conflict");
     srv.post(
-        "/v1/me/vacation",
+        "/v1/me/vacations",
         Some(&red.access),
         &json!({"starts_at": "2031-05-01T00:00:00Z", "ends_at": "2031-06-01T00:00:00Z"}),
     )
     .problem(400, "validation");
     srv.post(
-        "/v1/me/vacation",
+        "/v1/me/vacations",
         Some(&red.access),
         &json!({"starts_at": "2031-01-01T00:00:00Z", "ends_at": "2031-01-03T00:00:00Z"}),
     )
@@ -97,24 +109,59 @@ fn vacation_stops_the_clock(backend: Backend) {
     clock.advance(TimeDelta::hours(22) + TimeDelta::seconds(1)); // past 03-04T12:00
     wait_to_move(&srv, &id, "B");
 
-    // Blue goes away and comes back early: its clock runs again from then.
+    // Blue goes away and comes back early: its clock runs again from then. A coming
+    // vacation can be cancelled; nobody else can end Blue's.
     let blue = &p[1];
-    srv.post(
-        "/v1/me/vacation",
-        Some(&blue.access),
-        &json!({"ends_at": "2031-03-14T12:00:00Z"}),
-    )
-    .expect(201);
+    let coming = srv
+        .post(
+            "/v1/me/vacations",
+            Some(&blue.access),
+            &json!({"starts_at": "2031-04-01T00:00:00Z", "ends_at": "2031-04-02T00:00:00Z"}),
+        )
+        .expect(201)
+        .clone();
+    assert_eq!(coming["running"], false);
+    let away = srv
+        .post(
+            "/v1/me/vacations",
+            Some(&blue.access),
+            &json!({"ends_at": "2031-03-14T12:00:00Z"}),
+        )
+        .expect(201)
+        .clone();
+    let ids: Vec<_> = srv.get("/v1/me/vacations", Some(&blue.access)).expect(200)["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].clone())
+        .collect();
+    assert_eq!(
+        ids,
+        [away["id"].clone(), coming["id"].clone()],
+        "soonest first"
+    );
     clock.advance(TimeDelta::days(2));
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(to_move(&srv, &id), "B");
-    let r = srv
-        .delete("/v1/me/vacation", Some(&blue.access))
+    let away_url = format!("/v1/me/vacations/{}", away["id"].as_str().unwrap());
+    srv.delete(&away_url, Some(&red.access))
+        .problem(404, "not-found");
+    srv.delete(&away_url, Some(&blue.access)).expect(204);
+    srv.delete(&away_url, Some(&blue.access))
+        .problem(404, "not-found");
+    let coming_url = format!("/v1/me/vacations/{}", coming["id"].as_str().unwrap());
+    srv.delete(&coming_url, Some(&blue.access)).expect(204);
+    let list = srv
+        .get("/v1/me/vacations", Some(&blue.access))
         .expect(200)
         .clone();
-    assert_eq!(r["on_vacation"], false);
-    srv.delete("/v1/me/vacation", Some(&blue.access))
-        .problem(404, "not-found");
+    assert_eq!(list["on_vacation"], false);
+    assert_eq!(list["items"], json!([]));
+    assert_eq!(
+        list["used_secs_this_year"],
+        2 * 86400,
+        "the unused part is given back"
+    );
     // Blue had used no clock before leaving: a day from now.
     clock.advance(TimeDelta::hours(23));
     std::thread::sleep(Duration::from_millis(300));

@@ -158,7 +158,7 @@ fn deliveries_are_signed_and_secrets_rotate(backend: Backend) {
     // Rotation: the next delivery is signed by both secrets.
     let r = srv
         .post(
-            &format!("/v1/me/webhooks/{hid}/rotate-secret"),
+            &format!("/v1/me/webhooks/{hid}/secret"),
             Some(&p[0].access),
             &json!({}),
         )

@@ -3,7 +3,7 @@
 //! Policy: a vacation starts now or later and ends after it starts; each player may take
 //! `DJAMBI_VACATION_DAYS` (default 30) days per calendar year (UTC), counted to the second
 //! over the part of each vacation inside that year; one vacation at a time (no overlap).
-//! Ending a vacation early (`DELETE`) gives back the unused part; a vacation that has not
+//! Ending a vacation early (`DELETE /v1/me/vacations/{id}`) gives back the unused part; a vacation that has not
 //! started is simply removed. The deadline of a seat to move is its turn's time counted
 //! outside its player's vacations ([`crate::games::timing::paused_deadline`]); the
 //! due-work worker applies it before timing a seat out.
@@ -68,19 +68,18 @@ pub fn used_secs(conn: &mut DbConnection, user: &str, year: i32) -> Result<i64, 
     Ok(rows.into_iter().map(|v| overlap(v, y)).sum())
 }
 
-/// The vacation running at `now` or the next one.
-pub fn current_or_next(
+/// The user's vacations running at `now` or coming, soonest first.
+pub fn running_and_coming(
     conn: &mut DbConnection,
     user: &str,
     now: NaiveDateTime,
-) -> Result<Option<VacationRow>, StoreError> {
+) -> Result<Vec<VacationRow>, StoreError> {
     Ok(vacations::table
         .filter(vacations::user_id.eq(user))
         .filter(vacations::ends_at.gt(now))
-        .order(vacations::starts_at.asc())
+        .order((vacations::starts_at.asc(), vacations::id.asc()))
         .select(VacationRow::as_select())
-        .first(conn)
-        .optional()?)
+        .load(conn)?)
 }
 
 /// Books a vacation (checks the policy; inside the caller's transaction).
@@ -145,13 +144,22 @@ pub fn create(
     Ok(row)
 }
 
-/// Ends the running vacation now, or removes the next one; `None` if there is none.
+/// Ends the user's vacation `id` now if it runs, or removes it if it has not started;
+/// `None` if the user has no such running or coming vacation.
 pub fn end(
     conn: &mut DbConnection,
     user: &str,
+    id: &str,
     now: NaiveDateTime,
 ) -> Result<Option<VacationRow>, StoreError> {
-    let Some(v) = current_or_next(conn, user, now)? else {
+    let Some(v) = vacations::table
+        .filter(vacations::id.eq(id))
+        .filter(vacations::user_id.eq(user))
+        .filter(vacations::ends_at.gt(now))
+        .select(VacationRow::as_select())
+        .first(conn)
+        .optional()?
+    else {
         return Ok(None);
     };
     if v.starts_at > now {

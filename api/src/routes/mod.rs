@@ -17,7 +17,7 @@ pub mod pages;
 pub mod sessions;
 pub mod tokens;
 pub mod unsubscribe;
-pub mod vacation;
+pub mod vacations;
 pub mod webhooks;
 
 use actix_web::Error;
@@ -46,5 +46,5 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     notification_settings::configure(cfg);
     webhooks::configure(cfg);
     unsubscribe::configure(cfg);
-    vacation::configure(cfg);
+    vacations::configure(cfg);
 }

@@ -1,5 +1,5 @@
 //! Webhook endpoints: `POST/GET /v1/me/webhooks`, `DELETE /v1/me/webhooks/{id}`,
-//! `POST /v1/me/webhooks/{id}/rotate-secret`, `GET /v1/me/webhooks/{id}/deliveries`.
+//! `POST /v1/me/webhooks/{id}/secret`, `GET /v1/me/webhooks/{id}/deliveries`.
 //! See [`crate::notifications::webhooks`] for the signatures and the address rules.
 
 use actix_web::{HttpResponse, delete, get, post, web};
@@ -196,7 +196,7 @@ pub async fn delete_webhook(
         (status = 404, description = "No such endpoint of mine", body = Problem, content_type = PROBLEM)
     )
 )]
-#[post("/me/webhooks/{id}/rotate-secret")]
+#[post("/me/webhooks/{id}/secret")]
 pub async fn rotate_secret(
     app: web::Data<AppState>,
     auth: Authenticated,
