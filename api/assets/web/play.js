@@ -305,7 +305,7 @@
   function labelOf(event, plies) {
     var p = event.payload || {};
     switch (event.kind) {
-      case "move_played": return plies + 1 + ". " + D.seatLabel(p.seat) + " " + (p.text || "");
+      case "move_played": return D.seatLabel(p.seat) + " " + (p.text || "");
       case "resigned": return D.seatLabel(p.seat) + " resigns";
       case "timed_out": return D.seatLabel(p.seat) + " timed out";
       case "ended": return p.result && p.result.reason === "draw_agreed" ? "Draw agreed" : null;
@@ -408,7 +408,11 @@
     counter.textContent = (index === -1 ? steps.length - 1 : index) + " / " + (steps.length - 1);
     Array.prototype.forEach.call(list.querySelectorAll("button.step"), function (b) {
       var mine = parseInt(b.getAttribute("data-step"), 10) === (index === -1 ? steps.length - 1 : index);
-      if (mine) { b.setAttribute("aria-current", "step"); b.scrollIntoView({ block: "nearest" }); } else b.removeAttribute("aria-current");
+      if (mine) {
+        b.setAttribute("aria-current", "step");
+        // Scroll the list only, never the page (a phone would jump to the list).
+        list.scrollTop = Math.max(0, b.offsetTop - list.clientHeight / 2);
+      } else b.removeAttribute("aria-current");
     });
     var view = index === -1 ? current : await D.api("GET", api + "/state?at=" + at);
     board.setAttribute("data-current", index === -1 ? "true" : "false");
