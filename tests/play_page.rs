@@ -64,7 +64,10 @@ fn plan(seed: u64, max_plies: usize) -> Option<Vec<String>> {
             *to_maze[rng.below(to_maze.len())]
         } else {
             // No placements by chance: the dialogs are tried on purpose above.
-            let plain: Vec<_> = moves.iter().filter(|m| m.place.is_none() && m.exit.is_none()).collect();
+            let plain: Vec<_> = moves
+                .iter()
+                .filter(|m| m.place.is_none() && m.exit.is_none())
+                .collect();
             if plain.is_empty() {
                 moves[rng.below(moves.len())]
             } else {
@@ -126,7 +129,13 @@ fn four_players_play_a_game_by_clicking_in_chromium() {
         run.status
     );
     assert!(stdout.contains("ok: "), "{stdout}");
-    for shot in ["play.png", "play-dialog.png", "play-stale.png", "play-phone.png", "play-end.png"] {
+    for shot in [
+        "play.png",
+        "play-dialog.png",
+        "play-stale.png",
+        "play-phone.png",
+        "play-end.png",
+    ] {
         assert!(outdir.join(shot).is_file(), "{shot}");
     }
     eprintln!("{}", stdout.lines().last().unwrap_or_default());

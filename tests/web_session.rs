@@ -89,8 +89,14 @@ fn the_cookie_session_is_http_only_same_site_and_csrf_protected() {
     // A write without the CSRF token, or with a wrong one, is refused and writes nothing.
     let create = json!({"seats": 4, "seat": "R"});
     post_with(&srv, "/v1/games", &w.cookie, None, &create).problem(403, "forbidden");
-    post_with(&srv, "/v1/games", &w.cookie, Some("bm90IHRoZSB0b2tlbg"), &create)
-        .problem(403, "forbidden");
+    post_with(
+        &srv,
+        "/v1/games",
+        &w.cookie,
+        Some("bm90IHRoZSB0b2tlbg"),
+        &create,
+    )
+    .problem(403, "forbidden");
     let other = {
         srv.register("other");
         web_login(&srv, "other")
@@ -213,7 +219,14 @@ fn every_page_has_the_strict_csp_and_no_store() {
     );
     let id = game.expect(201)["id"].as_str().expect("id").to_string();
     let play = format!("/play/{id}");
-    for path in ["/", "/login", "/signup", "/lobby", "/settings", play.as_str()] {
+    for path in [
+        "/",
+        "/login",
+        "/signup",
+        "/lobby",
+        "/settings",
+        play.as_str(),
+    ] {
         let r = get_with(&srv, path, &w.cookie);
         assert_eq!(r.status.as_u16(), 200, "{path}: {}", r.text);
         assert!(r.content_type().starts_with("text/html"), "{path}");
@@ -222,9 +235,16 @@ fn every_page_has_the_strict_csp_and_no_store() {
         assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
         assert!(!csp.contains("unsafe-inline"), "{path}: {csp}");
         assert_eq!(r.header("cache-control"), Some("no-store"), "{path}");
-        assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{path}");
+        assert_eq!(
+            r.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
         assert!(!r.text.contains("<script>"), "{path}: inline script");
-        assert!(r.text.contains(&format!("content=\"{}\"", w.csrf)), "{path}: CSRF meta");
+        assert!(
+            r.text.contains(&format!("content=\"{}\"", w.csrf)),
+            "{path}: CSRF meta"
+        );
     }
     // Signed out: the private pages send to the login form; the home page is the form.
     for (path, to) in [
@@ -240,7 +260,10 @@ fn every_page_has_the_strict_csp_and_no_store() {
     let home = send(raw().get(srv.url("/")));
     assert_eq!(home.status.as_u16(), 200);
     assert!(home.text.contains("id=\"login-form\""));
-    assert!(home.text.contains("content=\"\""), "no CSRF token without a session");
+    assert!(
+        home.text.contains("content=\"\""),
+        "no CSRF token without a session"
+    );
     // The assets are versioned and immutable when asked with their version.
     let link = home
         .text

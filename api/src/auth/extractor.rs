@@ -158,8 +158,7 @@ async fn authenticate(
 /// Whether a request authenticates with the web session cookie: it has the cookie and
 /// no `Authorization` header (the header wins).
 pub fn uses_cookie(req: &HttpRequest) -> bool {
-    !req.headers().contains_key(header::AUTHORIZATION)
-        && web_session::cookie_value(req).is_some()
+    !req.headers().contains_key(header::AUTHORIZATION) && web_session::cookie_value(req).is_some()
 }
 
 /// The caller of a request that carries the web session cookie (see [`uses_cookie`]):

@@ -45,10 +45,17 @@ fn mac(secret: &str, purpose: &[u8], parts: &[&str]) -> HmacSha256 {
 /// The cookie value for a session of `user_id`, valid until `expires` (Unix seconds).
 pub fn issue(secret: &str, session_id: &str, user_id: &str, expires: i64) -> String {
     let exp = expires.to_string();
-    let tag = mac(secret, b"djambi-web-session\0", &[session_id, user_id, &exp])
-        .finalize()
-        .into_bytes();
-    format!("v1.{session_id}.{user_id}.{exp}.{}", B64URL.encode(tag.as_slice()))
+    let tag = mac(
+        secret,
+        b"djambi-web-session\0",
+        &[session_id, user_id, &exp],
+    )
+    .finalize()
+    .into_bytes();
+    format!(
+        "v1.{session_id}.{user_id}.{exp}.{}",
+        B64URL.encode(tag.as_slice())
+    )
 }
 
 /// The session id and user id of a cookie value, if its MAC is right and it has not
@@ -139,9 +146,15 @@ mod tests {
     #[test]
     fn a_cookie_round_trips_and_resists_tampering() {
         let v = issue(SECRET, "s-1", "u-1", 2_000);
-        assert_eq!(verify(SECRET, &v, 1_000), Some(("s-1".into(), "u-1".into())));
+        assert_eq!(
+            verify(SECRET, &v, 1_000),
+            Some(("s-1".into(), "u-1".into()))
+        );
         assert_eq!(verify(SECRET, &v, 2_000), None, "expired");
-        assert_eq!(verify("another secret entirely, also long", &v, 1_000), None);
+        assert_eq!(
+            verify("another secret entirely, also long", &v, 1_000),
+            None
+        );
         let forged = v.replace("u-1", "u-2");
         assert_eq!(verify(SECRET, &forged, 1_000), None);
         let later = v.replace(".2000.", ".9000.");

@@ -122,7 +122,10 @@ fn to_login(next: &str) -> HttpResponse {
     let location = if next == "/" {
         "/login".to_string()
     } else {
-        format!("/login?next={}", url::form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>())
+        format!(
+            "/login?next={}",
+            url::form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>()
+        )
     };
     HttpResponse::SeeOther()
         .insert_header((header::LOCATION, location))
@@ -131,7 +134,13 @@ fn to_login(next: &str) -> HttpResponse {
 }
 
 /// A page: the shell around `main`, with the page's name, the player and the assets.
-fn page(name: &str, title: &str, main: &str, viewer: Option<&Viewer>, game_id: &str) -> HttpResponse {
+fn page(
+    name: &str,
+    title: &str,
+    main: &str,
+    viewer: Option<&Viewer>,
+    game_id: &str,
+) -> HttpResponse {
     let nav = match viewer {
         Some(v) => format!(
             "<a href=\"/\">My games</a> <a href=\"/lobby\">Lobby</a> \
@@ -145,13 +154,25 @@ fn page(name: &str, title: &str, main: &str, viewer: Option<&Viewer>, game_id: &
         .replace("{{main}}", main)
         .replace("{{nav}}", &nav)
         .replace("/assets/web/app.js", &app_js().link("/assets/web/app.js"))
-        .replace("/assets/web/play.js", &play_js().link("/assets/web/play.js"))
-        .replace("/assets/web/web.css", &web_css().link("/assets/web/web.css"))
+        .replace(
+            "/assets/web/play.js",
+            &play_js().link("/assets/web/play.js"),
+        )
+        .replace(
+            "/assets/web/web.css",
+            &web_css().link("/assets/web/web.css"),
+        )
         .replace("{{page}}", name)
         .replace("{{title}}", &escape_html(title))
         .replace("{{game_id}}", &escape_html(game_id))
-        .replace("{{csrf}}", &escape_html(viewer.map_or("", |v| v.csrf.as_str())))
-        .replace("{{user_id}}", &escape_html(viewer.map_or("", |v| v.user_id.as_str())))
+        .replace(
+            "{{csrf}}",
+            &escape_html(viewer.map_or("", |v| v.csrf.as_str())),
+        )
+        .replace(
+            "{{user_id}}",
+            &escape_html(viewer.map_or("", |v| v.user_id.as_str())),
+        )
         .replace(
             "{{username}}",
             &escape_html(viewer.map_or("", |v| v.username.as_str())),
@@ -237,7 +258,12 @@ mod tests {
                 assert!(!t.contains(handler), "{name}: event handler attribute");
             }
         }
-        for needle in ["{{main}}", "{{csrf}}", "/assets/web/app.js", "/assets/web/web.css"] {
+        for needle in [
+            "{{main}}",
+            "{{csrf}}",
+            "/assets/web/app.js",
+            "/assets/web/web.css",
+        ] {
             assert!(SHELL.contains(needle), "{needle}");
         }
     }

@@ -43,11 +43,10 @@ pub(super) fn same_origin(req: &HttpRequest) -> Result<(), ApiError> {
         let origin_host = url::Url::parse(origin)
             .ok()
             .and_then(|u| {
-                u.host_str()
-                    .map(|h| match u.port() {
-                        Some(p) => format!("{h}:{p}"),
-                        None => h.to_string(),
-                    })
+                u.host_str().map(|h| match u.port() {
+                    Some(p) => format!("{h}:{p}"),
+                    None => h.to_string(),
+                })
             })
             .unwrap_or_default();
         if origin_host.is_empty() || !origin_host.eq_ignore_ascii_case(host) {
