@@ -71,8 +71,35 @@ fn post_with(srv: &TestServer, path: &str, cookie: &str, csrf: Option<&str>, bod
 }
 
 #[test]
-fn the_cookie_session_is_http_only_same_site_and_csrf_protected() {
-    let srv = TestServer::start(Backend::Postgres);
+fn the_cookie_session_is_http_only_same_site_and_csrf_protected_postgres() {
+    cookie_session(Backend::Postgres);
+}
+
+#[test]
+fn the_cookie_session_is_http_only_same_site_and_csrf_protected_sqlite() {
+    cookie_session(Backend::Sqlite);
+}
+
+#[test]
+fn the_cookie_is_secure_when_the_public_url_is_https() {
+    let srv = TestServer::start_with(
+        Backend::Postgres,
+        &[("DJAMBI_PUBLIC_URL", "https://djambi.example")],
+    );
+    srv.register("secure");
+    let w = web_login(&srv, "secure");
+    assert!(w.set_cookie.contains("; Secure"), "{}", w.set_cookie);
+    assert!(w.set_cookie.contains("HttpOnly"), "{}", w.set_cookie);
+    let out = post_with(&srv, "/web/logout", &w.cookie, Some(&w.csrf), &json!({}));
+    assert_eq!(out.status.as_u16(), 204, "{}", out.text);
+    assert!(
+        out.header("set-cookie")
+            .is_some_and(|c| c.contains("; Secure") && c.contains("Max-Age=0"))
+    );
+}
+
+fn cookie_session(backend: Backend) {
+    let srv = TestServer::start(backend);
     srv.register("webby");
     let w = web_login(&srv, "webby");
 
@@ -257,6 +284,16 @@ fn every_page_has_the_strict_csp_and_no_store() {
     }
     let r = send(raw().get(srv.url(&play)));
     assert_eq!(r.status.as_u16(), 303);
+    // An unknown game is an HTML 404 page, under the same policy.
+    for path in [
+        "/play/00000000-0000-0000-0000-000000000000",
+        "/play/not%20an%20id",
+    ] {
+        let r = get_with(&srv, path, &w.cookie);
+        assert_eq!(r.status.as_u16(), 404, "{path}");
+        assert!(r.content_type().starts_with("text/html"), "{path}");
+        assert!(r.header("content-security-policy").is_some(), "{path}");
+    }
     let home = send(raw().get(srv.url("/")));
     assert_eq!(home.status.as_u16(), 200);
     assert!(home.text.contains("id=\"login-form\""));

@@ -68,6 +68,19 @@ class Page:
                 "type": kind, "key": key, "code": code, "modifiers": modifiers,
                 "windowsVirtualKeyCode": key_code, "nativeVirtualKeyCode": key_code})
 
+    def press_enter(self, selector):
+        """Focuses an element and presses Enter on it (the keyboard's way to click)."""
+        found = self.eval(f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+                          " if (!e) return false; e.focus(); return document.activeElement === e; })()")
+        if not found:
+            raise Failed(f"cannot focus {selector}; status: {self.eval(STATUS)!r}")
+        self.call("Input.dispatchKeyEvent", {
+            "type": "keyDown", "key": "Enter", "code": "Enter", "text": "\r",
+            "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13})
+        self.call("Input.dispatchKeyEvent", {
+            "type": "keyUp", "key": "Enter", "code": "Enter",
+            "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13})
+
     def type_text(self, text):
         for ch in text:
             self.call("Input.dispatchKeyEvent", {"type": "char", "text": ch})

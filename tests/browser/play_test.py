@@ -153,6 +153,26 @@ def run(base, outdir, moves, chromium, timeout):
             p.wait_synced(state, "the start")
         print(f"game {game} started; {len(moves)} moves to play")
 
+        # My games: the game is listed for everyone, under "waiting for my move" for the
+        # player to move only; that player opens it from there.
+        mover = players[state["turn"]["seat"]]
+        for p in players.values():
+            p.page.navigate(f"{base}/")
+            p.wait_page("home", "/")
+            p.page.wait_for("/waiting for your move/.test(document.getElementById('status').textContent)",
+                            f"{p.seat}'s games")
+            waiting = p.page.eval(f"!!document.querySelector('#my-turn a[data-game-id=\"{game}\"]')")
+            listed = p.page.eval(f"!!document.querySelector('#my-games a[data-game-id=\"{game}\"]')")
+            if waiting != (p is mover) or not listed:
+                raise Failed(f"{p.seat}'s games: waiting {waiting}, listed {listed}")
+        for p in players.values():
+            if p is mover:
+                p.page.click(f'#my-turn a[data-game-id="{game}"]')
+            else:
+                p.page.navigate(f"{base}/play/{game}")
+            p.wait_page("play", f"/play/{game}")
+            p.wait_synced(state, "the start, again")
+
         for i, text in enumerate(moves):
             state = get_json(f"{api}/state")
             seat = state["turn"]["seat"]
@@ -162,18 +182,20 @@ def run(base, outdir, moves, chromium, timeout):
                 f"!!document.querySelector('#squares [data-square=\"{mv['from']}\"].movable')"
                 f" && document.getElementById('board').dataset.version === '{state['version']}'",
                 f"{seat}'s turn on its page before {text}")
+            # The first move is played with the keyboard (Enter on the squares), the
+            # second typed in the text box, the others clicked.
+            press = p.page.press_enter if i == 0 else p.page.click
             if i == 1:
-                # The text box instead of the board.
                 p.fill("#move-text", text.lower())
                 p.page.click("#move-text-submit")
                 typed += 1
             else:
-                p.page.click(f"#squares [data-square=\"{mv['from']}\"]")
+                press(f"#squares [data-square=\"{mv['from']}\"]")
                 p.page.wait_for(f"!!document.querySelector('#squares [data-square=\"{mv['to']}\"].target')",
                                 f"{mv['to']} offered as a destination")
                 if i == 2:
                     p.page.screenshot(os.path.join(outdir, "play.png"))
-                p.page.click(f"#squares [data-square=\"{mv['to']}\"]")
+                press(f"#squares [data-square=\"{mv['to']}\"]")
                 for _ in range(4):
                     ui = p.page.eval(
                         "(() => { const d = document.querySelector('.choice-dialog');"
@@ -198,7 +220,7 @@ def run(base, outdir, moves, chromium, timeout):
                 ui = p.page.eval("document.getElementById('confirm').dataset.move")
                 if ui != text:
                     raise Failed(f"{seat}'s page is about to play {ui!r}, not {text}")
-                p.page.click("#confirm")
+                press("#confirm")
             deadline = time.time() + timeout
             while time.time() < deadline:
                 new = get_json(f"{api}/state")
@@ -292,11 +314,45 @@ def run(base, outdir, moves, chromium, timeout):
             q.page.wait_for("/Game over/.test(document.getElementById('status').textContent)",
                             f"{q.seat}'s page saying the game is over")
         players["R"].page.screenshot(os.path.join(outdir, "play-end.png"))
+
+        # Settings: a notification channel and the reminders saved, a vacation declared
+        # and ended, each checked through the API.
+        g = players["G"]
+        status, login = http("POST", f"{base}/v1/sessions", {"username": g.username, "password": PASSWORD})
+        if status != 201:
+            raise Failed(f"login through the API: {status} {login}")
+        token = login["access_token"]
+        g.page.navigate(f"{base}/settings")
+        g.wait_page("settings", "/settings")
+        box = 'input[data-kind="your_turn"][data-channel="email"]'
+        g.page.wait_for(f"!!document.querySelector('{box}') && document.getElementById('vacation-now').textContent",
+                        "the settings")
+        g.page.click(box)
+        g.fill("#reminders", "12")
+        g.page.click("#notify-submit")
+        g.page.wait_for("/saved/.test(document.getElementById('status').textContent)", "the settings saved")
+        _, saved = http("GET", f"{base}/v1/me/notification-settings", token=token)
+        if saved["kinds"]["your_turn"]["email"] or saved["reminder_offsets_secs"] != [43200]:
+            raise Failed(f"the settings were not saved: {saved}")
+        g.page.click("#vacation-submit")
+        g.page.wait_for("/On vacation until/.test(document.getElementById('vacation-now').textContent)",
+                        "the vacation declared")
+        _, vacation = http("GET", f"{base}/v1/me/vacation", token=token)
+        if not vacation["on_vacation"]:
+            raise Failed(f"the vacation was not declared: {vacation}")
+        g.page.click("#vacation-cancel")
+        g.page.wait_for("/ended or cancelled/.test(document.getElementById('status').textContent)",
+                        "the vacation ended")
+        _, vacation = http("GET", f"{base}/v1/me/vacation", token=token)
+        if vacation["on_vacation"]:
+            raise Failed(f"the vacation did not end: {vacation}")
+        g.page.screenshot(os.path.join(outdir, "settings.png"))
+        print("settings saved and a vacation declared and ended through /settings")
         if typed != 1:
             raise Failed("the text box was not used")
     finally:
         browser.close()
-    print(f"ok: {len(moves)} moves clicked by four players (dialogs: {', '.join(sorted(dialogs)) or 'none'}),"
+    print(f"ok: {len(moves)} moves by four players (clicks, keyboard, text box) (dialogs: {', '.join(sorted(dialogs)) or 'none'}),"
           f" a stale move refused, resignations to the end; screenshots in {outdir}")
 
 

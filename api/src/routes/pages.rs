@@ -143,7 +143,7 @@ pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {
         .body(body)
 }
 
-fn not_found_page(what: &str) -> HttpResponse {
+pub(crate) fn not_found_page(what: &str) -> HttpResponse {
     let body = format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\

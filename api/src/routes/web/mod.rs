@@ -25,11 +25,12 @@ use actix_web::dev::{ServiceFactory, ServiceRequest};
 use actix_web::http::{StatusCode, header};
 use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 
-use super::pages::{Asset, escape_html, html};
+use super::pages::{Asset, escape_html, html, not_found_page};
 use crate::accounts::{sessions as session_store, users};
 use crate::auth::web_session;
 use crate::db;
 use crate::error::ApiError;
+use crate::games::store::{self, StoreError};
 use crate::state::AppState;
 
 const SHELL: &str = include_str!("../../../assets/web/page.html");
@@ -225,8 +226,14 @@ async fn play_page(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let Ok(id) = super::games::game_id(&path) else {
-        return Err(ApiError::NotFound("there is no such game".into()));
+        return Ok(not_found_page("There is no such game."));
     };
+    let g = id.clone();
+    match db::run_with(&app.pool, move |conn| store::current_version(conn, &g)).await {
+        Ok(_) => {}
+        Err(StoreError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
+        Err(e) => return Err(e.into()),
+    }
     match viewer(&req, &app).await? {
         Some(v) => {
             let short: String = id.chars().take(8).collect();
