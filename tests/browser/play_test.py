@@ -186,6 +186,20 @@ def run(base, outdir, moves, chromium, timeout):
             # second typed in the text box, the others clicked.
             press = p.page.press_enter if i == 0 else p.page.click
             if i == 1:
+                # First an illegal move: the server's answer is shown, the text kept.
+                illegal = next(f"{sq}-{sq[0]}{int(sq[1]) % 9 + 1}" for sq in ("A5", "B5", "C5", "D5")
+                               if sq not in (mv["from"], mv["to"]))
+                p.fill("#move-text", illegal)
+                p.page.click("#move-text-submit")
+                p.page.wait_for(
+                    "(() => { const m = document.getElementById('message');"
+                    f" return !m.hidden && m.classList.contains('error') && m.textContent.includes('{illegal}'); }})()",
+                    "the refusal of an illegal move")
+                if p.page.eval("document.getElementById('move-text').value") != illegal:
+                    raise Failed("the illegal move is not kept in the text box")
+                if get_json(f"{api}/state")["version"] != state["version"]:
+                    raise Failed(f"the illegal move {illegal} was written")
+                print(f"illegal move refused: {p.page.eval(BOARD)['message']}")
                 p.fill("#move-text", text.lower())
                 p.page.click("#move-text-submit")
                 typed += 1
