@@ -306,6 +306,25 @@ def run(base, outdir, moves, chromium, timeout):
         p.page.navigate(f"{base}/play/{game}")
         p.wait_page("play", f"/play/{game}")
 
+        # A draw offered in one page reaches another by itself, which declines it.
+        state = get_json(f"{api}/state")
+        offerer, decliner = [players[s] for s in state["active_seats"][:2]]
+        offerer.wait_synced(state, "the position before the draw offer")
+        offerer.page.click("#draw-offer")
+        decliner.page.wait_for("!document.getElementById('draw-accept').hidden && "
+                               "/offers a draw/.test(document.getElementById('draw-status').textContent)",
+                               "the draw offer on another page")
+        decliner.page.click("#draw-decline")
+        deadline = time.time() + timeout
+        while get_json(f"{api}/state").get("draw_offer"):
+            if time.time() > deadline:
+                raise Failed("the draw offer was not declined")
+            time.sleep(0.05)
+        kinds = [e["kind"] for e in get_json(f"{api}/events?after={state['version']}")["items"]]
+        if kinds != ["draw_offered", "draw_declined"]:
+            raise Failed(f"the draw offer and its refusal are not in the log: {kinds}")
+        print(f"{offerer.seat} offered a draw, {decliner.seat} declined it, in their pages")
+
         # Resignations clicked in the pages until the game is over.
         while True:
             state = get_json(f"{api}/state")
@@ -367,7 +386,7 @@ def run(base, outdir, moves, chromium, timeout):
     finally:
         browser.close()
     print(f"ok: {len(moves)} moves by four players (clicks, keyboard, text box) (dialogs: {', '.join(sorted(dialogs)) or 'none'}),"
-          f" a stale move refused, resignations to the end; screenshots in {outdir}")
+          f" a stale move refused, a draw offered and declined, resignations to the end; screenshots in {outdir}")
 
 
 def main():

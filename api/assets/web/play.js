@@ -366,6 +366,31 @@
     D.setText("deadline", deadline);
   }
 
+  // The pending draw offer, and what I may do about it.
+  function renderDraw() {
+    var active = summary.status === "active" &&
+      mySeats().some(function (s) { return current.active_seats.indexOf(s) >= 0; });
+    var offer = current.draw_offer;
+    document.getElementById("draw-row").hidden = !active;
+    var waiting = offer ? offer.waiting_for.filter(function (s) { return mySeats().indexOf(s) >= 0; }) : [];
+    D.setText("draw-status", offer
+      ? D.seatName(offer.by) + " offers a draw; waiting for " + offer.waiting_for.map(D.seatName).join(", ") + "."
+      : "");
+    document.getElementById("draw-offer").hidden = !!offer;
+    document.getElementById("draw-accept").hidden = !waiting.length;
+    document.getElementById("draw-decline").hidden = !offer;
+  }
+
+  async function draw(action) {
+    try {
+      await D.api("POST", api + "/draw-offer", { action: action });
+      showMessage({ offer: "You offered a draw.", accept: "You accepted the draw.", decline: "You declined the draw." }[action], "ok");
+    } catch (error) {
+      showMessage("Could not " + action + " the draw: " + error.message, "error");
+    }
+    refresh();
+  }
+
   function describe() {
     if (!summary || !current) return "Loading…";
     if (summary.status === "open") return "Waiting for players: " + (summary.open_seats || []).map(D.seatName).join(", ") + " free.";
@@ -440,6 +465,7 @@
     D.setText("game-title", "Game " + gameId.slice(0, 8) + ": " + title);
     document.getElementById("resign-row").hidden = !(summary.status === "active" && mySeats().some(function (s) { return current.active_seats.indexOf(s) >= 0; }));
     textForm.hidden = !myTurn();
+    renderDraw();
     await go(shown === -1 ? -1 : shown);
   }
 
@@ -517,6 +543,9 @@
         if (found.length) text = found[0].text;
       }
       send(text);
+    });
+    ["offer", "accept", "decline"].forEach(function (action) {
+      document.getElementById("draw-" + action).addEventListener("click", function () { draw(action); });
     });
     var resignConfirm = document.getElementById("resign-confirm");
     document.getElementById("resign").addEventListener("click", function () {
