@@ -29,139 +29,16 @@ server cannot be used.
 """
 
 import argparse
-import base64
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-import time
 import urllib.request
 
-
-class Failed(Exception):
-    pass
-
-
-class Browser:
-    """A headless Chromium driven over --remote-debugging-pipe."""
-
-    def __init__(self, chromium, timeout):
-        self.timeout = timeout
-        self.profile = tempfile.mkdtemp(prefix="replay-test-")
-        to_browser_r, self.to_browser = os.pipe()
-        self.from_browser, from_browser_w = os.pipe()
-        args = [
-            chromium, "--headless", "--remote-debugging-pipe", "--no-sandbox",
-            "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-            "--no-default-browser-check", "--disable-extensions",
-            "--hide-scrollbars", "--mute-audio", f"--user-data-dir={self.profile}",
-            "--window-size=1100,900", "about:blank",
-        ]
-        # The protocol's pipe is read from fd 3 and written to fd 4.
-        script = f'exec "$0" "$@" 3<&{to_browser_r} 4>&{from_browser_w}'
-        self.proc = subprocess.Popen(
-            ["bash", "-c", script, *args],
-            pass_fds=(to_browser_r, from_browser_w),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
-        os.close(to_browser_r)
-        os.close(from_browser_w)
-        self.buffer = b""
-        self.next_id = 0
-        self.session = None
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget",
-                                 {"targetId": target, "flatten": True})["sessionId"]
-        self.call("Page.enable")
-        self.call("Runtime.enable")
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": 1100, "height": 900, "deviceScaleFactor": 1, "mobile": False})
-
-    def call(self, method, params=None):
-        self.next_id += 1
-        message = {"id": self.next_id, "method": method, "params": params or {}}
-        if self.session and not method.startswith("Target."):
-            message["sessionId"] = self.session
-        os.write(self.to_browser, json.dumps(message).encode() + b"\0")
-        deadline = time.time() + self.timeout
-        while True:
-            while b"\0" not in self.buffer:
-                if time.time() > deadline:
-                    raise Failed(f"no answer to {method} in {self.timeout} s")
-                chunk = os.read(self.from_browser, 65536)
-                if not chunk:
-                    raise Failed(f"the browser closed the pipe: {self.stderr_tail()}")
-                self.buffer += chunk
-            raw, self.buffer = self.buffer.split(b"\0", 1)
-            answer = json.loads(raw)
-            if answer.get("id") == self.next_id:
-                if "error" in answer:
-                    raise Failed(f"{method}: {answer['error']}")
-                return answer.get("result", {})
-            if answer.get("method") == "Runtime.exceptionThrown":
-                details = answer["params"]["exceptionDetails"]
-                raise Failed(f"a script error on the page: {json.dumps(details)[:500]}")
-
-    def stderr_tail(self):
-        try:
-            self.proc.kill()
-            return self.proc.stderr.read().decode(errors="replace")[-2000:]
-        except Exception:  # noqa: BLE001 - best effort, for the message only
-            return ""
-
-    def eval(self, expression):
-        result = self.call("Runtime.evaluate", {
-            "expression": expression, "returnByValue": True, "awaitPromise": True})
-        if "exceptionDetails" in result:
-            raise Failed(f"{expression}: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    def wait_for(self, expression, what):
-        deadline = time.time() + self.timeout
-        while time.time() < deadline:
-            if self.eval(expression):
-                return
-            time.sleep(0.05)
-        raise Failed(f"timed out waiting for {what}; status: {self.eval(STATUS)!r}")
-
-    def navigate(self, url):
-        self.call("Page.navigate", {"url": url})
-
-    def key(self, key, code, key_code):
-        for kind in ("rawKeyDown", "keyUp"):
-            self.call("Input.dispatchKeyEvent", {
-                "type": kind, "key": key, "code": code,
-                "windowsVirtualKeyCode": key_code, "nativeVirtualKeyCode": key_code})
-
-    def click(self, selector):
-        box = self.eval(
-            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
-            " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
-            " return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()")
-        for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", {
-                "type": kind, "x": box["x"], "y": box["y"], "button": "left", "clickCount": 1})
-
-    def screenshot(self, path):
-        data = self.call("Page.captureScreenshot", {"format": "png"})["data"]
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(data))
-
-    def close(self):
-        try:
-            self.call("Browser.close")
-        except Failed:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        shutil.rmtree(self.profile, ignore_errors=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp import Browser, Failed  # noqa: E402 - the shared driver, beside this file
 
 
-STATUS = "document.getElementById('status') && document.getElementById('status').textContent"
 SHOWN = """(() => {
   const b = document.getElementById('board');
   return {step: b.dataset.step, steps: b.dataset.steps, version: b.dataset.version,

@@ -11,6 +11,11 @@
 //! A missing header, a non-Bearer scheme, a malformed, expired, tampered or foreign JWT, a
 //! JWT of a revoked session, and an unknown, revoked or expired personal access token are
 //! all 401 `unauthorized` problems with `WWW-Authenticate: Bearer`.
+//!
+//! Without an `Authorization` header, the web client's session cookie is accepted
+//! instead (see [`super::web_session`]): the same session check and scopes as a login's
+//! access token, and for any method but GET/HEAD/OPTIONS the `X-CSRF-Token` header of
+//! the session (403 `forbidden` when missing or wrong).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -19,6 +24,7 @@ use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
 
 use super::Scope;
 use super::tokens::{self, PAT_PREFIX};
+use super::web_session;
 use crate::accounts::sessions::{self as session_store, SessionCheck};
 use crate::accounts::tokens::{self as token_store, TokenCheck};
 use crate::db;
@@ -149,13 +155,71 @@ async fn authenticate(
     }
 }
 
+/// Whether a request authenticates with the web session cookie: it has the cookie and
+/// no `Authorization` header (the header wins).
+pub fn uses_cookie(req: &HttpRequest) -> bool {
+    !req.headers().contains_key(header::AUTHORIZATION) && web_session::cookie_value(req).is_some()
+}
+
+/// The caller of a request that carries the web session cookie (see [`uses_cookie`]):
+/// the cookie's MAC and expiry, the CSRF token for state-changing methods, then the
+/// session row.
+async fn authenticate_cookie(
+    state: web::Data<AppState>,
+    req: &HttpRequest,
+) -> Result<Authenticated, ApiError> {
+    let value = web_session::cookie_value(req).unwrap_or_default();
+    let secret = state.config.jwt_secret.expose().to_string();
+    let now = chrono::Utc::now().timestamp();
+    let (sid, uid) = web_session::verify(&secret, &value, now).ok_or_else(|| {
+        ApiError::invalid_token("the session cookie is not valid or has expired; log in again")
+    })?;
+    if web_session::is_unsafe(req.method()) {
+        let presented = req
+            .headers()
+            .get(web_session::CSRF_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !web_session::csrf_ok(&secret, &sid, presented) {
+            return Err(ApiError::Forbidden(format!(
+                "a request with the session cookie must send the page's `{}` header; \
+                 reload the page and try again",
+                web_session::CSRF_HEADER
+            )));
+        }
+    }
+    let (s, u) = (sid.clone(), uid.clone());
+    let check = db::run(&state.pool, move |conn| {
+        Ok(session_store::check(conn, &s, &u)?)
+    })
+    .await?;
+    match check {
+        SessionCheck::Live => Ok(Authenticated {
+            user_id: uid,
+            scopes: Scope::ALL.to_vec(),
+            via: AuthVia::Session { session_id: sid },
+        }),
+        SessionCheck::Unknown | SessionCheck::OtherUser | SessionCheck::Ended => Err(
+            ApiError::invalid_token("the session has ended (logged out or revoked); log in again"),
+        ),
+    }
+}
+
 impl FromRequest for Authenticated {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, _payload: &mut Payload) -> Self::Future {
-        let token = bearer_token(req);
         let state = req.app_data::<web::Data<AppState>>().cloned();
+        if uses_cookie(req) {
+            let req = req.clone();
+            return Box::pin(async move {
+                let state = state
+                    .ok_or_else(|| ApiError::internal("application state is not configured"))?;
+                authenticate_cookie(state, &req).await
+            });
+        }
+        let token = bearer_token(req);
         Box::pin(async move {
             let token = token?;
             let state =

@@ -13,6 +13,7 @@ pub mod passwords;
 pub mod secret;
 pub mod throttle;
 pub mod tokens;
+pub mod web_session;
 
 pub use extractor::{AuthVia, Authenticated};
 pub use secret::SecretString;

@@ -18,6 +18,7 @@ pub mod sessions;
 pub mod tokens;
 pub mod unsubscribe;
 pub mod vacations;
+pub mod web;
 pub mod webhooks;
 
 use actix_web::Error;
@@ -32,6 +33,7 @@ where
     app.configure(health::configure)
         .service(scope("/v1").configure(configure_v1))
         .map(pages::register)
+        .map(web::register)
 }
 
 /// Everything under `/v1`.

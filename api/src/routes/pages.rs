@@ -46,14 +46,14 @@ where
 }
 
 /// A built-in asset: its content, media type and version (a hash of the content).
-struct Asset {
+pub(crate) struct Asset {
     body: &'static str,
     media_type: &'static str,
     version: String,
 }
 
 impl Asset {
-    fn new(body: &'static str, media_type: &'static str) -> Asset {
+    pub(crate) fn new(body: &'static str, media_type: &'static str) -> Asset {
         let hash = Sha256::digest(body.as_bytes());
         Asset {
             body,
@@ -67,11 +67,11 @@ impl Asset {
     }
 
     /// The path the page links, with the version.
-    fn link(&self, path: &str) -> String {
+    pub(crate) fn link(&self, path: &str) -> String {
         format!("{path}?v={}", self.version)
     }
 
-    fn serve(&self, req: &HttpRequest) -> HttpResponse {
+    pub(crate) fn serve(&self, req: &HttpRequest) -> HttpResponse {
         let versioned = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
             .is_ok_and(|q| q.iter().any(|(k, v)| k == "v" && *v == self.version));
         let cache = if versioned { IMMUTABLE } else { "no-cache" };
@@ -133,7 +133,7 @@ pub fn escape_html(text: &str) -> String {
 }
 
 /// An HTML page with the pages' security headers.
-fn html(status: StatusCode, body: String) -> HttpResponse {
+pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CONTENT_SECURITY_POLICY, CSP))
@@ -143,7 +143,7 @@ fn html(status: StatusCode, body: String) -> HttpResponse {
         .body(body)
 }
 
-fn not_found_page(what: &str) -> HttpResponse {
+pub(crate) fn not_found_page(what: &str) -> HttpResponse {
     let body = format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\

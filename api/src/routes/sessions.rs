@@ -79,7 +79,7 @@ pub struct TokenResponse {
     pub user: Profile,
 }
 
-fn refresh_ttl(state: &AppState) -> TimeDelta {
+pub(crate) fn refresh_ttl(state: &AppState) -> TimeDelta {
     TimeDelta::from_std(state.config.refresh_token_ttl).unwrap_or(TimeDelta::days(30))
 }
 
@@ -142,7 +142,19 @@ pub async fn login(
     state: web::Data<AppState>,
     body: JsonBody<LoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.into_inner();
+    let (user, session_id, issued) = password_login(&req, &state, body.into_inner()).await?;
+    let body = token_response(&state, &user, session_id, issued.token, issued.expires_at)?;
+    Ok(HttpResponse::Created().insert_header(no_store()).json(body))
+}
+
+/// Checks a username and password under the login limits and starts a session: the user,
+/// the session id and its first refresh token. Shared by `POST /v1/sessions` and the web
+/// client's login (`routes::web`).
+pub async fn password_login(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    body: LoginRequest,
+) -> Result<(User, String, session_store::IssuedRefresh), ApiError> {
     let mut checks = Checks::new();
     // Only sizes here: the rules of registration would tell which names cannot exist.
     checks.max_len("username", &body.username, USERNAME_MAX * 4);
@@ -150,7 +162,7 @@ pub async fn login(
     checks.max_len("password", body.password.expose(), PASSWORD_MAX);
     checks.finish()?;
 
-    let client = client_addr(&req, &state.config.trusted_proxies);
+    let client = client_addr(req, &state.config.trusted_proxies);
     state.login_ip_limiter.acquire(client).map_err(too_many)?;
     // A place is taken before the password check, so that guesses sent in parallel cannot
     // all pass before the first failure is counted.
@@ -180,15 +192,14 @@ pub async fn login(
     };
     attempt.succeeded();
 
-    let ttl = refresh_ttl(&state);
+    let ttl = refresh_ttl(state);
     let user_id = user.id.clone();
     let (session_id, issued) = db::run(&state.pool, move |conn| {
         Ok(session_store::start(conn, &user_id, ttl)?)
     })
     .await?;
     tracing::info!(user_id = %user.id, %session_id, "logged in");
-    let body = token_response(&state, &user, session_id, issued.token, issued.expires_at)?;
-    Ok(HttpResponse::Created().insert_header(no_store()).json(body))
+    Ok((user, session_id, issued))
 }
 
 /// Exchange a refresh token for a new access token and a new refresh token.

@@ -21,6 +21,7 @@ mod record;
 mod resign;
 mod seats;
 mod state;
+mod stream;
 mod summary;
 pub mod write;
 
@@ -55,6 +56,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(resign::resign)
         .service(draw::draw_offer)
         .service(events::list_events)
+        .service(stream::stream_events)
         .service(record::get_record)
         .service(board_svg::board_svg)
         .service(import::import_game);
@@ -63,8 +65,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
 /// The media type of problem documents, for the OpenAPI responses.
 pub(crate) const PROBLEM: &str = "application/problem+json";
 
-/// The caller, when a bearer token is sent; `None` without an `Authorization` header. A
-/// token that is sent but invalid is still a 401.
+/// The caller, when a bearer token (or the web session cookie) is sent; `None` without
+/// either. A token that is sent but invalid is still a 401.
 pub struct MaybeAuthenticated(pub Option<Authenticated>);
 
 impl FromRequest for MaybeAuthenticated {
@@ -72,7 +74,9 @@ impl FromRequest for MaybeAuthenticated {
     type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
-        if req.headers().contains_key(header::AUTHORIZATION) {
+        if req.headers().contains_key(header::AUTHORIZATION)
+            || crate::auth::extractor::uses_cookie(req)
+        {
             let fut = Authenticated::from_request(req, payload);
             Box::pin(async move { fut.await.map(|a| MaybeAuthenticated(Some(a))) })
         } else {

@@ -13,7 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{etag, game_id};
-use crate::auth::extractor::{AuthVia, bearer_token};
+use crate::auth::extractor::{AuthVia, bearer_token, uses_cookie};
 use crate::auth::tokens::PAT_PREFIX;
 use crate::auth::{Authenticated, Scope};
 use crate::db::{self, DbConnection};
@@ -112,6 +112,15 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
 
 /// The caller, and the session the write must check (for an access token).
 async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), ApiError> {
+    if uses_cookie(req) {
+        // The web client's cookie: checked in full (CSRF, session) by the extractor.
+        let auth = Authenticated::from_request(req, &mut Payload::None).await?;
+        let session = match &auth.via {
+            AuthVia::Session { session_id } => Some(session_id.clone()),
+            AuthVia::PersonalAccessToken { .. } => None,
+        };
+        return Ok((auth, session));
+    }
     let token = bearer_token(req)?;
     if token.starts_with(PAT_PREFIX) {
         let auth = Authenticated::from_request(req, &mut Payload::None).await?;

@@ -1,0 +1,571 @@
+// The game page (GET /play/{id}): the board, the players, whose turn and the deadline,
+// the move list with replay controls, and, on the player's turn, moving by clicks:
+// a piece, then its destination, then (when the move needs one) the victim, the maze
+// exit or the placement square, then Confirm. A text box takes a move in canonical
+// notation instead. The page follows the game through GET /v1/games/{id}/stream (SSE).
+//
+// For tools and tests, <img id="board"> carries:
+//   data-dfen     the DFEN of the position shown
+//   data-version  the version shown
+//   data-current  "true" when the position shown is the game's newest one
+//   data-ready    "true" once the picture and the DFEN are loaded
+// and #squares button[data-square] are the squares (classes `movable`, `target`,
+// `selected`, `choice`). ?live=0 turns the event stream off (tests of stale pages).
+(function () {
+  "use strict";
+
+  var root = document.getElementById("play");
+  if (!root || !window.Djambi) return;
+  var D = window.Djambi;
+  var gameId = root.getAttribute("data-game-id");
+  var api = "/v1/games/" + encodeURIComponent(gameId);
+  var me = document.body.getAttribute("data-user-id");
+  var params = new URLSearchParams(window.location.search);
+  var live = params.get("live") !== "0";
+
+  var board = document.getElementById("board");
+  var grid = document.getElementById("squares");
+  var list = document.getElementById("move-list");
+  var counter = document.getElementById("counter");
+  var panel = document.getElementById("move-panel");
+  var prompt = document.getElementById("choice-prompt");
+  var choices = document.getElementById("choices");
+  var confirmButton = document.getElementById("confirm");
+  var textForm = document.getElementById("text-move");
+  var textInput = document.getElementById("move-text");
+  var message = document.getElementById("message");
+
+  var FILES = "ABCDEFGHI";
+  var KIND_GLYPH = { chief: "C", assassin: "A", reporter: "R", diplomat: "D", necromobile: "N", militant: "M" };
+  var STEPS = [
+    { field: "victim", ask: "Which piece does the reporter kill?", none: "No victim" },
+    { field: "exit", ask: "Where does the piece leave the maze?", none: "Stay" },
+    { field: "place", ask: "Where does the piece taken go?", none: "Nowhere" },
+  ];
+
+  var summary = null;     // GET /v1/games/{id}
+  var current = null;     // GET /state (newest)
+  var legal = null;       // { version, moves } when it is my turn
+  var steps = [];         // [{ version, label }] for the move list
+  var shown = -1;         // index into steps, or -1 for the newest position
+  var selection = null;   // { from, to, victim, exit, place, candidates }
+  var busy = false;
+  var loading = null;
+
+  function showMessage(text, kind) {
+    message.hidden = !text;
+    message.textContent = text || "";
+    message.className = "message" + (kind ? " " + kind : "");
+  }
+
+  function mySeats() {
+    return (summary ? summary.seats : []).filter(function (s) { return s.user_id === me; }).map(function (s) { return s.seat; });
+  }
+
+  function myTurn() {
+    return !!(summary && summary.status === "active" && summary.to_move_user_id === me);
+  }
+
+  // ---- the squares over the picture -------------------------------------------------
+
+  function buildGrid() {
+    grid.textContent = "";
+    for (var rank = 9; rank >= 1; rank--) {
+      var row = D.el("div", { role: "row", className: "row" });
+      for (var f = 0; f < 9; f++) {
+        var name = FILES[f] + rank;
+        var button = D.el("button", { type: "button", role: "gridcell", className: "sq", "data-square": name, tabindex: "-1" });
+        button.addEventListener("click", onSquare);
+        button.addEventListener("keydown", onGridKey);
+        row.appendChild(button);
+      }
+      grid.appendChild(row);
+    }
+    grid.querySelector('[data-square="A9"]').setAttribute("tabindex", "0");
+  }
+
+  function square(name) {
+    return grid.querySelector('[data-square="' + name + '"]');
+  }
+
+  function onGridKey(event) {
+    var name = event.currentTarget.getAttribute("data-square");
+    var f = FILES.indexOf(name[0]);
+    var r = parseInt(name.slice(1), 10);
+    var moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+    var d = moves[event.key];
+    if (!d) return;
+    event.preventDefault();
+    f = Math.max(0, Math.min(8, f + d[0]));
+    r = Math.max(1, Math.min(9, r + d[1]));
+    var next = square(FILES[f] + r);
+    event.currentTarget.setAttribute("tabindex", "-1");
+    next.setAttribute("tabindex", "0");
+    next.focus();
+  }
+
+  function labelSquares(view) {
+    var pieces = {};
+    (view ? view.pieces : []).forEach(function (p) { pieces[p.square] = p; });
+    Array.prototype.forEach.call(grid.querySelectorAll("button.sq"), function (b) {
+      var name = b.getAttribute("data-square");
+      var p = pieces[name];
+      var text = name + (name === "E5" ? " (the maze)" : "") + ": " +
+        (p ? D.seatName(p.party) + " " + p.kind + (p.alive ? "" : " (dead)") : "empty");
+      b.setAttribute("aria-label", text);
+      b.setAttribute("data-piece", p ? p.party + (KIND_GLYPH[p.kind] || "?") + (p.alive ? "" : "x") : "");
+    });
+  }
+
+  function markSquares() {
+    var movable = {}, targets = {}, choice = {};
+    var step = pendingStep();
+    if (myTurn() && shown === -1 && legal) {
+      if (!selection) {
+        legal.moves.forEach(function (m) { movable[m.move.from] = true; });
+      } else if (!selection.to) {
+        selection.candidates.forEach(function (m) { targets[m.move.to] = true; });
+      } else if (step) {
+        selection.candidates.forEach(function (m) { if (m.move[step.field]) choice[m.move[step.field]] = true; });
+      }
+    }
+    Array.prototype.forEach.call(grid.querySelectorAll("button.sq"), function (b) {
+      var name = b.getAttribute("data-square");
+      b.classList.toggle("movable", !!movable[name]);
+      b.classList.toggle("target", !!targets[name]);
+      b.classList.toggle("choice", !!choice[name]);
+      b.classList.toggle("selected", !!(selection && (selection.from === name || selection.to === name)));
+      b.setAttribute("aria-pressed", selection && selection.from === name ? "true" : "false");
+    });
+  }
+
+  // ---- choosing a move --------------------------------------------------------------
+
+  // The first of victim / exit / placement on which the remaining moves differ.
+  function pendingStep() {
+    if (!selection || !selection.to) return null;
+    for (var i = 0; i < STEPS.length; i++) {
+      var field = STEPS[i].field;
+      if (selection[field] !== undefined) continue;
+      var values = {};
+      selection.candidates.forEach(function (m) { values[String(m.move[field])] = true; });
+      if (Object.keys(values).length > 1) return STEPS[i];
+      selection[field] = selection.candidates.length ? selection.candidates[0].move[field] : null;
+    }
+    return null;
+  }
+
+  function choose(field, value) {
+    selection[field] = value;
+    selection.candidates = selection.candidates.filter(function (m) { return m.move[field] === value; });
+    renderChoice();
+  }
+
+  function renderChoice() {
+    choices.textContent = "";
+    confirmButton.disabled = true;
+    if (!myTurn() || shown !== -1) {
+      panel.hidden = !myTurn();
+      markSquares();
+      return;
+    }
+    panel.hidden = false;
+    if (!legal) {
+      prompt.textContent = "Loading the legal moves…";
+    } else if (!selection) {
+      prompt.textContent = "Your move (" + mySeats().map(D.seatLabel).join(", ") + "): choose one of your pieces on the board.";
+    } else if (!selection.to) {
+      prompt.textContent = "Piece on " + selection.from + ": choose where it goes.";
+    } else {
+      var step = pendingStep();
+      if (step) {
+        prompt.textContent = step.ask;
+        var values = [];
+        selection.candidates.forEach(function (m) {
+          var v = m.move[step.field];
+          if (values.indexOf(v) < 0) values.push(v);
+        });
+        values.sort();
+        var dialog = D.el("div", { role: "group", className: "choice-dialog", "aria-label": step.ask, "data-field": step.field });
+        values.forEach(function (v) {
+          var b = D.el("button", { type: "button", className: "choice", "data-field": step.field, "data-value": v === null ? "" : v },
+            [v === null ? step.none : v]);
+          b.addEventListener("click", function () { choose(step.field, v); });
+          dialog.appendChild(b);
+        });
+        choices.appendChild(dialog);
+        var first = dialog.querySelector("button");
+        if (first) first.focus();
+      } else if (selection.candidates.length === 1) {
+        prompt.textContent = "Move " + selection.candidates[0].text + ": confirm it, or start again.";
+        confirmButton.disabled = false;
+        confirmButton.setAttribute("data-move", selection.candidates[0].text);
+        confirmButton.focus();
+      } else {
+        prompt.textContent = "That is not a legal move; start again.";
+      }
+    }
+    markSquares();
+  }
+
+  function onSquare(event) {
+    var name = event.currentTarget.getAttribute("data-square");
+    if (!myTurn() || shown !== -1 || !legal || busy) return;
+    showMessage("");
+    if (!selection || (!selection.to && selection.from === name)) {
+      var from = legal.moves.filter(function (m) { return m.move.from === name; });
+      if (!from.length) {
+        if (selection) { selection = null; renderChoice(); }
+        return;
+      }
+      selection = selection && selection.from === name ? null : { from: name, candidates: from };
+    } else if (!selection.to) {
+      var to = selection.candidates.filter(function (m) { return m.move.to === name; });
+      if (to.length) {
+        selection.to = name;
+        selection.candidates = to;
+      } else {
+        var other = legal.moves.filter(function (m) { return m.move.from === name; });
+        selection = other.length ? { from: name, candidates: other } : null;
+      }
+    } else {
+      var step = pendingStep();
+      if (step && selection.candidates.some(function (m) { return m.move[step.field] === name; })) {
+        choose(step.field, name);
+        return;
+      }
+    }
+    renderChoice();
+  }
+
+  async function send(text) {
+    if (busy) return;
+    busy = true;
+    confirmButton.disabled = true;
+    var version = legal ? legal.version : summary.version;
+    showMessage("Sending " + text + "…", "info");
+    try {
+      await D.api("POST", api + "/moves", { move: text, expected_version: version });
+      showMessage("Played " + text + ".", "ok");
+      textInput.value = "";
+      selection = null;
+      busy = false;
+      await refresh();
+    } catch (error) {
+      busy = false;
+      var why = error.message;
+      var problem = error.problem || {};
+      var type = String(problem.type || "");
+      if (error.status === 412 || /version-conflict/.test(type)) {
+        why = "The game moved on since this page showed it (now at version " +
+          (problem.current_version || "?") + "): your move " + text +
+          " was not played. The board now shows the current position; choose again.";
+      } else if (/illegal-move/.test(type)) {
+        why = "The server refused " + text + ": " + error.message;
+      } else if (/not-your-turn/.test(type)) {
+        why = "It is not your turn any more: " + error.message + " (your move " + text + " was not played)";
+      } else {
+        why = "Your move " + text + " was not played: " + error.message;
+      }
+      // The chosen move stays in the text box: nothing is lost silently.
+      textInput.value = text;
+      selection = null;
+      await refresh();
+      showMessage(why, "error");
+    }
+  }
+
+  // ---- loading ----------------------------------------------------------------------
+
+  async function allLegalMoves() {
+    var moves = [];
+    var url = api + "/legal-moves?limit=2000";
+    var page = await D.api("GET", url);
+    var version = page.version;
+    moves = moves.concat(page.moves);
+    while (page.next_cursor) {
+      page = await D.api("GET", url + "&after=" + encodeURIComponent(page.next_cursor));
+      moves = moves.concat(page.moves);
+    }
+    return { version: version, moves: moves };
+  }
+
+  async function allEvents() {
+    var events = [];
+    var after = null;
+    for (var pages = 0; pages < 10000; pages++) {
+      var page = await D.api("GET", api + "/events?limit=100" + (after ? "&after=" + encodeURIComponent(after) : ""));
+      events = events.concat(page.items || []);
+      after = page.next_cursor;
+      if (!after || !(page.items || []).length) break;
+    }
+    return events;
+  }
+
+  function labelOf(event, plies) {
+    var p = event.payload || {};
+    switch (event.kind) {
+      case "move_played": return D.seatLabel(p.seat) + " " + (p.text || "");
+      case "resigned": return D.seatLabel(p.seat) + " resigns";
+      case "timed_out": return D.seatLabel(p.seat) + " timed out";
+      case "ended": return p.result && p.result.reason === "draw_agreed" ? "Draw agreed" : null;
+      default: return null;
+    }
+  }
+
+  function renderList(events) {
+    steps = [];
+    var plies = 0;
+    var start = null;
+    events.forEach(function (e) {
+      var label = labelOf(e, plies);
+      if (label === null) return;
+      if (start === null) start = Math.max(1, e.seq - 1);
+      if (e.kind === "move_played") plies += 1;
+      steps.push({ version: e.seq, label: label });
+    });
+    steps.unshift({ version: start === null ? (current ? current.version : 1) : start, label: "Start" });
+    list.textContent = "";
+    steps.forEach(function (step, i) {
+      var b = D.el("button", { type: "button", className: "step", "data-step": String(i) }, [step.label]);
+      b.addEventListener("click", function () { go(i); });
+      list.appendChild(D.el("li", { value: String(i) }, [b]));
+    });
+  }
+
+  function renderPlayers() {
+    var ul = document.getElementById("players");
+    ul.textContent = "";
+    var turn = current && current.turn ? current.turn.seat : null;
+    (summary.seats || []).forEach(function (s) {
+      var who = s.username || (s.bot ? "computer, level " + s.bot.level : "free seat");
+      var active = (current ? current.active_seats : summary.seats_in_play || []).indexOf(s.seat) >= 0;
+      var li = D.el("li", { className: "player seat-" + s.seat + (s.seat === turn ? " to-move" : "") + (active ? "" : " out"), "data-seat": s.seat }, [
+        D.el("span", { className: "glyph", "aria-hidden": "true", text: D.SEAT_GLYPHS[s.seat] }),
+        " " + D.seatName(s.seat) + ": " + who + (s.user_id === me ? " (you)" : "") +
+          (s.seat === turn ? " — to move" : "") + (active || summary.status !== "active" ? "" : " — out"),
+      ]);
+      if (summary.status === "open" && !s.user_id && !s.bot && mySeats().length === 0) {
+        var take = D.el("button", { type: "button", className: "take-seat", "data-seat": s.seat }, ["Take this seat"]);
+        take.addEventListener("click", async function () {
+          try {
+            var body = params.get("invite") ? { invite_code: params.get("invite") } : {};
+            await D.api("POST", api + "/seats/" + s.seat, body);
+            await refresh();
+          } catch (error) {
+            showMessage("Could not take the seat: " + error.message, "error");
+          }
+        });
+        li.appendChild(take);
+      }
+      ul.appendChild(li);
+    });
+    var deadline = "";
+    if (summary.status === "active" && summary.deadline) deadline = "Deadline for " + D.seatName(summary.to_move) + ": " + D.when(summary.deadline);
+    if (summary.invite_code) deadline += (deadline ? " · " : "") + "Invite link: " + window.location.origin + "/play/" + gameId + "?invite=" + summary.invite_code;
+    D.setText("deadline", deadline);
+  }
+
+  // The pending draw offer, and what I may do about it.
+  function renderDraw() {
+    var active = summary.status === "active" &&
+      mySeats().some(function (s) { return current.active_seats.indexOf(s) >= 0; });
+    var offer = current.draw_offer;
+    document.getElementById("draw-row").hidden = !active;
+    var waiting = offer ? offer.waiting_for.filter(function (s) { return mySeats().indexOf(s) >= 0; }) : [];
+    D.setText("draw-status", offer
+      ? D.seatName(offer.by) + " offers a draw; waiting for " + offer.waiting_for.map(D.seatName).join(", ") + "."
+      : "");
+    document.getElementById("draw-offer").hidden = !!offer;
+    document.getElementById("draw-accept").hidden = !waiting.length;
+    document.getElementById("draw-decline").hidden = !offer;
+  }
+
+  async function draw(action) {
+    try {
+      await D.api("POST", api + "/draw-offer", { action: action });
+      showMessage({ offer: "You offered a draw.", accept: "You accepted the draw.", decline: "You declined the draw." }[action], "ok");
+    } catch (error) {
+      showMessage("Could not " + action + " the draw: " + error.message, "error");
+    }
+    refresh();
+  }
+
+  function describe() {
+    if (!summary || !current) return "Loading…";
+    if (summary.status === "open") return "Waiting for players: " + (summary.open_seats || []).map(D.seatName).join(", ") + " free.";
+    if (summary.status === "finished") {
+      var r = summary.result || current.result;
+      if (r && r.seats && r.seats.length) return "Game over: " + (r.kind === "draw" ? "draw between " + r.seats.map(D.seatName).join(", ") : r.seats.map(D.seatName).join(", ") + " wins") + ".";
+      return "Game over.";
+    }
+    var t = current.turn;
+    var text = "Ply " + current.ply + ". " + (t ? D.seatLabel(t.seat) + " to move" : "");
+    if (myTurn()) text += " — your move";
+    if (current.ruler) text += ". " + D.seatName(current.ruler) + " rules";
+    return text + ".";
+  }
+
+  function showBoard(version, dfen) {
+    var url = api + "/board.svg?at=" + version;
+    return new Promise(function (resolve) {
+      board.setAttribute("data-ready", "false");
+      if (board.getAttribute("src") === url && board.complete) {
+        resolve(true);
+        return;
+      }
+      board.onload = function () { resolve(true); };
+      board.onerror = function () { resolve(false); };
+      board.src = url;
+    }).then(function () {
+      board.setAttribute("data-version", String(version));
+      board.setAttribute("data-dfen", dfen);
+      board.setAttribute("data-ready", "true");
+    });
+  }
+
+  async function go(index) {
+    if (!steps.length) return;
+    if (index >= steps.length - 1) index = -1;
+    shown = index;
+    var step = index === -1 ? null : steps[Math.max(0, index)];
+    var at = step ? step.version : current.version;
+    counter.textContent = (index === -1 ? steps.length - 1 : index) + " / " + (steps.length - 1);
+    Array.prototype.forEach.call(list.querySelectorAll("button.step"), function (b) {
+      var mine = parseInt(b.getAttribute("data-step"), 10) === (index === -1 ? steps.length - 1 : index);
+      if (mine) {
+        b.setAttribute("aria-current", "step");
+        // Scroll the list only, never the page (a phone would jump to the list).
+        list.scrollTop = Math.max(0, b.offsetTop - list.clientHeight / 2);
+      } else b.removeAttribute("aria-current");
+    });
+    var view = index === -1 ? current : await D.api("GET", api + "/state?at=" + at);
+    board.setAttribute("data-current", index === -1 ? "true" : "false");
+    board.alt = index === -1 ? "The board now: " + describe() : "The board after " + step.label;
+    labelSquares(view);
+    renderChoice();
+    await showBoard(at, view.dfen);
+  }
+
+  async function load() {
+    summary = await D.api("GET", api);
+    current = await D.api("GET", api + "/state");
+    legal = null;
+    if (myTurn()) {
+      legal = await allLegalMoves();
+      if (legal.version !== current.version) {
+        // The game moved while loading: load again.
+        return load();
+      }
+    }
+    renderList(await allEvents());
+    renderPlayers();
+    D.setText("status", describe());
+    var title = (summary.seats || []).map(function (s) { return s.username || (s.bot ? "bot" : D.seatName(s.seat)); }).join(", ");
+    D.setText("game-title", "Game " + gameId.slice(0, 8) + ": " + title);
+    document.getElementById("resign-row").hidden = !(summary.status === "active" && mySeats().some(function (s) { return current.active_seats.indexOf(s) >= 0; }));
+    textForm.hidden = !myTurn();
+    renderDraw();
+    await go(shown === -1 ? -1 : shown);
+  }
+
+  // Reloads the game (again if asked meanwhile); a selection in progress is dropped
+  // with a word, never silently.
+  var again = false;
+  async function refresh() {
+    if (loading) { again = true; return loading; }
+    var before = summary ? summary.version : null;
+    var unfinished = selection && selection.from ? selection.from + (selection.to ? "-" + selection.to : "") : null;
+    loading = (async function () {
+      do {
+        again = false;
+        try {
+          await load();
+        } catch (error) {
+          D.setText("status", "Could not load the game: " + error.message);
+        }
+      } while (again);
+    })();
+    try { await loading; } finally { loading = null; }
+    if (unfinished && summary && summary.version !== before) {
+      selection = null;
+      renderChoice();
+      showMessage("The game moved on while you were choosing: your unfinished move (" + unfinished +
+        ") was cleared. Choose again.", "error");
+    }
+  }
+
+  function listen() {
+    if (!live || !window.EventSource) return;
+    var source = new EventSource(api + "/stream?after=" + (summary ? summary.version : 0));
+    var onEvent = function (event) {
+      var seq = parseInt(event.lastEventId, 10);
+      if (!summary || !(seq > summary.version) || busy) return;
+      refresh();
+    };
+    ["move_played", "resigned", "timed_out", "ended", "started", "seat_taken", "seat_left", "bot_seated",
+      "draw_offered", "draw_accepted", "draw_declined"].forEach(function (kind) {
+      source.addEventListener(kind, onEvent);
+    });
+    source.onmessage = onEvent;
+  }
+
+  function onKey(event) {
+    var t = event.target;
+    if (t && /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) return;
+    if (event.key === "Escape" && selection) { selection = null; renderChoice(); return; }
+    var i = shown === -1 ? steps.length - 1 : shown;
+    var keys = {
+      Home: function () { go(0); }, End: function () { go(-1); },
+    };
+    if (event.altKey && event.key === "ArrowLeft") keys.x = function () { go(Math.max(0, i - 1)); };
+    if (event.altKey && event.key === "ArrowRight") keys.x = function () { go(i + 1); };
+    var f = keys.x || (event.altKey || event.ctrlKey || event.metaKey ? null : keys[event.key]);
+    if (f) { event.preventDefault(); f(); }
+  }
+
+  function start() {
+    buildGrid();
+    document.getElementById("first").addEventListener("click", function () { go(0); });
+    document.getElementById("prev").addEventListener("click", function () { go(Math.max(0, (shown === -1 ? steps.length - 1 : shown) - 1)); });
+    document.getElementById("next").addEventListener("click", function () { go((shown === -1 ? steps.length - 1 : shown) + 1); });
+    document.getElementById("last").addEventListener("click", function () { go(-1); });
+    document.getElementById("cancel").addEventListener("click", function () { selection = null; showMessage(""); renderChoice(); });
+    confirmButton.addEventListener("click", function () {
+      if (selection && selection.candidates.length === 1) send(selection.candidates[0].text);
+    });
+    textForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var text = textInput.value.trim();
+      if (!text) { showMessage("Type a move, e.g. C8-D7.", "error"); return; }
+      if (legal) {
+        var found = legal.moves.filter(function (m) { return m.text.toUpperCase() === text.toUpperCase(); });
+        if (found.length) text = found[0].text;
+      }
+      send(text);
+    });
+    ["offer", "accept", "decline"].forEach(function (action) {
+      document.getElementById("draw-" + action).addEventListener("click", function () { draw(action); });
+    });
+    var resignConfirm = document.getElementById("resign-confirm");
+    document.getElementById("resign").addEventListener("click", function () {
+      resignConfirm.hidden = !resignConfirm.hidden;
+      if (!resignConfirm.hidden) resignConfirm.focus();
+    });
+    resignConfirm.addEventListener("click", async function () {
+      resignConfirm.hidden = true;
+      try {
+        await D.api("POST", api + "/resignation", {});
+        showMessage("You resigned.", "ok");
+      } catch (error) {
+        showMessage("Could not resign: " + error.message, "error");
+      }
+      refresh();
+    });
+    document.addEventListener("keydown", onKey);
+    refresh().then(listen);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

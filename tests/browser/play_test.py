@@ -1,0 +1,419 @@
+#!/usr/bin/env python3
+"""Plays a game through the web client (/signup, /lobby, /play/{id}) in headless Chromium.
+
+    play_test.py BASE_URL OUTDIR --moves C8-D7,G8-F7,... [--chromium PATH] [--timeout S]
+
+Four isolated browser sessions (separate cookie jars, CDP browser contexts) sign up,
+the first creates a four-player game in the lobby, the others take the other seats
+there; then the given moves are played, each by the page of the seat to move, by
+clicking: the piece, its destination, then in the choice dialog the victim, the maze
+exit or the placement when the move needs one, then Confirm (the second move is typed
+in the text box instead). After every move each of the four pages must show, without
+reloading (the event stream), the position of GET /v1/games/{id}/state. Then a stale
+page (its stream turned off with ?live=0) tries a move after the same player moved
+elsewhere: the page must say the game moved on and keep the move in the text box, and
+nothing is written. Then the page on a phone-sized screen, and resignations clicked in
+the pages until the game is over.
+
+Screenshots in OUTDIR: play.png (a piece selected), play-dialog.png (a choice dialog),
+play-stale.png, play-phone.png, play-end.png. Exit status 0 pass, 1 a check failed,
+2 no browser or no server. Standard library only (see cdp.py).
+"""
+
+import argparse
+import json
+import os
+import re
+import secrets
+import shutil
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp import Browser, Failed  # noqa: E402 - the shared driver, beside this file
+
+SEATS = "RBYG"
+PASSWORD = "correct horse battery staple 1975"
+MOVE = re.compile(r"^([A-I][1-9])([-x])([A-I][1-9])(?:x([A-I][1-9]))?(?:/([A-I][1-9]))?(?:>([A-I][1-9]))?$")
+
+
+def http(method, url, body=None, token=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method)
+    req.add_header("accept", "application/json")
+    if data is not None:
+        req.add_header("content-type", "application/json")
+    if token:
+        req.add_header("authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=30) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def get_json(url):
+    status, body = http("GET", url)
+    if status != 200:
+        raise Failed(f"GET {url}: {status} {body}")
+    return body
+
+
+def parse(text):
+    m = MOVE.match(text)
+    if not m:
+        raise Failed(f"not a move: {text}")
+    return {"from": m.group(1), "to": m.group(3), "victim": m.group(4), "exit": m.group(5),
+            "place": m.group(6)}
+
+
+BOARD = """(() => { const b = document.getElementById('board'); if (!b) return null;
+  return {dfen: b.dataset.dfen, version: b.dataset.version, current: b.dataset.current,
+          ready: b.dataset.ready, status: document.getElementById('status').textContent,
+          message: document.getElementById('message').textContent}; })()"""
+
+
+class Player:
+    def __init__(self, browser, seat, base, tag):
+        self.page = browser.new_page()
+        self.seat = seat
+        self.base = base
+        self.username = f"p{tag}{seat.lower()}"
+
+    def fill(self, selector, text):
+        self.page.eval(f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+                       " e.focus(); e.select && e.select(); })()")
+        self.page.call("Input.insertText", {"text": text})
+
+    def wait_page(self, name, path_prefix):
+        self.page.wait_for(
+            f"document.readyState === 'complete' && document.body &&"
+            f" document.body.dataset.page === {json.dumps(name)} &&"
+            f" location.pathname.startsWith({json.dumps(path_prefix)})", f"the {name} page")
+
+    def sign_up(self):
+        self.page.navigate(f"{self.base}/signup")
+        self.wait_page("signup", "/signup")
+        self.fill("#signup-username", self.username)
+        self.fill("#signup-email", f"{self.username}@example.org")
+        self.fill("#signup-password", PASSWORD)
+        self.page.click("#signup-submit")
+        self.wait_page("lobby", "/lobby")
+
+    def synced(self, state):
+        shown = self.page.eval(BOARD)
+        return bool(shown) and shown["ready"] == "true" and shown["current"] == "true" and \
+            shown["dfen"] == state["dfen"] and int(shown["version"] or -1) == state["version"]
+
+    def wait_synced(self, state, what):
+        deadline = time.time() + self.page.timeout
+        while time.time() < deadline:
+            if self.synced(state):
+                return
+            time.sleep(0.05)
+        raise Failed(f"{self.seat}'s page does not show {what}: it shows {self.page.eval(BOARD)}, "
+                     f"state is v{state['version']} {state['dfen']}")
+
+
+def run(base, outdir, moves, chromium, timeout):
+    os.makedirs(outdir, exist_ok=True)
+    browser = Browser(chromium, timeout)
+    tag = secrets.token_hex(3)
+    dialogs = set()
+    typed = 0
+    try:
+        players = {seat: Player(browser, seat, base, tag) for seat in SEATS}
+        for p in players.values():
+            p.sign_up()
+        print(f"signed up: {', '.join(p.username for p in players.values())}")
+
+        # Red creates the game in the lobby; the others take their seats there.
+        red = players["R"]
+        red.page.eval("document.getElementById('create-seats').value = '4';"
+                      "document.getElementById('create-seat').value = 'R';"
+                      "document.getElementById('create-time').value = '259200'; true")
+        red.page.click("#create-submit")
+        red.wait_page("play", "/play/")
+        game = red.page.eval("location.pathname.split('/')[2]")
+        api = f"{base}/v1/games/{game}"
+        for seat in "BYG":
+            p = players[seat]
+            p.page.navigate(f"{base}/lobby")
+            p.wait_page("lobby", "/lobby")
+            button = f'button.take-seat[data-game-id="{game}"][data-seat="{seat}"]'
+            p.page.wait_for(f"!!document.querySelector({json.dumps(button)})", f"the seat {seat} in the lobby")
+            p.page.click(button)
+            p.wait_page("play", f"/play/{game}")
+        state = get_json(f"{api}/state")
+        if state["status"] != "active":
+            raise Failed(f"the game did not start: {state['status']}")
+        for p in players.values():
+            p.wait_synced(state, "the start")
+        print(f"game {game} started; {len(moves)} moves to play")
+
+        # My games: the game is listed for everyone, under "waiting for my move" for the
+        # player to move only; that player opens it from there.
+        mover = players[state["turn"]["seat"]]
+        for p in players.values():
+            p.page.navigate(f"{base}/")
+            p.wait_page("home", "/")
+            p.page.wait_for("/waiting for your move/.test(document.getElementById('status').textContent)",
+                            f"{p.seat}'s games")
+            waiting = p.page.eval(f"!!document.querySelector('#my-turn a[data-game-id=\"{game}\"]')")
+            listed = p.page.eval(f"!!document.querySelector('#my-games a[data-game-id=\"{game}\"]')")
+            if waiting != (p is mover) or not listed:
+                raise Failed(f"{p.seat}'s games: waiting {waiting}, listed {listed}")
+        for p in players.values():
+            if p is mover:
+                p.page.click(f'#my-turn a[data-game-id="{game}"]')
+            else:
+                p.page.navigate(f"{base}/play/{game}")
+            p.wait_page("play", f"/play/{game}")
+            p.wait_synced(state, "the start, again")
+
+        for i, text in enumerate(moves):
+            state = get_json(f"{api}/state")
+            seat = state["turn"]["seat"]
+            p = players[seat]
+            mv = parse(text)
+            p.page.wait_for(
+                f"!!document.querySelector('#squares [data-square=\"{mv['from']}\"].movable')"
+                f" && document.getElementById('board').dataset.version === '{state['version']}'",
+                f"{seat}'s turn on its page before {text}")
+            # The first move is played with the keyboard (Enter on the squares), the
+            # second typed in the text box, the others clicked.
+            press = p.page.press_enter if i == 0 else p.page.click
+            if i == 1:
+                # First an illegal move: the server's answer is shown, the text kept.
+                illegal = next(f"{sq}-{sq[0]}{int(sq[1]) % 9 + 1}" for sq in ("A5", "B5", "C5", "D5")
+                               if sq not in (mv["from"], mv["to"]))
+                p.fill("#move-text", illegal)
+                p.page.click("#move-text-submit")
+                p.page.wait_for(
+                    "(() => { const m = document.getElementById('message');"
+                    f" return !m.hidden && m.classList.contains('error') && m.textContent.includes('{illegal}'); }})()",
+                    "the refusal of an illegal move")
+                if p.page.eval("document.getElementById('move-text').value") != illegal:
+                    raise Failed("the illegal move is not kept in the text box")
+                if get_json(f"{api}/state")["version"] != state["version"]:
+                    raise Failed(f"the illegal move {illegal} was written")
+                print(f"illegal move refused: {p.page.eval(BOARD)['message']}")
+                p.fill("#move-text", text.lower())
+                p.page.click("#move-text-submit")
+                typed += 1
+            else:
+                press(f"#squares [data-square=\"{mv['from']}\"]")
+                p.page.wait_for(f"!!document.querySelector('#squares [data-square=\"{mv['to']}\"].target')",
+                                f"{mv['to']} offered as a destination")
+                if i == 2:
+                    p.page.screenshot(os.path.join(outdir, "play.png"))
+                press(f"#squares [data-square=\"{mv['to']}\"]")
+                for _ in range(4):
+                    ui = p.page.eval(
+                        "(() => { const d = document.querySelector('.choice-dialog');"
+                        " const c = document.getElementById('confirm');"
+                        " return {field: d ? d.dataset.field : null, ready: !c.disabled,"
+                        " move: c.dataset.move}; })()")
+                    if ui["field"]:
+                        field = ui["field"]
+                        value = mv[field] or ""
+                        if not dialogs:
+                            p.page.screenshot(os.path.join(outdir, "play-dialog.png"))
+                        dialogs.add(field)
+                        p.page.click(f'.choice-dialog button[data-value="{value}"]')
+                        p.page.wait_for(
+                            f"(() => {{ const d = document.querySelector('.choice-dialog');"
+                            f" return !d || d.dataset.field !== '{field}'; }})()",
+                            f"the {field} chosen")
+                        continue
+                    if ui["ready"]:
+                        break
+                    time.sleep(0.05)
+                ui = p.page.eval("document.getElementById('confirm').dataset.move")
+                if ui != text:
+                    raise Failed(f"{seat}'s page is about to play {ui!r}, not {text}")
+                press("#confirm")
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                new = get_json(f"{api}/state")
+                if new["version"] > state["version"]:
+                    break
+                time.sleep(0.05)
+            else:
+                raise Failed(f"{text} was not played: {p.page.eval(BOARD)}")
+            events = get_json(f"{api}/events?after={state['version']}")["items"]
+            played = [e["payload"].get("text") for e in events if e["kind"] == "move_played"]
+            if played[:1] != [text]:
+                raise Failed(f"the server recorded {played}, the page was to play {text}")
+            for q in players.values():
+                q.wait_synced(new, f"the position after {text}")
+            print(f"{i + 1:3}. {seat} {text:<14} all four pages at v{new['version']}: {new['dfen']}")
+
+        if "place" not in dialogs and not any(parse(t)["place"] for t in moves):
+            raise Failed("no placement move was played")
+        if not any(parse(t)["exit"] for t in moves):
+            raise Failed("no maze move was played")
+
+        # A stale page: its stream off, the same player moves elsewhere, then the page tries.
+        state = get_json(f"{api}/state")
+        seat = state["turn"]["seat"]
+        p = players[seat]
+        p.page.navigate(f"{base}/play/{game}?live=0")
+        p.wait_page("play", f"/play/{game}")
+        p.wait_synced(state, "the position before the stale move")
+        legal = get_json(f"{api}/legal-moves?limit=2000")["moves"]
+        simple = [m for m in legal if not any(m["move"][k] for k in ("victim", "exit", "place"))]
+        first, second = simple[0], simple[-1]
+        status, token = http("POST", f"{base}/v1/sessions", {"username": p.username, "password": PASSWORD})
+        if status != 201:
+            raise Failed(f"login through the API: {status} {token}")
+        status, answer = http("POST", f"{api}/moves", {"move": first["text"], "expected_version": state["version"]},
+                              token["access_token"])
+        if status != 201:
+            raise Failed(f"the move elsewhere: {status} {answer}")
+        m = second["move"]
+        p.page.click(f"#squares [data-square=\"{m['from']}\"]")
+        p.page.click(f"#squares [data-square=\"{m['to']}\"]")
+        p.page.wait_for("!document.getElementById('confirm').disabled", "the stale move ready")
+        p.page.click("#confirm")
+        p.page.wait_for("/moved on/.test(document.getElementById('message').textContent)",
+                        "the stale move's message")
+        kept = p.page.eval("document.getElementById('move-text').value")
+        if kept != second["text"]:
+            raise Failed(f"the refused move is not kept in the text box: {kept!r}")
+        after = get_json(f"{api}/state")
+        if after["version"] != state["version"] + 1:
+            raise Failed(f"the stale move was written: v{state['version']} -> v{after['version']}")
+        p.wait_synced(after, "the current position after the refusal")
+        print(f"stale page refused: {p.page.eval(BOARD)['message']}")
+        p.page.screenshot(os.path.join(outdir, "play-stale.png"))
+
+        # A phone-sized screen: nothing wider than the screen, the board and the panel there.
+        p.page.resize(390, 844, mobile=True, scale=2)
+        p.page.navigate(f"{base}/play/{game}")
+        p.wait_page("play", f"/play/{game}")
+        p.wait_synced(after, "the position on a phone")
+        layout = p.page.eval(
+            "(() => { const r = id => document.getElementById(id).getBoundingClientRect();"
+            " return {overflow: document.documentElement.scrollWidth - window.innerWidth,"
+            " board: r('board').width, square: document.querySelector('#squares .sq').getBoundingClientRect().width}; })()")
+        if layout["overflow"] > 0 or not 250 <= layout["board"] <= 390 or layout["square"] < 25:
+            raise Failed(f"the game page does not fit a phone: {layout}")
+        p.page.screenshot(os.path.join(outdir, "play-phone.png"))
+        p.page.resize(1100, 900)
+        p.page.navigate(f"{base}/play/{game}")
+        p.wait_page("play", f"/play/{game}")
+
+        # A draw offered in one page reaches another by itself, which declines it.
+        state = get_json(f"{api}/state")
+        offerer, decliner = [players[s] for s in state["active_seats"][:2]]
+        offerer.wait_synced(state, "the position before the draw offer")
+        offerer.page.click("#draw-offer")
+        decliner.page.wait_for("!document.getElementById('draw-accept').hidden && "
+                               "/offers a draw/.test(document.getElementById('draw-status').textContent)",
+                               "the draw offer on another page")
+        decliner.page.click("#draw-decline")
+        deadline = time.time() + timeout
+        while get_json(f"{api}/state").get("draw_offer"):
+            if time.time() > deadline:
+                raise Failed("the draw offer was not declined")
+            time.sleep(0.05)
+        kinds = [e["kind"] for e in get_json(f"{api}/events?after={state['version']}")["items"]]
+        if kinds != ["draw_offered", "draw_declined"]:
+            raise Failed(f"the draw offer and its refusal are not in the log: {kinds}")
+        print(f"{offerer.seat} offered a draw, {decliner.seat} declined it, in their pages")
+
+        # Resignations clicked in the pages until the game is over.
+        while True:
+            state = get_json(f"{api}/state")
+            if state["status"] != "active":
+                break
+            seat = [s for s in state["active_seats"]][-1]
+            q = players[seat]
+            q.wait_synced(state, "the position before resigning")
+            q.page.click("#resign")
+            q.page.wait_for("!document.getElementById('resign-confirm').hidden", "the resign confirmation")
+            q.page.click("#resign-confirm")
+            deadline = time.time() + timeout
+            while get_json(f"{api}/state")["version"] == state["version"]:
+                if time.time() > deadline:
+                    raise Failed(f"{seat}'s resignation was not recorded")
+                time.sleep(0.05)
+            print(f"{seat} resigned in its page")
+        for q in players.values():
+            q.wait_synced(state, "the final position")
+            q.page.wait_for("/Game over/.test(document.getElementById('status').textContent)",
+                            f"{q.seat}'s page saying the game is over")
+        players["R"].page.screenshot(os.path.join(outdir, "play-end.png"))
+
+        # Settings: a notification channel and the reminders saved, a vacation declared
+        # and ended, each checked through the API.
+        g = players["G"]
+        status, login = http("POST", f"{base}/v1/sessions", {"username": g.username, "password": PASSWORD})
+        if status != 201:
+            raise Failed(f"login through the API: {status} {login}")
+        token = login["access_token"]
+        g.page.navigate(f"{base}/settings")
+        g.wait_page("settings", "/settings")
+        box = 'input[data-kind="your_turn"][data-channel="email"]'
+        g.page.wait_for(f"!!document.querySelector('{box}') && document.getElementById('vacation-now').textContent",
+                        "the settings")
+        g.page.click(box)
+        g.fill("#reminders", "12")
+        g.page.click("#notify-submit")
+        g.page.wait_for("/saved/.test(document.getElementById('status').textContent)", "the settings saved")
+        _, saved = http("GET", f"{base}/v1/me/notification-settings", token=token)
+        if saved["kinds"]["your_turn"]["email"] or saved["reminder_offsets_secs"] != [43200]:
+            raise Failed(f"the settings were not saved: {saved}")
+        g.page.click("#vacation-submit")
+        g.page.wait_for("/On vacation until/.test(document.getElementById('vacation-now').textContent)",
+                        "the vacation declared")
+        _, vacation = http("GET", f"{base}/v1/me/vacations", token=token)
+        if not vacation["on_vacation"]:
+            raise Failed(f"the vacation was not declared: {vacation}")
+        g.page.click("#vacation-cancel")
+        g.page.wait_for("/ended or cancelled/.test(document.getElementById('status').textContent)",
+                        "the vacation ended")
+        _, vacation = http("GET", f"{base}/v1/me/vacations", token=token)
+        if vacation["on_vacation"]:
+            raise Failed(f"the vacation did not end: {vacation}")
+        g.page.screenshot(os.path.join(outdir, "settings.png"))
+        print("settings saved and a vacation declared and ended through /settings")
+        if typed != 1:
+            raise Failed("the text box was not used")
+    finally:
+        browser.close()
+    print(f"ok: {len(moves)} moves by four players (clicks, keyboard, text box) (dialogs: {', '.join(sorted(dialogs)) or 'none'}),"
+          f" a stale move refused, a draw offered and declined, resignations to the end; screenshots in {outdir}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Play a game through the web client in headless Chromium.")
+    parser.add_argument("base_url")
+    parser.add_argument("outdir")
+    parser.add_argument("--moves", required=True, help="comma-separated canonical moves from the start")
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per wait")
+    args = parser.parse_args()
+    chromium = shutil.which(args.chromium)
+    if not chromium:
+        print(f"play_test: {args.chromium} not found; run scripts/ensure-chromium.sh", file=sys.stderr)
+        return 2
+    base = args.base_url.rstrip("/")
+    try:
+        get_json(f"{base}/healthz")
+    except Exception as error:  # noqa: BLE001 - any failure here means no usable server
+        print(f"play_test: no server at {base}: {error}", file=sys.stderr)
+        return 2
+    try:
+        run(base, args.outdir, [m for m in args.moves.split(",") if m], chromium, args.timeout)
+    except Failed as error:
+        print(f"play_test: FAILED: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+//! The web client's game page in a real browser: the server on PostgreSQL, then headless
+//! Chromium (`tests/browser/play_test.py`, see `tests/browser/README.md`) with four
+//! isolated sessions that sign up, create and join a game in the lobby and play it by
+//! clicking, through the choice dialogs, the text box and a stale page, to the end by
+//! resignations clicked in the page. Chromium is installed by `scripts/ensure-chromium.sh`
+//! when missing; if it cannot be, this test FAILS.
+//!
+//! The moves are planned here with the rules crate: random play from the start, steered
+//! (a chief goes to the maze when it can; an exit from the maze or a placement is taken
+//! when one is legal) until the plan holds a placement move and a maze move. The page has
+//! to play each of them through its dialogs.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use djambi_e2e::{Backend, Rng, TestServer};
+use domain::{Kind, Position, SeatSet, Square};
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root")
+        .to_path_buf()
+}
+
+/// A sequence of legal moves from the four-seat start that includes a placement and an
+/// exit from the maze, as canonical texts; `None` when this seed does not get there.
+fn plan(seed: u64, max_plies: usize) -> Option<Vec<String>> {
+    let maze: Square = "E5".parse().ok()?;
+    let mut pos = Position::start(SeatSet::ALL).ok()?;
+    let mut rng = Rng::new(seed);
+    let (mut placed, mut exited) = (false, false);
+    let mut texts = Vec::new();
+    for _ in 0..max_plies {
+        if pos.is_over() {
+            return None;
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        let exits: Vec<_> = moves.iter().filter(|m| m.exit.is_some()).collect();
+        let places: Vec<_> = moves
+            .iter()
+            .filter(|m| m.place.is_some() && m.exit.is_none())
+            .collect();
+        let to_maze: Vec<_> = moves
+            .iter()
+            .filter(|m| {
+                m.to == maze
+                    && pos
+                        .board()
+                        .get(m.from)
+                        .is_some_and(|p| p.kind == Kind::Chief)
+            })
+            .collect();
+        let mv = if !exits.is_empty() && !exited {
+            exited = true;
+            *exits[rng.below(exits.len())]
+        } else if !places.is_empty() && !placed && rng.below(2) == 0 {
+            placed = true;
+            *places[rng.below(places.len())]
+        } else if !to_maze.is_empty() && !exited {
+            *to_maze[rng.below(to_maze.len())]
+        } else {
+            // No placements by chance: the dialogs are tried on purpose above.
+            let plain: Vec<_> = moves
+                .iter()
+                .filter(|m| m.place.is_none() && m.exit.is_none())
+                .collect();
+            if plain.is_empty() {
+                moves[rng.below(moves.len())]
+            } else {
+                *plain[rng.below(plain.len())]
+            }
+        };
+        if mv.place.is_some() {
+            placed = true;
+        }
+        texts.push(pos.move_text(&mv).to_string());
+        pos = pos.play(&mv).ok()?;
+        if placed && exited {
+            return Some(texts);
+        }
+    }
+    None
+}
+
+#[test]
+fn four_players_play_a_game_by_clicking_in_chromium() {
+    let root = repo_root();
+    let moves = (0..3000u64)
+        .filter_map(|seed| plan(seed, 40))
+        .min_by_key(Vec::len)
+        .expect("a plan with a placement and a maze exit within 40 plies");
+    eprintln!("plan ({} moves): {}", moves.len(), moves.join(" "));
+
+    let srv = TestServer::start_with(Backend::Postgres, &[("DJAMBI_NOTIFY_POLL", "200ms")]);
+    let ensure = Command::new("bash")
+        .arg(root.join("scripts/ensure-chromium.sh"))
+        .current_dir(&root)
+        .output()
+        .expect("run scripts/ensure-chromium.sh");
+    assert!(
+        ensure.status.success(),
+        "Chromium is required by this test and could not be installed by \
+         scripts/ensure-chromium.sh ({}):\n{}",
+        ensure.status,
+        String::from_utf8_lossy(&ensure.stderr)
+    );
+    let chromium = String::from_utf8_lossy(&ensure.stdout).trim().to_string();
+    assert!(!chromium.is_empty(), "ensure-chromium.sh printed no path");
+
+    let outdir = root.join("target/test-artifacts/play");
+    let run = Command::new("python3")
+        .arg(root.join("tests/browser/play_test.py"))
+        .arg(&srv.base)
+        .arg(&outdir)
+        .args(["--moves", &moves.join(",")])
+        .args(["--chromium", &chromium, "--timeout", "30"])
+        .current_dir(&root)
+        .output()
+        .expect("run python3 tests/browser/play_test.py");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "the browser test failed ({}):\n{stdout}\n{stderr}",
+        run.status
+    );
+    assert!(stdout.contains("ok: "), "{stdout}");
+    for shot in [
+        "play.png",
+        "play-dialog.png",
+        "play-stale.png",
+        "play-phone.png",
+        "play-end.png",
+    ] {
+        assert!(outdir.join(shot).is_file(), "{shot}");
+    }
+    eprintln!("{stdout}");
+}
