@@ -11,11 +11,11 @@ import time
 
 from djambi_client import AuthenticatedClient
 from djambi_client.api.games import get_game, legal_moves, my_games, play_move
-from djambi_client.models import MoveRequest, Status
+from djambi_client.models import MoveRequest
 
 client = AuthenticatedClient(base_url=os.environ["DJAMBI_URL"], token=os.environ["DJAMBI_TOKEN"])
 rng, played, watched = random.Random(os.environ.get("DJAMBI_SEED")), 0, sys.argv[1:]
-while not watched or any(get_game.sync(g, client=client).status != Status.FINISHED for g in watched):
+while not watched or any(get_game.sync(g, client=client).status != "finished" for g in watched):
     for game in my_games.sync(client=client, turn="mine").items:  # games waiting on my move
         page = legal_moves.sync(game.id, client=client)  # first page: up to 500 moves
         if page.moves:

@@ -157,7 +157,7 @@ def test_readme_bot_is_bot_py():
     readme = README.read_text(encoding="utf-8")
     section = readme.split("## Write a bot in 30 lines", 1)
     assert len(section) == 2, "README has no 'Write a bot in 30 lines' section"
-    block = re.search(r"```python\n(.*?)```", section[1], re.S)
+    block = re.search(r"```python\n(.*?)```", section[1], re.DOTALL)
     assert block, "the section has no python block"
     bot = (HERE / "bot.py").read_text(encoding="utf-8")
     assert block.group(1) == bot, "README's bot differs from tests/client/bot.py"
