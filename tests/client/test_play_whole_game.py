@@ -229,8 +229,8 @@ def test_four_players_and_a_bot_play_a_whole_game():
         GameSummary,
     )
     # Carol gives the version in the body instead; Dave sends none (seats need none).
-    # (Empty bodies are sent as `{}`: the generated functions cannot omit an optional
-    # body while the document types it as `oneOf: [null, ...]`.)
+    # (Empty requests go as `{}`: with a document that types an optional body as
+    # `oneOf: [null, ...]`, openapi-python-client's functions fail when it is omitted.)
     game = ok(
         take_seat.sync_detailed(
             gid, "Y", client=carol, body=TakeSeatRequest(expected_version=game.version)
