@@ -25,6 +25,10 @@ venv="${DJAMBI_CACHE_DIR:-${HOME:-/tmp}/.cache/djambi-ci}/venv-client"
 requirements=tests/client/requirements.txt
 
 # 1. The virtual environment, rebuilt only when the pins or the interpreter change.
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "$python is not Python 3.11 or newer (the generated client needs it); set PYTHON" >&2
+  exit 1
+fi
 stamp="$(sha256sum "$requirements" | cut -d' ' -f1) $("$python" -c 'import sys; print(sys.version)' | head -n 1)"
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.djambi-stamp" 2>/dev/null)" != "$stamp" ]; then
   echo "== creating the client's virtual environment in $venv"
