@@ -68,7 +68,8 @@ fi
 
 # 3. The server, on a fresh PostgreSQL database and a free port.
 echo "== building the server"
-cargo build --locked -q -p api --bin djambi-server
+# --workspace: the same features as `cargo test --workspace`, so nothing is rebuilt.
+cargo build --locked -q --workspace --bin djambi-server
 admin_url="$(scripts/ensure-postgres.sh)"
 db="djambi_client_$(date +%s)_$$"
 db_url="$("$python" -c 'import sys,urllib.parse as u; p=u.urlparse(sys.argv[1]); print(p._replace(path="/"+sys.argv[2]).geturl())' "$admin_url" "$db")"
