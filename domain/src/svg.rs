@@ -8,7 +8,9 @@
 //! grey and crossed out with a rim of their party's colour, the last move's squares
 //! highlighted with an arrow, and a caption saying whose turn it is, who rules, and who
 //! controls each party. The colours are the Okabe-Ito palette, told apart with the
-//! common colour-vision deficiencies; the letters carry the kind without colour. The
+//! common colour-vision deficiencies; the letters carry the kind without colour, and a
+//! small mark at each living piece's corner carries the party without colour (Red ▲,
+//! Blue ●, Yellow ■, Green ◆, as in the caption and the web pages). The
 //! output is deterministic and well-formed XML, with a `<title>` and `<desc>` for screen
 //! readers.
 
@@ -55,6 +57,44 @@ const fn colours(party: Seat) -> (&'static str, &'static str) {
         Seat::Yellow => ("#F0E442", "#000000"),
         Seat::Green => ("#009E73", "#000000"),
     }
+}
+
+/// The party's mark (▲ ● ■ ◆), so that parties are told apart without colour: a shape
+/// of about `2 * r` across, centred on (`x`, `y`), in the party's colour.
+fn party_mark(s: &mut String, party: Seat, x: i32, y: i32, r: i32) {
+    let (fill, _) = colours(party);
+    let stroke = r##"stroke="#1A1A1A" stroke-width="1.5""##;
+    let _ = match party {
+        Seat::Red => write!(
+            s,
+            r##"<path class="mark" d="M{x} {}L{} {}L{} {}Z" fill="{fill}" {stroke}/>"##,
+            y - r,
+            x + r,
+            y + r,
+            x - r,
+            y + r
+        ),
+        Seat::Blue => write!(
+            s,
+            r##"<circle class="mark" cx="{x}" cy="{y}" r="{r}" fill="{fill}" {stroke}/>"##
+        ),
+        Seat::Yellow => write!(
+            s,
+            r##"<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="{fill}" {stroke}/>"##,
+            x - r,
+            y - r,
+            2 * r,
+            2 * r
+        ),
+        Seat::Green => write!(
+            s,
+            r##"<path class="mark" d="M{x} {}L{} {y}L{x} {}L{} {y}Z" fill="{fill}" {stroke}/>"##,
+            y - r - 1,
+            x + r + 1,
+            y + r + 1,
+            x - r - 1
+        ),
+    };
 }
 
 /// The picture of a position as an SVG document. `last_move` (the move that led to the
@@ -280,10 +320,13 @@ fn piece_svg(s: &mut String, square: Square, piece: Piece, control: Control) {
                 r##"<circle cx="{cx}" cy="{cy}" r="19" fill="none" stroke="{ink}" stroke-width="1.5"/>"##
             );
         }
-        let _ = writeln!(
+        let _ = write!(
             s,
-            r#"<text x="{cx}" y="{cy}" font-size="24" font-weight="bold" fill="{ink}" text-anchor="middle" dominant-baseline="central">{letter}</text></g>"#
+            r#"<text x="{cx}" y="{cy}" font-size="24" font-weight="bold" fill="{ink}" text-anchor="middle" dominant-baseline="central">{letter}</text>"#
         );
+        // In the square's top-right corner, clear of the disc.
+        party_mark(s, piece.party, cx + 22, cy - 22, 5);
+        s.push_str("</g>\n");
     } else {
         let (a, b) = (cx - 15, cx + 15);
         let (c, d) = (cy - 15, cy + 15);
@@ -318,7 +361,6 @@ fn caption(s: &mut String, position: &Position, title: &str) {
     );
     // Two columns of two: the longest label ("Yellow played by Green") fits either.
     for party in Seat::ALL {
-        let (fill, _) = colours(party);
         let label = match position.control(party) {
             Control::Seat(seat) if seat == party => party.name().to_string(),
             Control::Seat(seat) => format!("{} played by {}", party.name(), seat.name()),
@@ -327,10 +369,10 @@ fn caption(s: &mut String, position: &Position, title: &str) {
         };
         let x = EDGE + (party.index() as i32 % 2) * BOARD / 2;
         let y = top + 44 + (party.index() as i32 / 2) * 24;
+        party_mark(s, party, x + 8, y, 7);
         let _ = writeln!(
             s,
-            r##"<circle cx="{}" cy="{y}" r="8" fill="{fill}" stroke="#1A1A1A" stroke-width="1.5"/><text x="{}" y="{}" font-size="15">{}</text>"##,
-            x + 8,
+            r##"<text x="{}" y="{}" font-size="15">{}</text>"##,
             x + 22,
             y + 5,
             escape(&label)
@@ -416,6 +458,9 @@ mod tests {
         assert!(a.contains("Red to move"));
         assert_eq!(a.matches(r#"class="piece""#).count(), 36);
         assert!(!a.contains("last-move"));
+        // Every living piece and each caption entry carries its party's mark.
+        assert_eq!(a.matches(r#"class="mark""#).count(), 36 + 4);
+        assert_eq!(a.matches(r#"<path class="mark""#).count(), 2 * 9 + 2);
     }
 
     #[test]
