@@ -644,6 +644,63 @@ fn request_ids_logs_and_metrics_pg() {
     assert_eq!(get(&c, &off, "/metrics").status, 404);
 }
 
+/// Reads an event stream on another thread until it ends; sends what it read then.
+fn read_stream(c: &Client, url: String, token: Option<String>) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    let mut rb = c.get(url);
+    if let Some(t) = token {
+        rb = rb.bearer_auth(t);
+    }
+    let res = rb.send().expect("open the stream");
+    assert_eq!(res.status().as_u16(), 200);
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let mut reader = BufReader::new(res);
+        let mut line = String::new();
+        while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+            text.push_str(&line);
+            line.clear();
+        }
+        let _ = tx.send(text);
+    });
+    rx
+}
+
+#[test]
+fn open_event_streams_end_when_the_server_stops_pg() {
+    let db = PgDb::new();
+    let mut srv = Server::start(&db, &[("DJAMBI_SHUTDOWN_GRACE", "30s")]);
+    let c = Client::builder().no_proxy().build().unwrap();
+    let players: Vec<Player> = (0..4)
+        .map(|i| player(&c, &srv, &srv, &format!("sse{i}")))
+        .collect();
+    let game = seated_game(&c, &[&srv], &players);
+    let events = read_stream(&c, srv.url(&format!("/v1/games/{game}/stream?after=0")), None);
+    let feed = read_stream(
+        &c,
+        srv.url("/v1/me/notifications/stream"),
+        Some(players[0].token.clone()),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let signalled = Instant::now();
+    srv.signal("TERM");
+    let status = srv.wait_exit(Duration::from_secs(25));
+    let took = signalled.elapsed();
+    assert!(status.success(), "exit status {status}");
+    // The streams end with the drain instead of holding the stop for the whole grace.
+    assert!(took < Duration::from_secs(10), "the stop took {took:?}");
+    let events = events
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the game stream ended");
+    assert!(events.starts_with("retry: 2000"), "{events}");
+    assert!(events.contains("event: created"), "{events}");
+    assert!(events.contains("event: seat_taken"), "{events}");
+    let feed = feed
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the notification stream ended");
+    assert!(feed.starts_with("retry: 2000"), "{feed}");
+}
+
 // ---------------------------------------------------------------------------------------
 // SIGTERM under load
 // ---------------------------------------------------------------------------------------

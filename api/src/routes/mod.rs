@@ -15,6 +15,7 @@ pub mod notification_settings;
 pub mod notifications;
 pub mod pages;
 pub mod sessions;
+pub mod sse;
 pub mod tokens;
 pub mod unsubscribe;
 pub mod vacations;

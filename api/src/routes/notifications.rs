@@ -3,10 +3,6 @@
 //! `GET /v1/me/notifications/stream` (Server-Sent Events of the same items, resuming from
 //! `Last-Event-ID`). See [`crate::notifications`] for what is notified.
 
-use std::time::Duration;
-
-use actix_web::http::header;
-use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -20,6 +16,7 @@ use crate::games::store::StoreError;
 use crate::notifications::NotificationRow;
 use crate::notifications::feed::{self, NotificationView, StreamCursor};
 use crate::pagination::{Keyset, Page, check_cursor, check_limit};
+use crate::routes::sse;
 use crate::state::AppState;
 
 pub fn configure(cfg: &mut ServiceConfig) {
@@ -29,8 +26,6 @@ pub fn configure(cfg: &mut ServiceConfig) {
 }
 
 const PROBLEM: &str = "application/problem+json";
-/// A comment line sent when nothing else was, so proxies keep the stream open.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -163,7 +158,7 @@ pub async fn mark_read(
 
 fn sse_event(row: &NotificationRow) -> String {
     let data = serde_json::to_string(&NotificationView::of(row)).unwrap_or_default();
-    format!("id: {}\nevent: {}\ndata: {data}\n\n", row.id, row.kind)
+    sse::event(&row.id, &row.kind, &data)
 }
 
 /// Server-Sent Events of my notifications.
@@ -201,62 +196,31 @@ pub async fn stream_notifications(
         StreamCursor::start(conn, &u, last.as_deref())
     })
     .await?;
-    let every = app.config.notify_poll;
-    struct S {
-        app: web::Data<AppState>,
-        user: String,
-        cursor: StreamCursor,
-        first: bool,
-        quiet: Duration,
-    }
-    let s = S {
-        app: app.clone(),
-        user,
+    let pool = app.pool.clone();
+    Ok(sse::polled(
+        &app,
         cursor,
-        first: true,
-        quiet: Duration::ZERO,
-    };
-    let stream = futures_util::stream::unfold(s, move |mut s| async move {
-        loop {
-            if s.first {
-                s.first = false;
-                // Tell the client how long to wait before reconnecting.
-                return Some((Ok::<_, actix_web::Error>(Bytes::from("retry: 2000\n\n")), s));
-            }
-            let user = s.user.clone();
-            let mut cursor = s.cursor.clone();
-            let polled = db::run_with(&s.app.pool, move |conn| {
-                let rows = cursor.poll(conn, &user, 100);
-                Ok::<_, StoreError>((cursor, rows))
-            })
-            .await;
-            match polled {
-                Ok((cursor, Ok(rows))) => {
-                    s.cursor = cursor;
-                    if !rows.is_empty() {
-                        s.quiet = Duration::ZERO;
-                        let text: String = rows.iter().map(sse_event).collect();
-                        return Some((Ok(Bytes::from(text)), s));
+        move |mut cursor: StreamCursor| {
+            let (pool, user) = (pool.clone(), user.clone());
+            async move {
+                let before = cursor.clone();
+                let polled = db::run_with(&pool, move |conn| {
+                    let rows = cursor.poll(conn, &user, 100);
+                    Ok::<_, StoreError>((cursor, rows))
+                })
+                .await;
+                match polled {
+                    Ok((cursor, Ok(rows))) => (cursor, rows.iter().map(sse_event).collect()),
+                    Ok((cursor, Err(e))) => {
+                        tracing::warn!(error = %e, "notification stream poll failed");
+                        (cursor, String::new())
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "notification stream poll failed");
+                        (before, String::new())
                     }
                 }
-                Ok((cursor, Err(e))) => {
-                    s.cursor = cursor;
-                    tracing::warn!(error = %e, "notification stream poll failed");
-                }
-                Err(e) => tracing::warn!(error = %e, "notification stream poll failed"),
             }
-            actix_web::rt::time::sleep(every).await;
-            s.quiet += every;
-            if s.quiet >= KEEP_ALIVE {
-                s.quiet = Duration::ZERO;
-                return Some((Ok(Bytes::from(": keep-alive\n\n")), s));
-            }
-        }
-    });
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header((header::CONTENT_ENCODING, "identity"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(stream))
+        },
+    ))
 }

@@ -1,9 +1,5 @@
 //! `GET /v1/games/{id}/stream`: Server-Sent Events of a game's new events.
 
-use std::time::Duration;
-
-use actix_web::http::header;
-use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
 use super::{PROBLEM, game_id};
@@ -11,6 +7,7 @@ use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::games::store::{self, EventRow, StoreError};
 use crate::games::{queries, views::EventView};
+use crate::routes::sse;
 use crate::state::AppState;
 
 /// Where the stream starts.
@@ -23,12 +20,9 @@ pub struct StreamParams {
     pub after: Option<i64>,
 }
 
-/// A comment line sent when nothing else was, so proxies keep the stream open.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
 fn sse_event(row: &EventRow) -> String {
     let data = serde_json::to_string(&EventView::of(row, None)).unwrap_or_default();
-    format!("id: {}\nevent: {}\ndata: {data}\n\n", row.seq, row.kind)
+    sse::event(row.seq, &row.kind, &data)
 }
 
 /// Server-Sent Events of the game's new events.
@@ -69,54 +63,25 @@ pub async fn stream_events(
     let last = header.or(query).filter(|v| *v >= 0);
     let g = id.clone();
     let current = db::run_with(&app.pool, move |conn| store::current_version(conn, &g)).await?;
-    struct S {
-        app: web::Data<AppState>,
-        id: String,
-        after: i64,
-        first: bool,
-        quiet: Duration,
-    }
-    let s = S {
-        app: app.clone(),
-        id,
-        after: last.unwrap_or(current).min(current),
-        first: true,
-        quiet: Duration::ZERO,
-    };
-    let every = app.config.notify_poll;
-    let stream = futures_util::stream::unfold(s, move |mut s| async move {
-        loop {
-            if s.first {
-                s.first = false;
-                return Some((Ok::<_, actix_web::Error>(Bytes::from("retry: 2000\n\n")), s));
-            }
-            let (id, after) = (s.id.clone(), s.after);
-            let polled = db::run_with(&s.app.pool, move |conn| {
+    let after = last.unwrap_or(current).min(current);
+    let pool = app.pool.clone();
+    Ok(sse::polled(&app, after, move |after| {
+        let (pool, id) = (pool.clone(), id.clone());
+        async move {
+            let polled = db::run_with(&pool, move |conn| {
                 Ok::<_, StoreError>(queries::events_page(conn, &id, after, 100)?.1)
             })
             .await;
             match polled {
-                Ok(rows) if !rows.is_empty() => {
-                    s.quiet = Duration::ZERO;
-                    s.after = rows.last().map_or(s.after, |r| r.seq);
-                    let text: String = rows.iter().map(sse_event).collect();
-                    return Some((Ok(Bytes::from(text)), s));
+                Ok(rows) => {
+                    let next = rows.last().map_or(after, |r| r.seq);
+                    (next, rows.iter().map(sse_event).collect())
                 }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "game stream poll failed"),
-            }
-            actix_web::rt::time::sleep(every).await;
-            s.quiet += every;
-            if s.quiet >= KEEP_ALIVE {
-                s.quiet = Duration::ZERO;
-                return Some((Ok(Bytes::from(": keep-alive\n\n")), s));
+                Err(e) => {
+                    tracing::warn!(error = %e, "game stream poll failed");
+                    (after, String::new())
+                }
             }
         }
-    });
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header((header::CONTENT_ENCODING, "identity"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(stream))
+    }))
 }
