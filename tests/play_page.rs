@@ -10,18 +10,8 @@
 //! when one is legal) until the plan holds a placement move and a maze move. The page has
 //! to play each of them through its dialogs.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-use djambi_e2e::{Backend, Rng, TestServer};
+use djambi_e2e::{Backend, Rng, TestServer, run_browser_driver};
 use domain::{Kind, Position, SeatSet, Square};
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the workspace root")
-        .to_path_buf()
-}
 
 /// A sequence of legal moves from the four-seat start that includes a placement and an
 /// exit from the maze, as canonical texts; `None` when this seed does not get there.
@@ -88,7 +78,7 @@ fn plan(seed: u64, max_plies: usize) -> Option<Vec<String>> {
 
 #[test]
 fn four_players_play_a_game_by_clicking_in_chromium() {
-    let root = repo_root();
+    let root = djambi_e2e::repo_root();
     let moves = (0..3000u64)
         .filter_map(|seed| plan(seed, 40))
         .min_by_key(Vec::len)
@@ -96,39 +86,13 @@ fn four_players_play_a_game_by_clicking_in_chromium() {
     eprintln!("plan ({} moves): {}", moves.len(), moves.join(" "));
 
     let srv = TestServer::start_with(Backend::Postgres, &[("DJAMBI_NOTIFY_POLL", "200ms")]);
-    let ensure = Command::new("bash")
-        .arg(root.join("scripts/ensure-chromium.sh"))
-        .current_dir(&root)
-        .output()
-        .expect("run scripts/ensure-chromium.sh");
-    assert!(
-        ensure.status.success(),
-        "Chromium is required by this test and could not be installed by \
-         scripts/ensure-chromium.sh ({}):\n{}",
-        ensure.status,
-        String::from_utf8_lossy(&ensure.stderr)
-    );
-    let chromium = String::from_utf8_lossy(&ensure.stdout).trim().to_string();
-    assert!(!chromium.is_empty(), "ensure-chromium.sh printed no path");
-
     let outdir = root.join("target/test-artifacts/play");
-    let run = Command::new("python3")
-        .arg(root.join("tests/browser/play_test.py"))
-        .arg(&srv.base)
-        .arg(&outdir)
-        .args(["--moves", &moves.join(",")])
-        .args(["--chromium", &chromium, "--timeout", "30"])
-        .current_dir(&root)
-        .output()
-        .expect("run python3 tests/browser/play_test.py");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        run.status.success(),
-        "the browser test failed ({}):\n{stdout}\n{stderr}",
-        run.status
+    let moves = moves.join(",");
+    let outdir_text = outdir.to_string_lossy();
+    let stdout = run_browser_driver(
+        "play_test.py",
+        &[&srv.base, &outdir_text, "--moves", &moves],
     );
-    assert!(stdout.contains("ok: "), "{stdout}");
     for shot in [
         "play.png",
         "play-dialog.png",

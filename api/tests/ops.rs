@@ -675,7 +675,11 @@ fn open_event_streams_end_when_the_server_stops_pg() {
         .map(|i| player(&c, &srv, &srv, &format!("sse{i}")))
         .collect();
     let game = seated_game(&c, &[&srv], &players);
-    let events = read_stream(&c, srv.url(&format!("/v1/games/{game}/stream?after=0")), None);
+    let events = read_stream(
+        &c,
+        srv.url(&format!("/v1/games/{game}/stream?after=0")),
+        None,
+    );
     let feed = read_stream(
         &c,
         srv.url("/v1/me/notifications/stream"),

@@ -502,3 +502,50 @@ impl Rng {
         (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n.max(1)
     }
 }
+
+/// The workspace root (the browser drivers and scripts are found from it).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root")
+        .to_path_buf()
+}
+
+/// Runs a browser driver, `python3 tests/browser/<script> <args> --chromium PATH
+/// --timeout 30`, in headless Chromium (installed by `scripts/ensure-chromium.sh` when
+/// missing; if it cannot be, the test FAILS). Asserts the driver passed and returns
+/// what it printed.
+pub fn run_browser_driver(script: &str, args: &[&str]) -> String {
+    use std::process::Command;
+    let root = repo_root();
+    let ensure = Command::new("bash")
+        .arg(root.join("scripts/ensure-chromium.sh"))
+        .current_dir(&root)
+        .output()
+        .expect("run scripts/ensure-chromium.sh");
+    assert!(
+        ensure.status.success(),
+        "Chromium is required by this test and could not be installed by \
+         scripts/ensure-chromium.sh ({}):\n{}",
+        ensure.status,
+        String::from_utf8_lossy(&ensure.stderr)
+    );
+    let chromium = String::from_utf8_lossy(&ensure.stdout).trim().to_string();
+    assert!(!chromium.is_empty(), "ensure-chromium.sh printed no path");
+    let run = Command::new("python3")
+        .arg(root.join("tests/browser").join(script))
+        .args(args)
+        .args(["--chromium", &chromium, "--timeout", "30"])
+        .current_dir(&root)
+        .output()
+        .unwrap_or_else(|e| panic!("run python3 tests/browser/{script}: {e}"));
+    let stdout = String::from_utf8_lossy(&run.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "the browser test {script} failed ({}):\n{stdout}\n{stderr}",
+        run.status
+    );
+    assert!(stdout.contains("ok: "), "{stdout}");
+    stdout
+}
