@@ -79,7 +79,7 @@ pub struct CreateWebhookRequest {
 /// answer shows the secret once. At most 10 per user. Needs a login session.
 #[utoipa::path(
     tag = "notifications",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     request_body = CreateWebhookRequest,
     responses(
         (status = 201, description = "Registered; keep the secret", body = WebhookView),
@@ -155,7 +155,7 @@ pub async fn list_webhooks(
 /// Delete a webhook endpoint (and its deliveries). Needs a login session.
 #[utoipa::path(
     tag = "notifications",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     params(("id" = String, Path, description = "The endpoint")),
     responses(
         (status = 204, description = "Deleted"),
@@ -188,7 +188,7 @@ pub async fn delete_webhook(
 /// 24 h) deliveries carry two signatures, by the new secret and by the previous one.
 #[utoipa::path(
     tag = "notifications",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     params(("id" = String, Path, description = "The endpoint")),
     responses(
         (status = 200, description = "The endpoint with its new secret", body = WebhookView),
