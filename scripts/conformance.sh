@@ -114,7 +114,7 @@ set +e
   --max-examples "$examples" \
   --seed "$seed" \
   --generation-database none \
-  --workers 2 \
+  --workers 1 \
   --request-timeout 20 \
   --no-color \
   --report junit,ndjson --report-dir "$report" \

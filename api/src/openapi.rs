@@ -182,6 +182,7 @@ fn complete(doc: &mut utoipa::openapi::OpenApi) {
                 text.pattern = Some(MOVE_TEXT_PATTERN.to_string());
             }
         }
+        constrain_settings(&mut components.schemas);
     }
     for (path, item) in doc.paths.paths.iter_mut() {
         let ops = [
@@ -200,6 +201,53 @@ fn complete(doc: &mut utoipa::openapi::OpenApi) {
             }
         }
     }
+}
+
+/// Edits a component schema as JSON (for what utoipa's attributes cannot say).
+fn edit_schema(
+    schemas: &mut std::collections::BTreeMap<String, RefOr<Schema>>,
+    name: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) {
+    let Some(schema) = schemas.get_mut(name) else {
+        return;
+    };
+    let Ok(mut value) = serde_json::to_value(&*schema) else {
+        return;
+    };
+    edit(&mut value);
+    if let Ok(edited) = serde_json::from_value(value) {
+        *schema = edited;
+    }
+}
+
+/// The notification settings as `NotificationSettings::checked` takes them: the known
+/// kinds only, the feed always on, at most `MAX_REMINDERS` offsets of 60 s to
+/// `MAX_REMINDER_OFFSET_SECS`.
+fn constrain_settings(schemas: &mut std::collections::BTreeMap<String, RefOr<Schema>>) {
+    use crate::notifications::KINDS;
+    use crate::notifications::settings::{MAX_REMINDER_OFFSET_SECS, MAX_REMINDERS};
+    edit_schema(schemas, "NotificationSettings", |s| {
+        let props = &mut s["properties"];
+        let kinds: serde_json::Map<String, serde_json::Value> = KINDS
+            .iter()
+            .map(|k| {
+                (
+                    k.to_string(),
+                    serde_json::json!({"$ref": "#/components/schemas/KindChannels"}),
+                )
+            })
+            .collect();
+        props["kinds"]["properties"] = serde_json::Value::Object(kinds);
+        props["kinds"]["additionalProperties"] = serde_json::Value::Bool(false);
+        let offsets = &mut props["reminder_offsets_secs"];
+        offsets["maxItems"] = MAX_REMINDERS.into();
+        offsets["items"]["minimum"] = 60.into();
+        offsets["items"]["maximum"] = MAX_REMINDER_OFFSET_SECS.into();
+    });
+    edit_schema(schemas, "KindChannels", |s| {
+        s["properties"]["feed"]["enum"] = serde_json::json!([true]);
+    });
 }
 
 /// The operations whose `201` carries a `Location` header, and where it points.

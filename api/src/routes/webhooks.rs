@@ -68,7 +68,9 @@ impl WebhookView {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"url": "https://example.org/djambi-hook"}))]
 pub struct CreateWebhookRequest {
-    /// An http:// or https:// URL whose host has public addresses.
+    /// An http:// or https:// URL whose host has public addresses (it must resolve when
+    /// registered: a `400` otherwise).
+    #[schema(format = "uri", min_length = 1, max_length = 2000)]
     pub url: String,
 }
 
