@@ -64,13 +64,14 @@ psql -q "$pg_url" -c "CREATE DATABASE \"$db\"" >/dev/null
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
 
+jwt_secret="contract-check-secret-$(date +%s%N)-0123456789abcdef"
 # Settings for fuzzing: rate limits high enough that the run is not throttled into
 # meaninglessness (429 stays documented and allowed), and cheap password hashes.
 env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
   DATABASE_URL="$db_url" \
   DJAMBI_LISTEN="127.0.0.1:$port" \
   DJAMBI_PUBLIC_URL="$base" \
-  DJAMBI_JWT_SECRET="contract-check-secret-$(date +%s%N)-0123456789abcdef" \
+  DJAMBI_JWT_SECRET="$jwt_secret" \
   DJAMBI_LOGIN_LIMIT_PER_IP=100000/1m \
   DJAMBI_LOGIN_LIMIT_PER_ACCOUNT=100000/1s \
   DJAMBI_LOGIN_LIMIT_ACCOUNT_WIDE=100000/1s \
@@ -97,7 +98,8 @@ done
 
 # -- fixtures: accounts, credentials and games to act on (into $work/schemathesis.toml) ----
 cp tests/contract/schemathesis.toml "$work/schemathesis.toml"
-"$venv/bin/python" tests/contract/fixtures.py "$base" openapi/openapi.json "$work" >"$work/credentials"
+DATABASE_URL="$db_url" DJAMBI_JWT_SECRET="$jwt_secret" \
+  "$venv/bin/python" tests/contract/fixtures.py "$base" openapi/openapi.json "$work" >"$work/credentials"
 set -a
 # shellcheck disable=SC1091
 . "$work/credentials"

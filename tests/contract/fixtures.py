@@ -1,6 +1,7 @@
 """Fixtures for the contract check (scripts/conformance.sh).
 
 Usage: fixtures.py BASE_URL COMMITTED_OPENAPI_JSON OUT_DIR
+(with the server's DATABASE_URL and DJAMBI_JWT_SECRET in the environment)
 
 - Checks that the server serves exactly the committed OpenAPI document.
 - Registers four players, logs them in, and gives the first one a personal access token
@@ -10,15 +11,22 @@ Usage: fixtures.py BASE_URL COMMITTED_OPENAPI_JSON OUT_DIR
 - Makes games in several states (open, invite-only, three seats, active with the token's
   owner to move) and writes their ids to OUT_DIR/games.dict (a libFuzzer dictionary, one quoted id a line): schemathesis
   draws path ids from it part of the time (tests/contract/schemathesis.toml), so requests
-  reach real games as well as unknown ids.
+  reach real games as well as unknown ids. Likewise a webhook endpoint
+  (OUT_DIR/webhooks.dict) and unsubscribe links (OUT_DIR/unsubscribe.dict).
 
 Only the standard library: it runs in the contract virtual environment or any python3.
 """
 
+import base64
+import hashlib
+import hmac
 import json
+import os
+import subprocess
 import sys
 import urllib.error
 import urllib.request
+import uuid
 
 PASSWORD = "violet tangerine harbour 1975"
 
@@ -51,11 +59,12 @@ def main():
                 "run UPDATE_OPENAPI=1 cargo test -p djambi-e2e --test openapi"
             )
 
-    tokens = []
+    tokens, users = [], []
     for i in range(1, 5):
         name = f"contract{i}"
-        call(base, "POST", "/v1/accounts",
-             {"username": name, "email": f"{name}@example.org", "password": PASSWORD})
+        users.append(call(base, "POST", "/v1/accounts",
+                          {"username": name, "email": f"{name}@example.org",
+                           "password": PASSWORD})["id"])
         login = call(base, "POST", "/v1/sessions", {"username": name, "password": PASSWORD})
         tokens.append(login["access_token"])
     owner = tokens[0]
@@ -99,6 +108,28 @@ def main():
                     {"username": "contract2", "password": PASSWORD})["access_token"]
 
     account, leaving = session(), session()
+
+    # A webhook endpoint of the second player, written straight into the database: the
+    # API only takes hosts that resolve to public addresses, and this machine resolves
+    # none (deliveries to it fail and are retried, harmlessly).
+    webhook = str(uuid.uuid4())
+    subprocess.run(
+        ["psql", "-q", "-v", "ON_ERROR_STOP=1", os.environ["DATABASE_URL"], "-c",
+         "INSERT INTO webhooks (id, user_id, url, secret, created_at) VALUES "
+         f"('{webhook}', '{users[1]}', 'https://hooks.example.org/djambi', "
+         "'whsec_Y29udHJhY3QtY2hlY2stc2VjcmV0', now() AT TIME ZONE 'UTC')"],
+        check=True,
+    )
+    with open(f"{out_dir}/webhooks.dict", "w") as f:
+        f.write(f'"{webhook}"\n')
+    # Unsubscribe links of two players: `{user id}.{HMAC}`, keyed by the JWT secret.
+    secret = os.environ["DJAMBI_JWT_SECRET"].encode()
+    with open(f"{out_dir}/unsubscribe.dict", "w") as f:
+        for user in users[2:]:
+            mac = hmac.new(secret, b"djambi-unsubscribe\0" + user.encode(), hashlib.sha256)
+            sig = base64.urlsafe_b64encode(mac.digest()[:18]).decode().rstrip("=")
+            f.write(f'"{user}.{sig}"\n')
+
     print(f"DJAMBI_CONTRACT_PAT={pat}")
     print(f"DJAMBI_CONTRACT_SESSION={account}")
     print(f"DJAMBI_CONTRACT_LOGOUT_SESSION={leaving}")
