@@ -22,6 +22,7 @@ backend_tests!(
     stale_versions_are_refused,
     bad_input_changes_nothing,
     reading_needs_no_token,
+    the_documented_bounds_are_the_enforced_ones,
 );
 
 /// Plies after which a random game is finished by resignations.
@@ -556,14 +557,27 @@ fn stale_versions_are_refused(backend: Backend) {
         .problem(412, "version-conflict")
         .clone();
     assert_eq!(pr["current_version"], 7);
-    // Both given and different.
-    srv.send(
-        srv.request(Method::POST, &format!("/v1/games/{id}/moves"))
-            .bearer_auth(&p[1].access)
-            .header("If-Match", "\"7\"")
-            .json(&json!({"move": "G8-F7", "expected_version": 6})),
-    )
-    .problem(400, "validation");
+    // Both given and different: they cannot both hold, even when one is current.
+    let pr = srv
+        .send(
+            srv.request(Method::POST, &format!("/v1/games/{id}/moves"))
+                .bearer_auth(&p[1].access)
+                .header("If-Match", "\"7\"")
+                .json(&json!({"move": "G8-F7", "expected_version": 6})),
+        )
+        .problem(412, "version-conflict")
+        .clone();
+    assert_eq!(pr["current_version"], 7);
+    // `If-Match` is digits, quoted or not, as documented.
+    for bad in ["\"+7\"", "\"7", "W/\"7\"", "1234567890123456789"] {
+        srv.send(
+            srv.request(Method::POST, &format!("/v1/games/{id}/moves"))
+                .bearer_auth(&p[1].access)
+                .header("If-Match", bad)
+                .json(&json!({"move": "G8-F7"})),
+        )
+        .problem(400, "validation");
+    }
     // Draw offers and resignations honour a version when given.
     srv.post(
         &format!("/v1/games/{id}/draw-offer"),
@@ -693,8 +707,11 @@ fn bad_input_changes_nothing(backend: Backend) {
     // Reads with bad parameters.
     srv.get(&format!("/v1/games/{id}/state?at=0"), None)
         .problem(400, "validation");
+    // A version the game has not reached is not there (yet).
     srv.get(&format!("/v1/games/{id}/state?at=99"), None)
-        .problem(400, "validation");
+        .problem(404, "not-found");
+    srv.get(&format!("/v1/games/{id}/board.svg?at=99"), None)
+        .problem(404, "not-found");
     srv.get(&format!("/v1/games/{id}/events?after=x"), None)
         .problem(400, "validation");
     srv.get(&format!("/v1/games/{id}/legal-moves?limit=0"), None)
@@ -770,4 +787,55 @@ fn reading_needs_no_token(backend: Backend) {
     // A token that is sent must be valid, even for reads.
     srv.get(&format!("/v1/games/{id}"), Some("garbage"))
         .problem(401, "unauthorized");
+}
+
+/// What `openapi/openapi.json` states about bodies and parameters is what the server
+/// does: a JSON `null` is not an (optional) body, list limits are 1 to 100, move text
+/// is taken as given.
+fn the_documented_bounds_are_the_enforced_ones(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let a = srv.user("bounds_a");
+    let lobby =
+        |srv: &TestServer| srv.get("/v1/games?status=open", None).expect(200)["items"].clone();
+    // A `null` body creates nothing; an empty one is the default game.
+    let r = srv.send(
+        srv.request(Method::POST, "/v1/games")
+            .bearer_auth(&a.access)
+            .header("content-type", "application/json")
+            .body("null"),
+    );
+    r.problem(400, "validation");
+    assert_eq!(lobby(&srv), json!([]), "nothing was created");
+    let r = srv.send(
+        srv.request(Method::POST, "/v1/games")
+            .bearer_auth(&a.access),
+    );
+    r.expect(201);
+    assert_eq!(lobby(&srv).as_array().unwrap().len(), 1);
+    // Limits: 1 to 100.
+    for ok in ["1", "100"] {
+        srv.get(&format!("/v1/games?limit={ok}"), None).expect(200);
+        srv.get(&format!("/v1/me/notifications?limit={ok}"), Some(&a.access))
+            .expect(200);
+    }
+    for bad in ["0", "101", "-1", "x"] {
+        srv.get(&format!("/v1/games?limit={bad}"), None)
+            .problem(400, "validation");
+        srv.get(
+            &format!("/v1/me/notifications?limit={bad}"),
+            Some(&a.access),
+        )
+        .problem(400, "validation");
+    }
+    // Cursors have the documented shapes: a keyset one for the lobby, a version for events.
+    srv.get("/v1/games?after=1700000000000000_abc-1", None)
+        .expect(200);
+    srv.get("/v1/games?after=1700000000000000_a_b", None)
+        .problem(400, "validation");
+    let (id, p) = four_player_game(&srv, "bounds");
+    srv.get(&format!("/v1/games/{id}/events?after=3"), None)
+        .expect(200);
+    // Move text as documented: no surrounding spaces.
+    play(&srv, &p[0], &id, json!(" C8-D7"), 6).problem(400, "validation");
+    play(&srv, &p[0], &id, json!("C8-D7"), 6).expect(201);
 }

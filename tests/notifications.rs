@@ -163,8 +163,24 @@ fn feed_follows_the_game(backend: Backend) {
         .expect(200)
         .clone();
     assert_eq!(r["unread_count"], 0);
-    srv.post("/v1/me/notifications/read", Some(&p[0].access), &json!({}))
-        .problem(400, "validation");
+    // Nothing named, nothing marked; strings that are no ids of mine mark nothing.
+    for nothing in [
+        json!({}),
+        json!({"ids": ["x\u{0}y", "nope"], "up_to": "\u{0}"}),
+    ] {
+        let r = srv
+            .post("/v1/me/notifications/read", Some(&p[0].access), &nothing)
+            .expect(200)
+            .clone();
+        assert_eq!(r["marked"], 0, "{nothing}");
+    }
+    let too_many: Vec<String> = (0..501).map(|i| format!("id-{i}")).collect();
+    srv.post(
+        "/v1/me/notifications/read",
+        Some(&p[0].access),
+        &json!({ "ids": too_many }),
+    )
+    .problem(400, "validation");
     srv.get("/v1/me/notifications", None)
         .problem(401, "unauthorized");
 }

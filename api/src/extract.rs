@@ -82,8 +82,10 @@ pub fn parse_json_object<T: DeserializeOwned>(
             "must be a JSON object ({...}), not an array, a string, a number or null",
         ));
     }
-    let de = &mut serde_json::Deserializer::from_slice(body);
-    let value: T = serde_path_to_error::deserialize(de).map_err(|e| {
+    let mut value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::field("body", format!("malformed JSON: {e}")))?;
+    integral_floats(&mut value);
+    let value: T = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let field = if path.is_empty() || path == "." {
@@ -98,6 +100,28 @@ pub fn parse_json_object<T: DeserializeOwned>(
         }
     })?;
     Ok(Some(value))
+}
+
+/// JSON has one kind of number, and JSON Schema calls `5.0` an integer: numbers with no
+/// fractional part become integers (when they fit in 64 bits) before the body is read
+/// into Rust types, so `{"level": 5.0}` is `{"level": 5}`.
+fn integral_floats(v: &mut serde_json::Value) {
+    use serde_json::{Number, Value};
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.is_finite() && f.fract() == 0.0 {
+                if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+                    *n = Number::from(f as u64);
+                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+                    *n = Number::from(f as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats),
+        Value::Object(map) => map.values_mut().for_each(integral_floats),
+        _ => {}
+    }
 }
 
 /// serde_json appends " at line 1 column 20" to messages; the field name says more.
@@ -151,6 +175,16 @@ mod tests {
         let e = parse_json_object::<Body>(&req(), br#"{"name":"a","n":"x"}"#).unwrap_err();
         assert_eq!(field_of(e), "n");
         let e = parse_json_object::<Body>(&req(), br#"{"name":"a","n":300}"#).unwrap_err();
+        assert_eq!(field_of(e), "n");
+    }
+
+    #[test]
+    fn integral_floats_are_integers() {
+        let b: Body = parse_json_object(&req(), br#"{"name":"a","n":5.0}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(b.n, Some(5));
+        let e = parse_json_object::<Body>(&req(), br#"{"name":"a","n":5.5}"#).unwrap_err();
         assert_eq!(field_of(e), "n");
     }
 

@@ -43,8 +43,8 @@ impl Checks {
     }
 
     pub fn email(&mut self, field: &str, v: &str) {
-        if v.is_empty() || v.len() > EMAIL_MAX {
-            self.add(field, format!("must be 1 to {EMAIL_MAX} bytes"));
+        if v.is_empty() || v.chars().count() > EMAIL_MAX {
+            self.add(field, format!("must be 1 to {EMAIL_MAX} characters"));
             return;
         }
         let ok = match v.split_once('@') {

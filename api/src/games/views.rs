@@ -12,19 +12,24 @@ use super::store::{EventRow, GameRow, PlayerRow, seat_of};
 use super::timing::TimeControl;
 use crate::pagination::{Keyset, Page};
 
-/// The JSON form of a move (RULES.md section 8); absent and null are the same.
+/// The JSON form of a move (RULES.md section 8); absent and null are the same. Squares
+/// are `A1` to `I9`, in either case.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[schema(example = json!({"from": "C8", "to": "D6", "victim": null, "exit": null, "place": "A5"}))]
 pub struct MoveJson {
-    #[schema(example = "C8")]
+    #[schema(example = "C8", pattern = "^[A-Ia-i][1-9]$")]
     pub from: String,
-    #[schema(example = "D6")]
+    #[schema(example = "D6", pattern = "^[A-Ia-i][1-9]$")]
     pub to: String,
     /// A reporter's kill, orthogonally next to `to`.
+    #[schema(pattern = "^[A-Ia-i][1-9]$")]
     pub victim: Option<String>,
     /// Where a piece that entered the maze to act leaves it.
+    #[schema(pattern = "^[A-Ia-i][1-9]$")]
     pub exit: Option<String>,
     /// Where a corpse or lifted piece is placed.
+    #[schema(pattern = "^[A-Ia-i][1-9]$")]
     pub place: Option<String>,
 }
 

@@ -26,12 +26,23 @@ pub struct RegisterRequest {
     /// 3 to 32 characters from `A-Z a-z 0-9 _ -`, starting and ending with a letter or a
     /// digit, no two of `_`/`-` in a row. Unique regardless of case, and no two names may
     /// look alike (`Ivan`/`lvan`, `bob0`/`bobO`, `rn`/`m`, `_`/`-` count as the same).
+    #[schema(
+        min_length = 3,
+        max_length = 32,
+        pattern = "^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*$"
+    )]
     pub username: String,
-    /// Up to 254 bytes.
+    /// `local@domain.tld`, up to 254 characters, without spaces or control characters.
+    #[schema(
+        min_length = 5,
+        max_length = 254,
+        pattern = "^[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@.\\s\\x00-\\x1f\\x7f-\\x9f][^@\\s\\x00-\\x1f\\x7f-\\x9f]*\\.[^@\\s\\x00-\\x1f\\x7f-\\x9f]*[^@.\\s\\x00-\\x1f\\x7f-\\x9f]$"
+    )]
     pub email: String,
     /// 8 to 128 characters after RFC 8265 (OpaqueString) normalisation (NFC); refused when
-    /// easy to guess (common passwords, the username, keyboard walks, repeats).
-    #[schema(value_type = String, format = Password)]
+    /// easy to guess (common passwords, the username, keyboard walks, repeats): a `400`
+    /// whose `errors` give the reason and suggestions.
+    #[schema(value_type = String, format = Password, min_length = 8, max_length = 128)]
     pub password: SecretString,
 }
 
@@ -62,7 +73,7 @@ pub async fn register(
     body: JsonBody<RegisterRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let email = body.email.trim().to_string();
+    let email = body.email.clone();
     let mut checks = Checks::new();
     checks.username("username", &body.username);
     checks.email("email", &email);

@@ -83,21 +83,26 @@ pub struct UpdatedProfile {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"current_password": "correct horse battery", "new_password": "battery staple horse"}))]
 pub struct UpdateMeRequest {
-    /// A new email address; needs `current_password`.
+    /// A new email address (as at registration); needs `current_password`.
+    #[schema(
+        min_length = 5,
+        max_length = 254,
+        pattern = "^[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@.\\s\\x00-\\x1f\\x7f-\\x9f][^@\\s\\x00-\\x1f\\x7f-\\x9f]*\\.[^@\\s\\x00-\\x1f\\x7f-\\x9f]*[^@.\\s\\x00-\\x1f\\x7f-\\x9f]$"
+    )]
     pub email: Option<String>,
     /// Required with `email` or `new_password`.
-    #[schema(value_type = Option<String>, format = Password)]
+    #[schema(value_type = Option<String>, format = Password, min_length = 1, max_length = 128)]
     pub current_password: Option<SecretString>,
     /// Same rules as at registration. Changing the password ends every other login
     /// session and revokes every personal access token.
-    #[schema(value_type = Option<String>, format = Password)]
+    #[schema(value_type = Option<String>, format = Password, min_length = 8, max_length = 128)]
     pub new_password: Option<SecretString>,
 }
 
 /// One's own profile.
 #[utoipa::path(
     tag = "me",
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses(
         (status = 200, description = "The caller's profile", body = Profile),
         (status = 401, description = "Missing or invalid token", body = Problem,
@@ -133,7 +138,7 @@ async fn find_user(state: &AppState, user_id: String) -> Result<User, ApiError> 
 /// account's login limits.
 #[utoipa::path(
     tag = "me",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     request_body = UpdateMeRequest,
     responses(
         (status = 200, description = "The updated profile; after a password change every other \
@@ -163,7 +168,7 @@ pub async fn patch_me(
     let body = body.into_inner();
     let user = find_user(&state, auth.user_id.clone()).await?;
 
-    let email = body.email.as_deref().map(|e| e.trim().to_string());
+    let email = body.email.clone();
     let mut checks = Checks::new();
     if email.is_none() && body.new_password.is_none() {
         checks.add(

@@ -29,7 +29,11 @@ pub struct MyGamesParams {
     #[param(inline, value_type = Option<String>, pattern = "^(open|active|finished)$")]
     pub status: Option<String>,
     /// The `next_cursor` of the previous page.
-    #[param(min_length = 1, max_length = 200, pattern = "^[\\x21-\\x7e]+$")]
+    #[param(
+        min_length = 3,
+        max_length = 81,
+        pattern = "^[0-9]{1,16}_[A-Za-z0-9-]{1,64}$"
+    )]
     pub after: Option<String>,
     /// Items per page, 1 to 100 (default 50).
     #[param(minimum = 1, maximum = 100)]
@@ -76,12 +80,8 @@ pub async fn my_games(
                 .ok_or_else(|| ApiError::field("status", "must be open, active or finished"))
         })
         .transpose()?;
-    if mine && status.is_some_and(|s| s != Status::Active) {
-        return Err(ApiError::field(
-            "status",
-            "with turn=mine only `active` games are listed: give status=active or nothing",
-        ));
-    }
+    // Only active games wait on a move: with another status the page is empty.
+    let none_can_wait = mine && status.is_some_and(|s| s != Status::Active);
     let page = PageParams {
         after: q.after,
         limit: q.limit,
@@ -90,7 +90,9 @@ pub async fn my_games(
     let after = page.after()?.map(Keyset::decode).transpose()?;
     let user = auth.user_id.clone();
     let fetched = db::run_with(&app.pool, move |conn| {
-        if mine {
+        if none_can_wait {
+            Ok((Vec::new(), Vec::new()))
+        } else if mine {
             queries::awaiting_move_of(conn, &user, after, i64::from(limit))
         } else {
             queries::games_of(conn, &user, status, after, i64::from(limit))

@@ -49,7 +49,7 @@ pub async fn get_settings(
 /// Needs a login session.
 #[utoipa::path(
     tag = "notifications",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     request_body = NotificationSettings,
     responses(
         (status = 200, description = "The settings as saved", body = NotificationSettings),

@@ -31,7 +31,11 @@ const PROBLEM: &str = "application/problem+json";
 #[into_params(parameter_in = Query)]
 pub struct FeedParams {
     /// The `next_cursor` of the previous page.
-    #[param(min_length = 1, max_length = 200, pattern = "^[\\x21-\\x7e]+$")]
+    #[param(
+        min_length = 3,
+        max_length = 81,
+        pattern = "^[0-9]{1,16}_[A-Za-z0-9-]{1,64}$"
+    )]
     pub after: Option<String>,
     /// Items per page, 1 to 100 (default 50).
     #[param(minimum = 1, maximum = 100)]
@@ -99,15 +103,20 @@ pub async fn list_notifications(
     }))
 }
 
-/// Which notifications to mark read.
+/// The most ids one `POST /v1/me/notifications/read` takes.
+pub const MAX_MARK_IDS: usize = 500;
+
+/// Which notifications to mark read (neither `ids` nor `up_to`: nothing is marked).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"ids": ["6f1c2a9e-0d3b-4c1a-9e8f-2b7d5a4c3e21"]}))]
 pub struct MarkReadRequest {
     /// These notifications (at most 500).
     #[serde(default)]
+    #[schema(max_items = 500)]
     pub ids: Vec<String>,
-    /// Every notification up to this one (it included), in the feed's order.
+    /// Every notification up to this one (it included), in the feed's order. Ids that
+    /// are not the caller's notifications mark nothing.
     pub up_to: Option<String>,
 }
 
@@ -125,7 +134,7 @@ pub struct MarkReadResult {
     request_body = MarkReadRequest,
     responses(
         (status = 200, description = "Marked", body = MarkReadResult),
-        (status = 400, description = "Neither `ids` nor `up_to`, or too many ids", body = Problem, content_type = PROBLEM),
+        (status = 400, description = "`validation`: more than 500 ids", body = Problem, content_type = PROBLEM),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -137,16 +146,19 @@ pub async fn mark_read(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
     let b = body.into_inner();
-    if b.ids.is_empty() && b.up_to.is_none() {
-        return Err(ApiError::field("ids", "give `ids` or `up_to`"));
-    }
-    if b.ids.len() > 500 {
+    if b.ids.len() > MAX_MARK_IDS {
         return Err(ApiError::field("ids", "at most 500 ids"));
     }
+    // Strings that cannot be notification ids match nothing (and never reach the database).
+    let is_id = |s: &String| {
+        (1..=64).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
+    };
+    let ids: Vec<String> = b.ids.into_iter().filter(is_id).collect();
+    let up_to = b.up_to.filter(is_id);
     let user = auth.user_id.clone();
     let at = app.clock.now();
     let (marked, unread_count) = db::run_with(&app.pool, move |conn| {
-        let n = feed::mark_read(conn, &user, &b.ids, b.up_to.as_deref(), at)?;
+        let n = feed::mark_read(conn, &user, &ids, up_to.as_deref(), at)?;
         Ok::<_, StoreError>((n, feed::unread_count(conn, &user)?))
     })
     .await?;
@@ -154,6 +166,21 @@ pub async fn mark_read(
         marked,
         unread_count,
     }))
+}
+
+/// One event of the notification stream, as `text/event-stream` fields.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "34f3453b-0748-5665-24e3-444edcbc91fa", "event": "your_turn",
+    "data": "{\"id\":\"34f3453b-0748-5665-24e3-444edcbc91fa\",\"kind\":\"your_turn\"}"}))]
+pub struct NotificationEvent {
+    /// The notification's id (send it back as `Last-Event-ID`).
+    pub id: Option<String>,
+    /// The notification's kind.
+    pub event: Option<String>,
+    /// The item as in the feed, as JSON text.
+    pub data: Option<String>,
+    /// How long (milliseconds) to wait before reconnecting.
+    pub retry: Option<u64>,
 }
 
 fn sse_event(row: &NotificationRow) -> String {
@@ -172,7 +199,7 @@ fn sse_event(row: &NotificationRow) -> String {
     security(("bearer" = ["read"])),
     params(("Last-Event-ID" = Option<String>, Header, description = "Resume after this notification")),
     responses(
-        (status = 200, description = "An event stream", content_type = "text/event-stream", body = String),
+        (status = 200, description = "An event stream: `retry: 2000`, then one event per notification", content_type = "text/event-stream", body = NotificationEvent),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
     )
 )]

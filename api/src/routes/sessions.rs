@@ -36,9 +36,14 @@ const BAD_CREDENTIALS: &str = "invalid username or password";
 pub struct LoginRequest {
     /// The name as registered, in any case; a look-alike or any character outside
     /// `A-Z a-z 0-9 _ -` matches no account.
+    #[schema(
+        min_length = 1,
+        max_length = 128,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]+$"
+    )]
     pub username: String,
     /// Compared after RFC 8265 (OpaqueString) normalisation.
-    #[schema(value_type = String, format = Password)]
+    #[schema(value_type = String, format = Password, min_length = 1, max_length = 128)]
     pub password: SecretString,
 }
 
@@ -46,6 +51,7 @@ pub struct LoginRequest {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"refresh_token": "djr_3q2+7w...base64url"}))]
 pub struct RefreshRequest {
+    /// Any string is accepted here; one that is not a live refresh token is a `401`.
     #[schema(value_type = String)]
     pub refresh_token: SecretString,
 }
@@ -249,7 +255,7 @@ pub async fn refresh(
 /// Log out: end the current login session (its refresh token and access tokens).
 #[utoipa::path(
     tag = "sessions",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     responses(
         (status = 204, description = "Logged out"),
         (status = 401, description = "Missing or invalid token", body = Problem,

@@ -32,11 +32,18 @@ pub fn configure(cfg: &mut ServiceConfig) {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "my bot", "scopes": ["read", "play"], "expires_in_days": 90}))]
 pub struct CreateTokenRequest {
-    /// A label for the owner, 1 to 64 characters.
+    /// A label for the owner, 1 to 64 characters, not only spaces, no control characters.
+    #[schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
     pub name: String,
-    /// What the token may do: one or both of `read`, `play`.
+    /// What the token may do: one or both of `read`, `play` (repeats count once).
+    #[schema(min_items = 1)]
     pub scopes: Vec<Scope>,
     /// Days until the token expires (1 to 3650); absent: it never expires.
+    #[schema(minimum = 1, maximum = 3650)]
     pub expires_in_days: Option<u32>,
 }
 
@@ -101,7 +108,7 @@ pub struct TokenList {
 /// Create a personal access token.
 #[utoipa::path(
     tag = "tokens",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     request_body = CreateTokenRequest,
     responses(
         (status = 201, description = "Created; the token is in the body, shown only this once \
@@ -183,7 +190,7 @@ pub async fn create_token(
 /// List one's live (unrevoked) personal access tokens, oldest first.
 #[utoipa::path(
     tag = "tokens",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     params(PageParams),
     responses(
         (status = 200, description = "A page of tokens", body = TokenList),
@@ -234,7 +241,7 @@ pub async fn list_tokens(
 /// Revoke a personal access token. It stops working at once.
 #[utoipa::path(
     tag = "tokens",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     params(("id" = String, Path, description = "The token's id")),
     responses(
         (status = 204, description = "Revoked (or already revoked)"),

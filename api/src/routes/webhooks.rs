@@ -68,7 +68,9 @@ impl WebhookView {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"url": "https://example.org/djambi-hook"}))]
 pub struct CreateWebhookRequest {
-    /// An http:// or https:// URL whose host has public addresses.
+    /// An http:// or https:// URL whose host has public addresses (it must resolve when
+    /// registered: a `400` otherwise).
+    #[schema(format = "uri", min_length = 1, max_length = 2000)]
     pub url: String,
 }
 
@@ -79,7 +81,7 @@ pub struct CreateWebhookRequest {
 /// answer shows the secret once. At most 10 per user. Needs a login session.
 #[utoipa::path(
     tag = "notifications",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     request_body = CreateWebhookRequest,
     responses(
         (status = 201, description = "Registered; keep the secret", body = WebhookView),
@@ -155,7 +157,7 @@ pub async fn list_webhooks(
 /// Delete a webhook endpoint (and its deliveries). Needs a login session.
 #[utoipa::path(
     tag = "notifications",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     params(("id" = String, Path, description = "The endpoint")),
     responses(
         (status = 204, description = "Deleted"),
@@ -188,7 +190,7 @@ pub async fn delete_webhook(
 /// 24 h) deliveries carry two signatures, by the new secret and by the previous one.
 #[utoipa::path(
     tag = "notifications",
-    security(("bearer" = [])),
+    security(("bearer" = ["session"])),
     params(("id" = String, Path, description = "The endpoint")),
     responses(
         (status = 200, description = "The endpoint with its new secret", body = WebhookView),

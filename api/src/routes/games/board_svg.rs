@@ -31,8 +31,8 @@ const PAST_MAX_AGE: &str = "public, max-age=31536000, immutable";
     responses(
         (status = 200, description = "The picture; `ETag` is the version drawn", body = String, content_type = "image/svg+xml"),
         (status = 304, description = "Not modified since the version in `If-None-Match`"),
-        (status = 400, description = "`at` out of range", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
+        (status = 400, description = "`validation`: `at` is not a positive number", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "`not-found`: no such game, or it has not reached version `at` yet", body = Problem, content_type = PROBLEM)
     )
 )]
 #[get("/games/{id}/board.svg")]
@@ -50,6 +50,11 @@ pub async fn board_svg(
         let version = match at {
             None => current,
             Some(n) if (1..=current).contains(&n) => n,
+            Some(n) if n > current => {
+                return Err(ApiError::NotFound(format!(
+                    "the game has no version {n} yet: it is at version {current}"
+                )));
+            }
             Some(_) => {
                 return Err(ApiError::field(
                     "at",

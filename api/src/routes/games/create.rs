@@ -27,10 +27,10 @@ pub struct CreateGameRequest {
     #[schema(minimum = 3, maximum = 4)]
     pub seats: Option<u8>,
     /// The creator's own seat (`R`, `B`, `Y`, `G`); absent: the creator does not sit.
-    #[schema(value_type = Option<String>, example = "R")]
+    #[schema(value_type = Option<String>, example = "R", pattern = "^[RBYGrbyg]$")]
     pub seat: Option<Seat>,
     /// With 3 seats: the seat left empty, whose party is hostage (default `G`).
-    #[schema(value_type = Option<String>, example = "G")]
+    #[schema(value_type = Option<String>, example = "G", pattern = "^[RBYGrbyg]$")]
     pub empty_seat: Option<Seat>,
     /// `public` (listed in the lobby; the default) or `invite` (unlisted; taking a seat
     /// needs the `invite_code` shown to the creator).
@@ -51,7 +51,7 @@ pub struct CreateGameRequest {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"seat": "B", "level": 3}))]
 pub struct BotSeat {
-    #[schema(value_type = String, example = "B")]
+    #[schema(value_type = String, example = "B", pattern = "^[RBYGrbyg]$")]
     pub seat: Seat,
     /// 1 (weakest) to 5 (strongest).
     #[schema(minimum = 1, maximum = 5)]

@@ -2,6 +2,8 @@
 
 use actix_web::http::header;
 use actix_web::{HttpResponse, get, web};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use super::{PROBLEM, etag, game_id};
 use crate::db;
@@ -12,6 +14,18 @@ use crate::games::views::{EventPage, EventView, StepView};
 use crate::games::{queries, store};
 use crate::pagination::{PageParams, next_link};
 use crate::state::AppState;
+
+/// The paging of the event log: by version.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventParams {
+    /// Events after this version (the `next_cursor` of the previous page; 0: from the start).
+    #[param(min_length = 1, max_length = 18, pattern = "^[0-9]{1,18}$")]
+    pub after: Option<String>,
+    /// Items per page, 1 to 100 (default 50).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+}
 
 /// The event log, oldest first, paged by version: `?after=<version>`.
 ///
@@ -31,7 +45,7 @@ use crate::state::AppState;
 /// that sent the event, `null` for the server itself.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), PageParams),
+    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), EventParams),
     responses(
         (status = 200, description = "A page of events", body = EventPage),
         (status = 400, description = "Bad `after` or `limit`", body = Problem, content_type = PROBLEM),
@@ -42,9 +56,14 @@ use crate::state::AppState;
 pub async fn list_events(
     app: web::Data<AppState>,
     path: web::Path<String>,
-    page: web::Query<PageParams>,
+    query: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
+    let query = query.into_inner();
+    let page = PageParams {
+        after: query.after,
+        limit: query.limit,
+    };
     let limit = page.limit()?;
     let after: i64 = match page.after()? {
         None => 0,

@@ -102,6 +102,8 @@ pub async fn import_game(
         game_id: uuid::Uuid::new_v4().to_string(),
         body: None,
         expected: None,
+        contradicting: None,
+        creating: true,
         // The caller was authenticated in full (the session checked) above.
         session: None,
     };

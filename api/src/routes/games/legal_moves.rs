@@ -21,7 +21,11 @@ pub const LEGAL_MOVES_MAX_LIMIT: usize = 2000;
 pub struct LegalMovesParams {
     /// The `next_cursor` of the previous page. It names the version it was made at: a
     /// cursor from an older version is refused with 412, so pages never mix positions.
-    #[param(min_length = 3, max_length = 41, pattern = "^[0-9]+\\.[0-9]+$")]
+    #[param(
+        min_length = 3,
+        max_length = 37,
+        pattern = "^[0-9]{1,18}\\.[0-9]{1,18}$"
+    )]
     pub after: Option<String>,
     /// Moves per page, 1 to 2000 (default 500). Positions can have thousands.
     #[param(minimum = 1, maximum = 2000)]
@@ -34,6 +38,11 @@ fn parse_cursor(raw: Option<&str>) -> Result<Option<(i64, usize)>, ApiError> {
         return Ok(None);
     };
     let (version, index) = raw.split_once('.').ok_or_else(invalid_cursor)?;
+    // 1 to 18 digits each, as documented.
+    let digits = |s: &str| (1..=18).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(version) || !digits(index) {
+        return Err(invalid_cursor());
+    }
     let version: i64 = version.parse().map_err(|_| invalid_cursor())?;
     let index: usize = index.parse().map_err(|_| invalid_cursor())?;
     Ok(Some((version, index)))

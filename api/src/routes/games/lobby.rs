@@ -20,7 +20,11 @@ pub struct LobbyParams {
     #[param(inline, value_type = Option<String>, pattern = "^(open|active|finished)$")]
     pub status: Option<String>,
     /// The `next_cursor` of the previous page.
-    #[param(min_length = 1, max_length = 200, pattern = "^[\\x21-\\x7e]+$")]
+    #[param(
+        min_length = 3,
+        max_length = 81,
+        pattern = "^[0-9]{1,16}_[A-Za-z0-9-]{1,64}$"
+    )]
     pub after: Option<String>,
     /// Items per page, 1 to 100 (default 50).
     #[param(minimum = 1, maximum = 100)]
@@ -34,6 +38,7 @@ pub struct LobbyParams {
 /// listed.
 #[utoipa::path(
     tag = "games",
+    security((), ("bearer" = [])),
     params(LobbyParams),
     responses(
         (status = 200, description = "A page of games", body = GamePage),

@@ -39,7 +39,8 @@ pub use bots::SeatBotRequest;
 pub use create::{BotSeat, CreateGameRequest};
 pub use draw::DrawRequest;
 pub use import::{ImportRequest, MAX_IMPORT_BODY_BYTES};
-pub use moves::{MoveInput, MoveRequest};
+pub use legal_moves::LEGAL_MOVES_MAX_LIMIT;
+pub use moves::{MOVE_TEXT_MAX, MOVE_TEXT_PATTERN, MoveInput, MoveRequest};
 pub use resign::ResignRequest;
 pub use seats::TakeSeatRequest;
 

@@ -14,12 +14,20 @@ use crate::games::commands::Command;
 use crate::games::views::{ActionResult, MoveJson};
 use crate::state::AppState;
 
+/// Move text as the server reads it (`domain::Move`'s parser), for the document.
+pub const MOVE_TEXT_PATTERN: &str =
+    "^[A-Ia-i][1-9][-xX][A-Ia-i][1-9]([xX][A-Ia-i][1-9])?(/[A-Ia-i][1-9])?(>[A-Ia-i][1-9])?$";
+/// The longest move text (`C8xD6xD5/E5>A5`).
+pub const MOVE_TEXT_MAX: usize = 14;
+
 /// A move given as canonical text or in the JSON form.
 #[derive(Debug, serde::Serialize, ToSchema)]
 #[serde(untagged)]
 #[allow(dead_code)]
 pub enum MoveInput {
-    /// Canonical text, e.g. `C8xD6>A5` (either case, either separator).
+    /// Canonical text, e.g. `C8xD6>A5` (either case, either separator): from, `-` or `x`,
+    /// to, then optionally `x` and the victim, `/` and the exit, `>` and the placement
+    /// (the document states [`MOVE_TEXT_PATTERN`]).
     Text(String),
     Json(MoveJson),
 }
@@ -48,7 +56,6 @@ impl WriteBody for MoveRequest {
 fn parse_move(v: &Value) -> Result<Move, ApiError> {
     match v {
         Value::String(s) if s.len() <= 32 => s
-            .trim()
             .parse::<Move>()
             .map_err(|e| ApiError::field("move", e.to_string())),
         Value::String(_) => Err(ApiError::field(

@@ -12,6 +12,9 @@ use crate::games::commands::Command;
 use crate::games::views::GameSummary;
 use crate::state::AppState;
 
+/// The longest invite code accepted (the server makes 16-character codes).
+pub const MAX_INVITE_CODE_CHARS: usize = 64;
+
 /// Taking a seat.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -67,6 +70,15 @@ pub async fn take_seat(
 ) -> Result<HttpResponse, ApiError> {
     let seat = seat_param(&path.1)?;
     let invite_code = w.body.as_ref().and_then(|b| b.invite_code.clone());
+    if invite_code
+        .as_ref()
+        .is_some_and(|c| c.chars().count() > MAX_INVITE_CODE_CHARS)
+    {
+        return Err(ApiError::field(
+            "invite_code",
+            format!("is at most {MAX_INVITE_CODE_CHARS} characters"),
+        ));
+    }
     let command = Command::TakeSeat { seat, invite_code };
     let answer = write::execute(&app, &w, command, Render::Summary(StatusCode::OK)).await?;
     Ok(answer.respond(|_| None))

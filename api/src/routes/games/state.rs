@@ -29,8 +29,8 @@ pub struct StateParams {
     params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), StateParams),
     responses(
         (status = 200, description = "The state; `ETag` is its version", body = StateView),
-        (status = 400, description = "`at` out of range", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
+        (status = 400, description = "`validation`: `at` is not a positive number", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "`not-found`: no such game, or it has not reached version `at` yet", body = Problem, content_type = PROBLEM)
     )
 )]
 #[get("/games/{id}/state")]
@@ -53,6 +53,9 @@ pub async fn get_state(
                 store::state_at(conn, &app2.games, &id, n, n == current)?,
                 current,
             )),
+            Some(n) if n > current => Err(ApiError::NotFound(format!(
+                "the game has no version {n} yet: it is at version {current}"
+            ))),
             Some(_) => Err(ApiError::field(
                 "at",
                 format!("must be 1 to the game's version, {current}"),

@@ -16,6 +16,7 @@ use crate::state::AppState;
 /// `ETag` is the version; with `If-None-Match` the answer may be `304 Not Modified`.
 #[utoipa::path(
     tag = "games",
+    security((), ("bearer" = [])),
     params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$")),
     responses(
         (status = 200, description = "The summary", body = GameSummary),

@@ -56,8 +56,14 @@ pub struct GameWrite<B> {
     pub game_id: String,
     /// `None` when the body is empty.
     pub body: Option<B>,
-    /// From `If-Match: "<version>"` and/or the body's `expected_version` (they must agree).
+    /// From `If-Match: "<version>"` and/or the body's `expected_version`.
     pub expected: Option<i64>,
+    /// `If-Match`'s version when it differs from the body's `expected_version`: the two
+    /// preconditions cannot both hold, so the write is refused with `412` (see
+    /// [`execute`]).
+    pub contradicting: Option<i64>,
+    /// Whether the write creates its game (no `{id}` in the path).
+    pub creating: bool,
     pub idempotency: Option<IdemKey>,
 }
 
@@ -84,6 +90,7 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
         Box::pin(async move {
             let (auth, session) = caller(&req).await?;
             auth.require(Scope::Play)?;
+            let creating = req.match_info().get("id").is_none();
             let game_id = match req.match_info().get("id") {
                 Some(raw) => game_id(raw)?,
                 None => uuid::Uuid::new_v4().to_string(),
@@ -96,7 +103,8 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
                 }
             })?;
             let body: Option<B> = parse_json_object(&req, &bytes)?;
-            let expected = expected_version(&req, body.as_ref().and_then(B::expected_version))?;
+            let (expected, contradicting) =
+                expected_version(&req, body.as_ref().and_then(B::expected_version))?;
             let idempotency = idempotency_key(&req, &auth.user_id, &bytes)?;
             Ok(GameWrite {
                 user_id: auth.user_id,
@@ -104,6 +112,8 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
                 game_id,
                 body,
                 expected,
+                contradicting,
+                creating,
                 idempotency,
             })
         })
@@ -140,7 +150,11 @@ async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), Ap
     Ok((auth, Some(claims.sid)))
 }
 
-/// `If-Match: "<version>"` (the quotes are optional; weak tags are not accepted).
+/// The most digits of a version in `If-Match` (the document's `IF_MATCH_PATTERN`).
+const IF_MATCH_DIGITS: usize = 18;
+
+/// `If-Match: "<version>"`: 1 to 18 digits, the quotes optional (weak tags are not
+/// accepted), as `crate::openapi::IF_MATCH_PATTERN` documents.
 fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     let Some(v) = req.headers().get(header::IF_MATCH) else {
         return Ok(None);
@@ -150,10 +164,11 @@ fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
         .strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
         .unwrap_or(text);
-    inner
-        .parse::<i64>()
-        .ok()
-        .filter(|n| *n >= 0)
+    Some(inner)
+        .filter(|d| {
+            (1..=IF_MATCH_DIGITS).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit())
+        })
+        .and_then(|d| d.parse::<i64>().ok())
         .map(Some)
         .ok_or_else(|| {
             ApiError::field(
@@ -163,16 +178,17 @@ fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
         })
 }
 
-/// The expected version from the body and/or `If-Match` (they must agree).
-fn expected_version(req: &HttpRequest, body: Option<i64>) -> Result<Option<i64>, ApiError> {
+/// The expected version from the body and/or `If-Match`, and `If-Match`'s version when
+/// the two differ (a precondition that cannot hold).
+fn expected_version(
+    req: &HttpRequest,
+    body: Option<i64>,
+) -> Result<(Option<i64>, Option<i64>), ApiError> {
     let header = if_match(req)?;
     match (body, header) {
         (Some(b), _) if b < 0 => Err(ApiError::field("expected_version", "must be 0 or more")),
-        (Some(b), Some(h)) if b != h => Err(ApiError::field(
-            "expected_version",
-            format!("is {b} but If-Match says {h}"),
-        )),
-        (b, h) => Ok(b.or(h)),
+        (Some(b), Some(h)) if b != h => Ok((Some(b), Some(h))),
+        (b, h) => Ok((b.or(h), None)),
     }
 }
 
@@ -294,7 +310,23 @@ pub async fn execute<B>(
     let key = w.idempotency.clone();
     let viewer = w.user_id.clone();
     let session = w.session.clone();
+    let contradicting = w.contradicting;
+    let creating = w.creating;
+    let game_id = w.game_id.clone();
     db::run_with(&app.pool.clone(), move |conn| {
+        // `If-Match` and `expected_version` disagree: one of them is stale whatever the
+        // game's version, so the write is refused as a version conflict.
+        if let Some(claimed) = contradicting {
+            let current = match store::current_version(conn, &game_id) {
+                Ok(v) => v,
+                Err(StoreError::NotFound(_)) if creating => 0,
+                Err(e) => return Err(e.into()),
+            };
+            return Err(ApiError::VersionConflict {
+                expected: claimed,
+                current_version: current,
+            });
+        }
         if let Some(key) = &key {
             if let Some(sid) = &session {
                 if !store::session_is_live(conn, sid, &viewer)? {
