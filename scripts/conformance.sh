@@ -35,7 +35,8 @@ if [ ! -x "$venv/bin/st" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)
 fi
 
 # -- the server binary ---------------------------------------------------------------------
-cargo build --locked --quiet -p api --bin djambi-server
+# --workspace: the same features as `cargo test --workspace`, so nothing is rebuilt.
+cargo build --locked --quiet --workspace --bin djambi-server
 bin="${CARGO_TARGET_DIR:-$root/target}/debug/djambi-server"
 
 # -- a fresh database, a free port, and clean-up whatever happens ---------------------------

@@ -345,4 +345,15 @@ fn every_page_has_the_strict_csp_and_no_store() {
     assert!(text.contains("id: 1\nevent: created"), "{text}");
     assert!(text.contains("event: seat_taken"), "{text}");
     send(raw().get(srv.url("/v1/games/nope/stream"))).problem(404, "not-found");
+    // A version that is not one is refused, not silently read as "from now".
+    for bad in ["-1", "x", "1.5"] {
+        send(raw().get(srv.url(&format!("/v1/games/{id}/stream?after={bad}"))))
+            .problem(400, "validation");
+        send(
+            raw()
+                .get(srv.url(&format!("/v1/games/{id}/stream")))
+                .header("Last-Event-ID", bad),
+        )
+        .problem(400, "validation");
+    }
 }

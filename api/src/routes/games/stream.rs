@@ -16,8 +16,32 @@ use crate::state::AppState;
 pub struct StreamParams {
     /// Send the events after this version first (`Last-Event-ID` wins when both are
     /// sent); without either, the stream starts with what comes next.
-    #[param(minimum = 0)]
-    pub after: Option<i64>,
+    #[param(value_type = Option<i64>, minimum = 0)]
+    pub after: Option<String>,
+}
+
+/// One event of a game's stream, as `text/event-stream` fields.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(example = json!({"id": "7", "event": "move_played",
+    "data": "{\"seq\":7,\"kind\":\"move_played\",\"payload\":{\"seat\":\"R\",\"text\":\"C8-D7\"}}"}))]
+pub struct GameStreamEvent {
+    /// The game's version after the event (send it back as `Last-Event-ID`).
+    pub id: Option<String>,
+    /// The event's kind.
+    pub event: Option<String>,
+    /// The event as in `GET /v1/games/{id}/events`, as JSON text.
+    pub data: Option<String>,
+    /// How long (milliseconds) to wait before reconnecting.
+    pub retry: Option<u64>,
+}
+
+/// A version sent as `Last-Event-ID` or `?after=`: a whole number, 0 or more.
+fn version(field: &str, text: &str) -> Result<i64, ApiError> {
+    text.trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|v| *v >= 0)
+        .ok_or_else(|| ApiError::field(field, "must be a version: a whole number, 0 or more"))
 }
 
 fn sse_event(row: &EventRow) -> String {
@@ -36,12 +60,12 @@ fn sse_event(row: &EventRow) -> String {
     tag = "games",
     params(
         ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
-        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this version"),
+        ("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "Resume after this version"),
         StreamParams
     ),
     responses(
-        (status = 200, description = "An event stream", content_type = "text/event-stream", body = String),
-        (status = 400, description = "A bad `after`", body = Problem, content_type = PROBLEM),
+        (status = 200, description = "An event stream: `retry: 2000`, then one event per game event", content_type = "text/event-stream", body = GameStreamEvent),
+        (status = 400, description = "`after` or `Last-Event-ID` is not a version", body = Problem, content_type = PROBLEM),
         (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -52,15 +76,25 @@ pub async fn stream_events(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let header = req
-        .headers()
-        .get("Last-Event-ID")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<i64>().ok());
+    let header = match req.headers().get("Last-Event-ID") {
+        Some(v) => Some(version(
+            "Last-Event-ID",
+            v.to_str().map_err(|_| {
+                ApiError::field(
+                    "Last-Event-ID",
+                    "must be a version: a whole number, 0 or more",
+                )
+            })?,
+        )?),
+        None => None,
+    };
     let query = web::Query::<StreamParams>::from_query(req.query_string())
-        .map_err(|_| ApiError::field("after", "must be a version number"))?
-        .after;
-    let last = header.or(query).filter(|v| *v >= 0);
+        .map_err(|_| ApiError::field("after", "must be a version: a whole number, 0 or more"))?
+        .after
+        .as_deref()
+        .map(|v| version("after", v))
+        .transpose()?;
+    let last = header.or(query);
     let g = id.clone();
     let current = db::run_with(&app.pool, move |conn| store::current_version(conn, &g)).await?;
     let after = last.unwrap_or(current).min(current);
