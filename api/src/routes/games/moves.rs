@@ -89,14 +89,10 @@ fn parse_move(v: &Value) -> Result<Move, ApiError> {
     responses(
         (status = 201, description = "Played: the effects, the new version, whose turn", body = ActionResult),
         (status = 400, description = "Malformed move, body, or no expected version", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 403, description = "No `play` scope, or you hold no seat in this game", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`not-your-turn`, `game-not-started` or `game-over`", body = Problem, content_type = PROBLEM),
         (status = 412, description = "`version-conflict`, with `current_version`", body = Problem, content_type = PROBLEM),
-        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "`illegal-move` (with `reason` and `legal_moves_url`) or `idempotency-key-reused`", body = Problem, content_type = PROBLEM),
-        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+        (status = 422, description = "`illegal-move` (with `reason` and `legal_moves_url`) or `idempotency-key-reused`", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/games/{id}/moves")]
