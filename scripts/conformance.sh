@@ -48,7 +48,17 @@ server_pid=""
 status=1
 cleanup() {
   if [ -n "$server_pid" ]; then
+    # SIGTERM stops the server gracefully; one that has not stopped after 15 s is
+    # killed (and said so: a graceful stop should not take that long).
     kill "$server_pid" 2>/dev/null || true
+    for _ in $(seq 1 75); do
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then
+      echo "conformance: the server did not stop within 15 s of SIGTERM; killing it" >&2
+      kill -KILL "$server_pid" 2>/dev/null || true
+    fi
     wait "$server_pid" 2>/dev/null || true
   fi
   psql -q "$pg_url" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
