@@ -7,7 +7,7 @@
 # Environment:
 #   DJAMBI_CACHE_DIR             where the virtual environment lives (default ~/.cache/djambi-ci)
 #   DJAMBI_CONTRACT_VENV         the virtual environment itself (default $DJAMBI_CACHE_DIR/venv-contract)
-#   DJAMBI_CONTRACT_EXAMPLES     test cases per operation and phase (default 40)
+#   DJAMBI_CONTRACT_EXAMPLES     test cases per operation and phase (default 100)
 #   DJAMBI_CONTRACT_SEED         the generation seed (default: a fixed one, so runs repeat)
 #   DJAMBI_CONTRACT_REPORT_DIR   where the reports go (default: a temporary directory, kept on failure)
 #   DJAMBI_TEST_PG_URL           the PostgreSQL server (see scripts/ensure-postgres.sh)
@@ -20,7 +20,7 @@ root=$PWD
 cache="${DJAMBI_CACHE_DIR:-${HOME:-/tmp}/.cache/djambi-ci}"
 venv="${DJAMBI_CONTRACT_VENV:-$cache/venv-contract}"
 requirements=tests/contract/requirements.txt
-examples="${DJAMBI_CONTRACT_EXAMPLES:-40}"
+examples="${DJAMBI_CONTRACT_EXAMPLES:-100}"
 seed="${DJAMBI_CONTRACT_SEED:-20261130}"
 
 # -- the virtual environment, made again only when the pinned requirements change ----------
