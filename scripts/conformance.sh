@@ -117,9 +117,11 @@ set +a
 
 # -- the run -------------------------------------------------------------------------------
 mkdir -p "$report"
+report="$(cd "$report" && pwd)"
 started=$(date +%s)
 set +e
-"$venv/bin/st" --config-file "$work/schemathesis.toml" run "$root/openapi/openapi.json" \
+# From the work directory: schemathesis keeps a cache (.schemathesis/) where it runs.
+(cd "$work" && exec "$venv/bin/st" --config-file "$work/schemathesis.toml" run "$root/openapi/openapi.json" \
   --url "$base" \
   --checks all \
   --phases examples,coverage,fuzzing,stateful \
@@ -130,7 +132,7 @@ set +e
   --request-timeout 20 \
   --no-color \
   --report junit,ndjson --report-dir "$report" \
-  "$@" 2>&1 | tee "$work/schemathesis.out"
+  "$@") 2>&1 | tee "$work/schemathesis.out"
 status=${PIPESTATUS[0]}
 set -e
 echo "conformance: schemathesis exited $status after $(($(date +%s) - started)) s (reports: $report)"
