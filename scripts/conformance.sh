@@ -7,7 +7,7 @@
 # Environment:
 #   DJAMBI_CACHE_DIR             where the virtual environment lives (default ~/.cache/djambi-ci)
 #   DJAMBI_CONTRACT_VENV         the virtual environment itself (default $DJAMBI_CACHE_DIR/venv-contract)
-#   DJAMBI_CONTRACT_EXAMPLES     test cases per operation and phase (default 40)
+#   DJAMBI_CONTRACT_EXAMPLES     test cases per operation and phase (default 100)
 #   DJAMBI_CONTRACT_SEED         the generation seed (default: a fixed one, so runs repeat)
 #   DJAMBI_CONTRACT_REPORT_DIR   where the reports go (default: a temporary directory, kept on failure)
 #   DJAMBI_TEST_PG_URL           the PostgreSQL server (see scripts/ensure-postgres.sh)
@@ -20,7 +20,7 @@ root=$PWD
 cache="${DJAMBI_CACHE_DIR:-${HOME:-/tmp}/.cache/djambi-ci}"
 venv="${DJAMBI_CONTRACT_VENV:-$cache/venv-contract}"
 requirements=tests/contract/requirements.txt
-examples="${DJAMBI_CONTRACT_EXAMPLES:-40}"
+examples="${DJAMBI_CONTRACT_EXAMPLES:-100}"
 seed="${DJAMBI_CONTRACT_SEED:-20261130}"
 
 # -- the virtual environment, made again only when the pinned requirements change ----------
@@ -49,7 +49,17 @@ server_pid=""
 status=1
 cleanup() {
   if [ -n "$server_pid" ]; then
+    # SIGTERM stops the server gracefully; one that has not stopped after 15 s is
+    # killed (and said so: a graceful stop should not take that long).
     kill "$server_pid" 2>/dev/null || true
+    for _ in $(seq 1 75); do
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then
+      echo "conformance: the server did not stop within 15 s of SIGTERM; killing it" >&2
+      kill -KILL "$server_pid" 2>/dev/null || true
+    fi
     wait "$server_pid" 2>/dev/null || true
   fi
   psql -q "$pg_url" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
@@ -108,9 +118,11 @@ set +a
 
 # -- the run -------------------------------------------------------------------------------
 mkdir -p "$report"
+report="$(cd "$report" && pwd)"
 started=$(date +%s)
 set +e
-"$venv/bin/st" --config-file "$work/schemathesis.toml" run "$root/openapi/openapi.json" \
+# From the work directory: schemathesis keeps a cache (.schemathesis/) where it runs.
+(cd "$work" && exec "$venv/bin/st" --config-file "$work/schemathesis.toml" run "$root/openapi/openapi.json" \
   --url "$base" \
   --checks all \
   --phases examples,coverage,fuzzing,stateful \
@@ -121,7 +133,7 @@ set +e
   --request-timeout 20 \
   --no-color \
   --report junit,ndjson --report-dir "$report" \
-  "$@" 2>&1 | tee "$work/schemathesis.out"
+  "$@") 2>&1 | tee "$work/schemathesis.out"
 status=${PIPESTATUS[0]}
 set -e
 echo "conformance: schemathesis exited $status after $(($(date +%s) - started)) s (reports: $report)"

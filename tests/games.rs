@@ -643,7 +643,6 @@ fn bad_input_changes_nothing(backend: Backend) {
         json!({"move": {"from": "C8"}, "expected_version": 6}),
         json!({"move": {"from": "C8", "to": "D7", "bogus": 1}, "expected_version": 6}),
         json!({"move": 42, "expected_version": 6}),
-        json!({"move": "C8-D7"}),
         json!({"move": "C8-D7", "expected_version": "six"}),
         json!({"expected_version": 6}),
         json!({"move": "C8-D7", "expected_version": 6, "extra": true}),
@@ -651,6 +650,9 @@ fn bad_input_changes_nothing(backend: Backend) {
         srv.post(&moves, Some(&p[0].access), &bad)
             .problem(400, "validation");
     }
+    // No version at all: the move must be conditional.
+    srv.post(&moves, Some(&p[0].access), &json!({"move": "C8-D7"}))
+        .problem(428, "precondition-required");
     let r = srv.send(
         srv.request(Method::POST, &moves)
             .bearer_auth(&p[0].access)

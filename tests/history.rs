@@ -469,11 +469,13 @@ fn board_svg_headers_and_caching(backend: Backend) {
     assert_eq!(r.status, 304);
     assert!(r.text.is_empty());
 
-    // Bad `at`, unknown games.
-    for bad in ["0", "-1", &(v + 1).to_string(), "x", "1.5"] {
+    // Bad `at`, a version not reached yet, unknown games.
+    for bad in ["0", "-1", "x", "1.5"] {
         srv.get(&format!("{path}?at={bad}"), None)
             .problem(400, "validation");
     }
+    srv.get(&format!("{path}?at={}", v + 1), None)
+        .problem(404, "not-found");
     srv.get(
         "/v1/games/00000000-0000-0000-0000-000000000000/board.svg",
         None,

@@ -46,6 +46,11 @@ fn options_lists_the_methods(backend: Backend) {
     assert_eq!(r.header("allow"), Some("GET, HEAD, PATCH, OPTIONS"));
     let r = s.send(s.request(Method::OPTIONS, "/v1/sessions"));
     assert_eq!(r.header("allow"), Some("POST, OPTIONS"));
+    // A static path is its own route, not also an `{id}` of its neighbour.
+    let r = s.send(s.request(Method::OPTIONS, "/v1/games/import"));
+    assert_eq!(r.header("allow"), Some("POST, OPTIONS"));
+    let r = s.send(s.request(Method::OPTIONS, "/v1/games/some-id"));
+    assert_eq!(r.header("allow"), Some("GET, HEAD, OPTIONS"));
     // Without configured origins, a preflight gets no CORS permission.
     let r = s.send(
         s.request(Method::OPTIONS, "/v1/me")
@@ -122,6 +127,20 @@ fn type_errors_name_the_field(backend: Backend) {
     );
     r.problem(400, "validation");
     assert_eq!(r.error_fields(), vec!["scopes"]);
+    // JSON has one kind of number: 30.0 is the integer 30 (as JSON Schema says), 30.5 is not.
+    let r = s.post(
+        "/v1/me/tokens",
+        Some(&alice.access),
+        &json!({"name": "x", "scopes": ["read"], "expires_in_days": 30.0}),
+    );
+    r.expect(201);
+    let r = s.post(
+        "/v1/me/tokens",
+        Some(&alice.access),
+        &json!({"name": "x", "scopes": ["read"], "expires_in_days": 30.5}),
+    );
+    r.problem(400, "validation");
+    assert_eq!(r.error_fields(), vec!["expires_in_days"]);
     let r = s.patch(
         "/v1/me",
         Some(&alice.access),

@@ -66,6 +66,9 @@ pub enum ProblemKind {
     /// 422: a game record to import is well-formed but does not replay: an action the
     /// rules refuse, or a `Result` header the actions contradict (`line`, `reason`).
     InvalidRecord,
+    /// 428: the write must name the version it was decided at (`If-Match` or
+    /// `expected_version`) and named none.
+    PreconditionRequired,
 }
 
 impl ProblemKind {
@@ -90,6 +93,7 @@ impl ProblemKind {
         ProblemKind::Unavailable,
         ProblemKind::Internal,
         ProblemKind::InvalidRecord,
+        ProblemKind::PreconditionRequired,
     ];
 
     pub fn slug(self) -> &'static str {
@@ -113,6 +117,7 @@ impl ProblemKind {
             ProblemKind::Unavailable => "unavailable",
             ProblemKind::Internal => "internal",
             ProblemKind::InvalidRecord => "invalid-record",
+            ProblemKind::PreconditionRequired => "precondition-required",
         }
     }
 
@@ -143,6 +148,7 @@ impl ProblemKind {
             ProblemKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ProblemKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ProblemKind::InvalidRecord => StatusCode::UNPROCESSABLE_ENTITY,
+            ProblemKind::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
         }
     }
 
@@ -167,6 +173,7 @@ impl ProblemKind {
             ProblemKind::Unavailable => "Service unavailable",
             ProblemKind::Internal => "Internal server error",
             ProblemKind::InvalidRecord => "The game record does not replay",
+            ProblemKind::PreconditionRequired => "The game's version is required",
         }
     }
 }
@@ -265,6 +272,8 @@ pub enum ApiError {
     /// A server fault. The message is logged, never sent.
     #[error("internal error: {0}")]
     Internal(String),
+    #[error("{0}")]
+    PreconditionRequired(String),
     /// A record that breaks the rules: its first bad line (1-based) and why.
     #[error("{detail}")]
     InvalidRecord {
@@ -335,6 +344,7 @@ impl ApiError {
             ApiError::Unavailable(_) => ProblemKind::Unavailable,
             ApiError::Internal(_) => ProblemKind::Internal,
             ApiError::InvalidRecord { .. } => ProblemKind::InvalidRecord,
+            ApiError::PreconditionRequired(_) => ProblemKind::PreconditionRequired,
         }
     }
 

@@ -1,6 +1,8 @@
 //! The OpenAPI 3.1 document: the static parts (info, security scheme, tags, problem
 //! schemas) are here; the paths are collected by utoipa-actix-web from the same route
-//! registration the server uses ([`crate::routes::register`]). The document is served at
+//! registration the server uses ([`crate::routes::register`]), then completed by
+//! [`complete`] with what operations of a kind share (statuses, headers, bounds that
+//! utoipa's attributes cannot state). The document is served at
 //! `/openapi.json`, browsed at `/docs` (Swagger UI, vendored: no network needed), and
 //! committed as `openapi/openapi.json` (a test fails when they differ; run it with
 //! `UPDATE_OPENAPI=1` to rewrite the file).
@@ -166,6 +168,7 @@ fn strip_null(schema: &mut Schema) {
 /// - a token: `401 unauthorized` (with `WWW-Authenticate`), and `403 forbidden` when the
 ///   operation needs a scope or a login session;
 /// - a path parameter: `404 not-found`;
+/// - `If-Match`: `412 version-conflict`; `Idempotency-Key`: `422 idempotency-key-reused`;
 /// - anything under `/v1`: `503 unavailable` (database busy or unreachable, with
 ///   `Retry-After`); every `429` and `503` carries `Retry-After`.
 ///
@@ -322,6 +325,13 @@ fn complete_operation(method: &str, path: &str, op: &mut Operation) {
         }
     }
     let has_body = op.request_body.is_some();
+    let header_param = |name: &str| {
+        op.parameters
+            .iter()
+            .flatten()
+            .any(|p| p.parameter_in == ParameterIn::Header && p.name == name)
+    };
+    let (idempotent, conditional) = (header_param("Idempotency-Key"), header_param("If-Match"));
     let responses = &mut op.responses.responses;
     let mut ensure = |status: u16, description: String| {
         responses
@@ -368,6 +378,20 @@ fn complete_operation(method: &str, path: &str, op: &mut Operation) {
         ensure(
             415,
             "`unsupported-media-type`: the body is not `application/json`".into(),
+        );
+    }
+    if conditional {
+        ensure(
+            412,
+            "`version-conflict` (with `current_version`): the game is not at the version \
+             `If-Match` or `expected_version` names, or they name two versions"
+                .into(),
+        );
+    }
+    if idempotent {
+        ensure(
+            422,
+            "`idempotency-key-reused`: the `Idempotency-Key` was used for another request".into(),
         );
     }
     if path.starts_with("/v1/") {

@@ -42,6 +42,16 @@ impl Checks {
         }
     }
 
+    /// An email as sent: surrounding white space is dropped (the document's pattern allows
+    /// it), but counts towards the length.
+    pub fn email_as_sent(&mut self, field: &str, sent: &str) {
+        if sent.chars().count() > EMAIL_MAX {
+            self.add(field, format!("must be 1 to {EMAIL_MAX} characters"));
+        } else {
+            self.email(field, sent.trim());
+        }
+    }
+
     pub fn email(&mut self, field: &str, v: &str) {
         if v.is_empty() || v.chars().count() > EMAIL_MAX {
             self.add(field, format!("must be 1 to {EMAIL_MAX} characters"));

@@ -32,11 +32,12 @@ pub struct RegisterRequest {
         pattern = "^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*$"
     )]
     pub username: String,
-    /// `local@domain.tld`, up to 254 characters, without spaces or control characters.
+    /// `local@domain.tld`, up to 254 characters, without spaces or control characters
+    /// (surrounding white space is dropped).
     #[schema(
         min_length = 5,
         max_length = 254,
-        pattern = "^[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@.\\s\\x00-\\x1f\\x7f-\\x9f][^@\\s\\x00-\\x1f\\x7f-\\x9f]*\\.[^@\\s\\x00-\\x1f\\x7f-\\x9f]*[^@.\\s\\x00-\\x1f\\x7f-\\x9f]$"
+        pattern = "^\\s*[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@.\\s\\x00-\\x1f\\x7f-\\x9f][^@\\s\\x00-\\x1f\\x7f-\\x9f]*\\.[^@\\s\\x00-\\x1f\\x7f-\\x9f]*[^@.\\s\\x00-\\x1f\\x7f-\\x9f]\\s*$"
     )]
     pub email: String,
     /// 8 to 128 characters after RFC 8265 (OpaqueString) normalisation (NFC); refused when
@@ -73,10 +74,10 @@ pub async fn register(
     body: JsonBody<RegisterRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let email = body.email.clone();
+    let email = body.email.trim().to_string();
     let mut checks = Checks::new();
     checks.username("username", &body.username);
-    checks.email("email", &email);
+    checks.email_as_sent("email", &body.email);
     let password = checks.new_password("password", &body.password, &body.username, &email);
     checks.finish()?;
     let password = password.unwrap_or_default();

@@ -87,7 +87,7 @@ pub struct UpdateMeRequest {
     #[schema(
         min_length = 5,
         max_length = 254,
-        pattern = "^[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@.\\s\\x00-\\x1f\\x7f-\\x9f][^@\\s\\x00-\\x1f\\x7f-\\x9f]*\\.[^@\\s\\x00-\\x1f\\x7f-\\x9f]*[^@.\\s\\x00-\\x1f\\x7f-\\x9f]$"
+        pattern = "^\\s*[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@.\\s\\x00-\\x1f\\x7f-\\x9f][^@\\s\\x00-\\x1f\\x7f-\\x9f]*\\.[^@\\s\\x00-\\x1f\\x7f-\\x9f]*[^@.\\s\\x00-\\x1f\\x7f-\\x9f]\\s*$"
     )]
     pub email: Option<String>,
     /// Required with `email` or `new_password`.
@@ -168,7 +168,7 @@ pub async fn patch_me(
     let body = body.into_inner();
     let user = find_user(&state, auth.user_id.clone()).await?;
 
-    let email = body.email.clone();
+    let email = body.email.as_deref().map(|e| e.trim().to_string());
     let mut checks = Checks::new();
     if email.is_none() && body.new_password.is_none() {
         checks.add(
@@ -176,8 +176,8 @@ pub async fn patch_me(
             "nothing to change: give `email` and/or `new_password`",
         );
     }
-    if let Some(email) = &email {
-        checks.email("email", email);
+    if let Some(sent) = &body.email {
+        checks.email_as_sent("email", sent);
     }
     let new_password = body.new_password.as_ref().and_then(|p| {
         checks.new_password(

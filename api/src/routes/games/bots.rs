@@ -52,14 +52,8 @@ impl WriteBody for SeatBotRequest {
     responses(
         (status = 200, description = "Seated; the game's summary", body = GameSummary),
         (status = 400, description = "Bad seat letter, a missing body or a level outside 1 to 5", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 403, description = "No `play` scope, or you neither created the game nor hold a seat in it", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
-        (status = 409, description = "`seat-taken` (also: the game has started); `conflict` (the seat is not in play, a study game); `game-over`", body = Problem, content_type = PROBLEM),
-        (status = 412, description = "`version-conflict` (only when an expected version was sent)", body = Problem, content_type = PROBLEM),
-        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "`idempotency-key-reused`", body = Problem, content_type = PROBLEM),
-        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+        (status = 409, description = "`seat-taken` (also: the game has started); `conflict` (the seat is not in play, a study game); `game-over`", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/games/{id}/seats/{seat}/bot")]

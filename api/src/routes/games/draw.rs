@@ -48,14 +48,8 @@ impl WriteBody for DrawRequest {
     responses(
         (status = 200, description = "Done: the pending offer (or the result) and the new version", body = ActionResult),
         (status = 400, description = "Bad `action` or body", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 403, description = "No `play` scope, or you hold no seat in this game", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
-        (status = 409, description = "`game-not-started`, `game-over`, or `conflict` (no offer pending, one already pending, already accepted, seat out)", body = Problem, content_type = PROBLEM),
-        (status = 412, description = "`version-conflict` (only when an expected version was sent)", body = Problem, content_type = PROBLEM),
-        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "`idempotency-key-reused`", body = Problem, content_type = PROBLEM),
-        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+        (status = 409, description = "`game-not-started`, `game-over`, or `conflict` (no offer pending, one already pending, already accepted, seat out)", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/games/{id}/draw-offer")]

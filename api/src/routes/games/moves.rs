@@ -88,15 +88,12 @@ fn parse_move(v: &Value) -> Result<Move, ApiError> {
     ),
     responses(
         (status = 201, description = "Played: the effects, the new version, whose turn", body = ActionResult),
-        (status = 400, description = "Malformed move, body, or no expected version", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
+        (status = 400, description = "`validation`: a malformed move or body", body = Problem, content_type = PROBLEM),
         (status = 403, description = "No `play` scope, or you hold no seat in this game", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`not-your-turn`, `game-not-started` or `game-over`", body = Problem, content_type = PROBLEM),
         (status = 412, description = "`version-conflict`, with `current_version`", body = Problem, content_type = PROBLEM),
-        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
         (status = 422, description = "`illegal-move` (with `reason` and `legal_moves_url`) or `idempotency-key-reused`", body = Problem, content_type = PROBLEM),
-        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+        (status = 428, description = "`precondition-required`: neither `expected_version` nor `If-Match` was sent", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/games/{id}/moves")]
@@ -110,9 +107,10 @@ pub async fn play_move(
         .ok_or_else(|| ApiError::field("body", "give {\"move\": ..., \"expected_version\": N}"))?;
     let mv = parse_move(&body.mv)?;
     if w.expected.is_none() {
-        return Err(ApiError::field(
-            "expected_version",
-            "is required: give it in the body or as If-Match: \"<version>\"",
+        return Err(ApiError::PreconditionRequired(
+            "a move needs the version it was chosen at: `expected_version` in the body or \
+             If-Match: \"<version>\""
+                .into(),
         ));
     }
     let answer = write::execute(

@@ -52,14 +52,8 @@ impl WriteBody for TakeSeatRequest {
     responses(
         (status = 200, description = "Seated; the game's summary", body = GameSummary),
         (status = 400, description = "Bad seat letter or body", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 403, description = "No `play` scope, or a wrong invite code", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
-        (status = 409, description = "`seat-taken`; `conflict` (the seat is not in play, or you already hold a seat); `game-over`", body = Problem, content_type = PROBLEM),
-        (status = 412, description = "`version-conflict` (only when an expected version was sent)", body = Problem, content_type = PROBLEM),
-        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "`idempotency-key-reused`", body = Problem, content_type = PROBLEM),
-        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+        (status = 409, description = "`seat-taken`; `conflict` (the seat is not in play, or you already hold a seat); `game-over`", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/games/{id}/seats/{seat}")]
@@ -97,13 +91,9 @@ pub async fn take_seat(
     responses(
         (status = 200, description = "Left; the game's summary", body = GameSummary),
         (status = 400, description = "Bad seat letter", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 403, description = "No `play` scope, or the seat is another player's", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`conflict`: the game has started, or the seat is free", body = Problem, content_type = PROBLEM),
-        (status = 412, description = "`version-conflict` (only with `If-Match`)", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "`idempotency-key-reused`", body = Problem, content_type = PROBLEM),
-        (status = 503, description = "The game is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+        (status = 412, description = "`version-conflict` (only with `If-Match`)", body = Problem, content_type = PROBLEM)
     )
 )]
 #[delete("/games/{id}/seats/{seat}")]
