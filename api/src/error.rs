@@ -603,6 +603,17 @@ mod tests {
         }
     }
 
+    /// The README's table of problem types (for client authors) names every kind with
+    /// its status.
+    #[test]
+    fn the_readme_lists_every_problem_type() {
+        let readme = include_str!("../../README.md");
+        for k in ProblemKind::ALL {
+            let row = format!("| `{}` | {} |", k.slug(), k.status().as_u16());
+            assert!(readme.contains(&row), "README.md lacks the row {row}");
+        }
+    }
+
     #[test]
     fn extensions_are_flat() {
         let p = ApiError::VersionConflict {
