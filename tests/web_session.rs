@@ -2,7 +2,7 @@
 //! the cookie's flags, CSRF on every state-changing request, logout, the same
 //! authorization as the API, and the pages' security headers.
 
-use djambi_e2e::{Backend, PASSWORD, Resp, TestServer};
+use djambi_e2e::{Backend, PASSWORD, Resp, TestServer, send};
 use reqwest::blocking::Client;
 use reqwest::header::{CONTENT_TYPE, COOKIE};
 use serde_json::{Value, json};
@@ -13,20 +13,6 @@ fn raw() -> Client {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("client")
-}
-
-fn send(rb: reqwest::blocking::RequestBuilder) -> Resp {
-    let res = rb.send().expect("request");
-    let status = res.status();
-    let headers = res.headers().clone();
-    let text = res.text().unwrap_or_default();
-    let json = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Resp {
-        status,
-        headers,
-        text,
-        json,
-    }
 }
 
 struct WebLogin {

@@ -369,17 +369,7 @@ impl TestServer {
     /// Sends a request and reads the whole response.
     #[track_caller]
     pub fn send(&self, rb: RequestBuilder) -> Resp {
-        let res = rb.send().unwrap_or_else(|e| panic!("request failed: {e}"));
-        let status = res.status();
-        let headers = res.headers().clone();
-        let text = res.text().unwrap_or_default();
-        let json = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Resp {
-            status,
-            headers,
-            text,
-            json,
-        }
+        send(rb)
     }
 
     fn with_token(rb: RequestBuilder, token: Option<&str>) -> RequestBuilder {
@@ -548,4 +538,20 @@ pub fn run_browser_driver(script: &str, args: &[&str]) -> String {
     );
     assert!(stdout.contains("ok: "), "{stdout}");
     stdout
+}
+
+/// Sends a request (with whatever client built it) and reads the whole response.
+#[track_caller]
+pub fn send(rb: RequestBuilder) -> Resp {
+    let res = rb.send().unwrap_or_else(|e| panic!("request failed: {e}"));
+    let status = res.status();
+    let headers = res.headers().clone();
+    let text = res.text().unwrap_or_default();
+    let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Resp {
+        status,
+        headers,
+        text,
+        json,
+    }
 }

@@ -269,11 +269,17 @@ pub async fn logout(
     state: web::Data<AppState>,
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
+    end_session(&state, &auth).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Ends the caller's login session (the API's logout and the web pages'); a personal
+/// access token has none (403).
+pub async fn end_session(state: &AppState, auth: &Authenticated) -> Result<(), ApiError> {
     let session_id = auth.require_session()?.to_string();
     db::run(&state.pool, move |conn| {
         session_store::revoke(conn, &session_id, "logged out")?;
         Ok(())
     })
-    .await?;
-    Ok(HttpResponse::NoContent().finish())
+    .await
 }

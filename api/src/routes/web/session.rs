@@ -6,9 +6,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
 
-use crate::accounts::sessions as session_store;
 use crate::auth::{Authenticated, web_session};
-use crate::db;
 use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::routes::sessions::{LoginRequest, password_login, refresh_ttl};
@@ -89,12 +87,7 @@ pub async fn logout(
     state: web::Data<AppState>,
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
-    let session_id = auth.require_session()?.to_string();
-    db::run(&state.pool, move |conn| {
-        session_store::revoke(conn, &session_id, "logged out")?;
-        Ok(())
-    })
-    .await?;
+    crate::routes::sessions::end_session(&state, &auth).await?;
     let secure = web_session::secure(&req, &state.config.public_url);
     Ok(HttpResponse::NoContent()
         .insert_header((header::CACHE_CONTROL, "no-store"))
