@@ -475,6 +475,7 @@
   async function refresh() {
     if (loading) { again = true; return loading; }
     var before = summary ? summary.version : null;
+    var wasOver = !!(summary && summary.status === "finished");
     var unfinished = selection && selection.from ? selection.from + (selection.to ? "-" + selection.to : "") : null;
     loading = (async function () {
       do {
@@ -487,6 +488,12 @@
       } while (again);
     })();
     try { await loading; } finally { loading = null; }
+    // The game just ended: a notice about an action in it ("You offered a draw.") is
+    // out of date; errors stay until the player reads them.
+    if (!wasOver && summary && summary.status === "finished" && !message.hidden &&
+        !message.classList.contains("error")) {
+      showMessage("");
+    }
     if (unfinished && summary && summary.version !== before) {
       selection = null;
       renderChoice();
