@@ -11,6 +11,7 @@
 //! dialect each) and run at start-up; on PostgreSQL under an advisory lock, so several
 //! instances may start at once.
 
+pub mod lease;
 pub mod models;
 
 use chrono::{NaiveDateTime, SubsecRound, Utc};

@@ -26,13 +26,13 @@ use std::time::Duration;
 use actix_web::web;
 use chrono::{NaiveDateTime, TimeDelta};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text, Timestamp};
 
 use super::bots::{self, BotSettings};
 use super::clock::Clock;
 use super::commands::{self, Actor, Command, CommandError, Write};
 use super::state::GameState;
 use super::store::{self, StoreError};
+use crate::db::lease::Queue;
 use crate::db::{self, DbConnection};
 use crate::schema::games;
 use crate::shutdown::Pace;
@@ -85,11 +85,14 @@ pub struct Pass {
     pub failed: usize,
 }
 
-#[derive(QueryableByName)]
-struct ClaimedId {
-    #[diesel(sql_type = Text)]
-    id: String,
-}
+/// The games whose due work (a deadline, a bot's turn) has come.
+const DUE_GAMES: Queue = Queue {
+    table: "games",
+    id: "id",
+    due: "due_at",
+    lease: "due_lease_until",
+    only: "",
+};
 
 /// Claims up to `limit` games due at `now` for `lease`.
 pub fn claim(
@@ -98,32 +101,7 @@ pub fn claim(
     lease: TimeDelta,
     limit: i64,
 ) -> Result<Vec<String>, StoreError> {
-    let until = now + lease;
-    let rows: Vec<ClaimedId> = match conn {
-        DbConnection::Pg(c) => diesel::sql_query(
-            "UPDATE games SET due_lease_until = $1 WHERE id IN (\
-               SELECT id FROM games WHERE due_at <= $2 \
-                 AND (due_lease_until IS NULL OR due_lease_until <= $2) \
-               ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) \
-             RETURNING id",
-        )
-        .bind::<Timestamp, _>(until)
-        .bind::<Timestamp, _>(now)
-        .bind::<BigInt, _>(limit)
-        .load(c)?,
-        DbConnection::Sqlite(c) => diesel::sql_query(
-            "UPDATE games SET due_lease_until = ?1 WHERE id IN (\
-               SELECT id FROM games WHERE due_at <= ?2 \
-                 AND (due_lease_until IS NULL OR due_lease_until <= ?2) \
-               ORDER BY due_at LIMIT ?3) \
-             RETURNING id",
-        )
-        .bind::<Timestamp, _>(until)
-        .bind::<Timestamp, _>(now)
-        .bind::<BigInt, _>(limit)
-        .load(c)?,
-    };
-    Ok(rows.into_iter().map(|r| r.id).collect())
+    Ok(DUE_GAMES.claim(conn, now, now + lease, limit)?)
 }
 
 /// Releases a claim.

@@ -21,6 +21,7 @@ use super::due::paused_deadline_of;
 use super::state::GameState;
 use super::store::{self, StoreError};
 use crate::db::DbConnection;
+use crate::db::lease::Queue;
 use crate::notifications::{settings, stable_id, vacation};
 use crate::state::AppState;
 
@@ -145,30 +146,21 @@ fn unscheduled(conn: &mut DbConnection) -> Result<Vec<String>, StoreError> {
     Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
+/// The games whose next reminder is due.
+const DUE_REMINDERS: Queue = Queue {
+    table: "reminder_schedule",
+    id: "game_id",
+    due: "remind_at",
+    lease: "lease_until",
+    only: "",
+};
+
 fn claim(
     conn: &mut DbConnection,
     now: NaiveDateTime,
     until: NaiveDateTime,
 ) -> Result<Vec<String>, StoreError> {
-    let sql = "UPDATE reminder_schedule SET lease_until = $1 WHERE game_id IN (\
-                 SELECT game_id FROM reminder_schedule WHERE remind_at <= $2 \
-                 AND (lease_until IS NULL OR lease_until <= $2) \
-                 ORDER BY remind_at LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING game_id AS id";
-    let rows: Vec<Pending> = match conn {
-        DbConnection::Pg(c) => diesel::sql_query(sql)
-            .bind::<Timestamp, _>(until)
-            .bind::<Timestamp, _>(now)
-            .bind::<BigInt, _>(BATCH)
-            .load(c)?,
-        DbConnection::Sqlite(c) => {
-            diesel::sql_query(sql.replace(" FOR UPDATE SKIP LOCKED", "").replace('$', "?"))
-                .bind::<Timestamp, _>(until)
-                .bind::<Timestamp, _>(now)
-                .bind::<BigInt, _>(BATCH)
-                .load(c)?
-        }
-    };
-    Ok(rows.into_iter().map(|r| r.id).collect())
+    Ok(DUE_REMINDERS.claim(conn, now, until, BATCH)?)
 }
 
 /// Schedules one game's current turn; with `fire`, writes the reminders due by `now`.

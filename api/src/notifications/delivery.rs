@@ -30,7 +30,6 @@ use std::time::Duration;
 use actix_web::web;
 use chrono::{NaiveDateTime, TimeDelta};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text, Timestamp};
 use futures_util::StreamExt;
 use serde_json::json;
 
@@ -38,6 +37,7 @@ use super::config::NotifyConfig;
 use super::feed::NotificationView;
 use super::webhooks::{self, WebhookRow};
 use super::{NotificationRow, settings, stable_id};
+use crate::db::lease::Queue;
 use crate::db::{self, DbConnection};
 use crate::games::store::StoreError;
 use crate::schema::{deliveries, notifications, users, webhooks as webhooks_t};
@@ -202,44 +202,23 @@ pub fn fan_out(
     })
 }
 
-#[derive(QueryableByName)]
-struct ClaimedId {
-    #[diesel(sql_type = Text)]
-    id: String,
-}
+/// The deliveries waiting for an attempt.
+const PENDING_DELIVERIES: Queue = Queue {
+    table: "deliveries",
+    id: "id",
+    due: "next_attempt_at",
+    lease: "lease_until",
+    only: "status = 'pending'",
+};
 
-/// Claims up to `limit` due deliveries until `now + lease`.
+/// Claims up to `limit` due deliveries until `until`.
 pub fn claim(
     conn: &mut DbConnection,
     now: NaiveDateTime,
     until: NaiveDateTime,
     limit: i64,
 ) -> Result<Vec<String>, StoreError> {
-    let rows: Vec<ClaimedId> = match conn {
-        DbConnection::Pg(c) => diesel::sql_query(
-            "UPDATE deliveries SET lease_until = $1 WHERE id IN (\
-               SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $2 \
-                 AND (lease_until IS NULL OR lease_until <= $2) \
-               ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) \
-             RETURNING id",
-        )
-        .bind::<Timestamp, _>(until)
-        .bind::<Timestamp, _>(now)
-        .bind::<BigInt, _>(limit)
-        .load(c)?,
-        DbConnection::Sqlite(c) => diesel::sql_query(
-            "UPDATE deliveries SET lease_until = ?1 WHERE id IN (\
-               SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?2 \
-                 AND (lease_until IS NULL OR lease_until <= ?2) \
-               ORDER BY next_attempt_at LIMIT ?3) \
-             RETURNING id",
-        )
-        .bind::<Timestamp, _>(until)
-        .bind::<Timestamp, _>(now)
-        .bind::<BigInt, _>(limit)
-        .load(c)?,
-    };
-    Ok(rows.into_iter().map(|r| r.id).collect())
+    Ok(PENDING_DELIVERIES.claim(conn, now, until, limit)?)
 }
 
 /// Where a claimed delivery goes.
