@@ -170,4 +170,30 @@ fn vacation_stops_the_clock(backend: Backend) {
     wait_to_move(&srv, &id, "Y");
 }
 
-backend_tests!(vacation_stops_the_clock);
+
+/// Account resources are found by UUID; an id that cannot be one (a NUL byte, which
+/// PostgreSQL refuses in text, or any other string) is simply not found, like an unknown
+/// UUID, and never a server error.
+fn ids_that_cannot_exist_are_not_found(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let me = srv.user("ids");
+    let token = Some(me.access.as_str());
+    for id in [
+        "a%00b",
+        "not-a-uuid",
+        "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
+    ] {
+        srv.delete(&format!("/v1/me/vacations/{id}"), token)
+            .problem(404, "not-found");
+        srv.delete(&format!("/v1/me/tokens/{id}"), token)
+            .problem(404, "not-found");
+        srv.delete(&format!("/v1/me/webhooks/{id}"), token)
+            .problem(404, "not-found");
+        srv.post(&format!("/v1/me/webhooks/{id}/secret"), token, &json!({}))
+            .problem(404, "not-found");
+        srv.get(&format!("/v1/me/webhooks/{id}/deliveries"), token)
+            .problem(404, "not-found");
+    }
+}
+
+backend_tests!(vacation_stops_the_clock, ids_that_cannot_exist_are_not_found);

@@ -26,6 +26,17 @@ use actix_web::Error;
 use actix_web::dev::{ServiceFactory, ServiceRequest};
 use utoipa_actix_web::{UtoipaApp, scope, service_config::ServiceConfig};
 
+/// The id of an account-owned resource from its path (tokens, webhook endpoints,
+/// vacations): these ids are UUIDs, so anything else cannot exist and is answered
+/// `404 no such <what>` before it reaches the database (PostgreSQL refuses a NUL byte in
+/// text, which would otherwise be a 500).
+pub(crate) fn uuid_id(raw: String, what: &str) -> Result<String, crate::error::ApiError> {
+    match uuid::Uuid::parse_str(&raw) {
+        Ok(_) => Ok(raw),
+        Err(_) => Err(crate::error::ApiError::NotFound(format!("no such {what}"))),
+    }
+}
+
 /// Registers every documented route on `app`.
 pub fn register<T>(app: UtoipaApp<T>) -> UtoipaApp<T>
 where

@@ -242,7 +242,7 @@ pub async fn list_tokens(
 #[utoipa::path(
     tag = "tokens",
     security(("bearer" = ["session"])),
-    params(("id" = String, Path, description = "The token's id")),
+    params(("id" = String, Path, format = "uuid", description = "The token's id")),
     responses(
         (status = 204, description = "Revoked (or already revoked)"),
         (status = 401, description = "Missing or invalid token", body = Problem,
@@ -260,11 +260,7 @@ pub async fn revoke_token(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let id = path.into_inner();
-    // Ids are UUIDs; anything else cannot exist (and must not reach the database as is).
-    if uuid::Uuid::parse_str(&id).is_err() {
-        return Err(ApiError::NotFound("no such token".into()));
-    }
+    let id = super::uuid_id(path.into_inner(), "token")?;
     let user_id = auth.user_id.clone();
     let found = db::run(&state.pool, move |conn| {
         Ok(token_store::revoke(conn, &user_id, &id)?)

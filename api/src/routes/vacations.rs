@@ -151,7 +151,7 @@ pub async fn declare_vacation(
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["play"])),
-    params(("id" = String, Path, description = "The vacation's id")),
+    params(("id" = String, Path, format = "uuid", description = "The vacation's id")),
     responses(
         (status = 204, description = "Ended or cancelled"),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
@@ -168,7 +168,7 @@ pub async fn end_vacation(
     auth.require(Scope::Play)?;
     let user = auth.user_id.clone();
     let now = app.clock.now();
-    let id = id.into_inner();
+    let id = super::uuid_id(id.into_inner(), "vacation")?;
     let ended = db::run(&app.pool, move |conn| {
         db::transaction(conn, |conn| Ok(vacation::end(conn, &user, &id, now)?))
     })

@@ -158,7 +158,7 @@ pub async fn list_webhooks(
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["session"])),
-    params(("id" = String, Path, description = "The endpoint")),
+    params(("id" = String, Path, format = "uuid", description = "The endpoint")),
     responses(
         (status = 204, description = "Deleted"),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
@@ -172,7 +172,7 @@ pub async fn delete_webhook(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let id = path.into_inner();
+    let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
     let user = auth.user_id.clone();
     let i = id.clone();
     let found = db::run_with(&app.pool, move |conn| webhooks::delete(conn, &user, &i))
@@ -191,7 +191,7 @@ pub async fn delete_webhook(
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["session"])),
-    params(("id" = String, Path, description = "The endpoint")),
+    params(("id" = String, Path, format = "uuid", description = "The endpoint")),
     responses(
         (status = 200, description = "The endpoint with its new secret", body = WebhookView),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
@@ -205,7 +205,7 @@ pub async fn rotate_secret(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let id = path.into_inner();
+    let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
     let user = auth.user_id.clone();
     let grace = TimeDelta::from_std(app.config.notify.webhook_secret_grace).unwrap_or_default();
     let until = app.clock.now() + grace;
@@ -259,7 +259,7 @@ impl DeliveryView {
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["read"])),
-    params(("id" = String, Path, description = "The endpoint")),
+    params(("id" = String, Path, format = "uuid", description = "The endpoint")),
     responses(
         (status = 200, description = "Recent deliveries", body = Vec<DeliveryView>),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
@@ -273,7 +273,7 @@ pub async fn list_deliveries(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
-    let id = path.into_inner();
+    let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
     let user = auth.user_id.clone();
     let i = id.clone();
     let rows = db::run_with(&app.pool, move |conn| {
