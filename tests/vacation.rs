@@ -170,7 +170,6 @@ fn vacation_stops_the_clock(backend: Backend) {
     wait_to_move(&srv, &id, "Y");
 }
 
-
 /// Account resources are found by UUID; an id that cannot be one (a NUL byte, which
 /// PostgreSQL refuses in text, or any other string) is simply not found, like an unknown
 /// UUID, and never a server error.
@@ -196,4 +195,7 @@ fn ids_that_cannot_exist_are_not_found(backend: Backend) {
     }
 }
 
-backend_tests!(vacation_stops_the_clock, ids_that_cannot_exist_are_not_found);
+backend_tests!(
+    vacation_stops_the_clock,
+    ids_that_cannot_exist_are_not_found
+);
