@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
 use crate::games::commands::CommandError;
-use crate::games::store::StoreError;
+use crate::store::StoreError;
 
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -462,13 +462,15 @@ impl From<diesel::result::Error> for ApiError {
     }
 }
 
-impl From<crate::db::RunError> for ApiError {
-    fn from(e: crate::db::RunError) -> Self {
+impl From<crate::store::RunError> for ApiError {
+    fn from(e: crate::store::RunError) -> Self {
         match e {
-            crate::db::RunError::NoConnection(m) => {
+            crate::store::RunError::NoConnection(m) => {
                 ApiError::Unavailable(format!("no database connection: {m}"))
             }
-            crate::db::RunError::Blocking(m) => ApiError::Internal(format!("blocking task: {m}")),
+            crate::store::RunError::Blocking(m) => {
+                ApiError::Internal(format!("blocking task: {m}"))
+            }
         }
     }
 }

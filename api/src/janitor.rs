@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use actix_web::web;
 
-use crate::db;
-use crate::games::idempotency;
 use crate::shutdown::Pace;
 use crate::state::AppState;
+use crate::store;
+use crate::store::idempotency;
 
 /// Starts the periodic clean-up; it stops at shutdown.
 pub fn spawn(state: web::Data<AppState>) {
@@ -23,8 +23,8 @@ pub fn spawn(state: web::Data<AppState>) {
     shutdown.spawn_periodic("janitor", every, move || {
         let state = state.clone();
         async move {
-            let cutoff = db::now() - retention_delta;
-            let purged = db::run_with(&state.pool, move |conn| {
+            let cutoff = store::now() - retention_delta;
+            let purged = store::run(&state.pool, move |conn| {
                 idempotency::purge_before(conn, cutoff)
             })
             .await;

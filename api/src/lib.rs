@@ -19,7 +19,6 @@ pub mod accounts;
 pub mod auth;
 pub mod body_limit;
 pub mod config;
-pub mod db;
 pub mod error;
 pub mod extract;
 pub mod games;
@@ -31,8 +30,8 @@ pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
 pub mod routes;
-pub mod schema;
 pub mod state;
+pub mod store;
 pub mod validate;
 // -- operations --
 pub mod config_reference;
@@ -52,9 +51,9 @@ use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::config::{Config, SecretSource};
-use crate::db::DbSetupError;
 use crate::error::{ApiError, PROBLEM_JSON};
 use crate::state::AppState;
+use crate::store::DbSetupError;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -109,8 +108,8 @@ pub async fn start_with_clock(
 ) -> Result<RunningServer, StartError> {
     let db_cfg = config.database.clone();
     let pool = web::block(move || {
-        let pool = db::build_pool(&db_cfg)?;
-        db::run_migrations(&pool)?;
+        let pool = store::build_pool(&db_cfg)?;
+        store::run_migrations(&pool)?;
         Ok::<_, DbSetupError>(pool)
     })
     .await

@@ -3,21 +3,22 @@
 use std::io::Write;
 
 use crate::config::Config;
-use crate::db;
 use crate::games::queries;
-use crate::games::store::{self, StoreError};
+use crate::store;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store};
 
 /// `djambi-server check-projections`: replays every game's log and reports each game whose
 /// projection (`games`, `game_players`) differs from the replay, one line each. Returns
 /// how many games differ (or could not be replayed).
 pub fn check_projections(config: &Config, out: &mut impl Write) -> Result<usize, String> {
-    let pool = db::build_pool(&config.database).map_err(|e| e.to_string())?;
-    db::run_migrations(&pool).map_err(|e| e.to_string())?;
-    let mut conn = db::checkout(&pool).map_err(|e| e.to_string())?;
+    let pool = store::build_pool(&config.database).map_err(|e| e.to_string())?;
+    store::run_migrations(&pool).map_err(|e| e.to_string())?;
+    let mut conn = store::checkout(&pool).map_err(|e| e.to_string())?;
     let (mut checked, mut bad) = (0usize, 0usize);
     let mut after = String::new();
     loop {
-        let ids = store::game_ids_after(&mut conn, &after, 500).map_err(|e| e.to_string())?;
+        let ids = game_store::game_ids_after(&mut conn, &after, 500).map_err(|e| e.to_string())?;
         let Some(last) = ids.last() else { break };
         after = last.clone();
         for id in &ids {

@@ -29,9 +29,9 @@ use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
-use crate::db::{self, RunError};
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::store::{self, RunError};
 
 /// The route label of requests that matched no route (keeps the label set bounded).
 pub const UNMATCHED_ROUTE: &str = "unmatched";
@@ -181,8 +181,8 @@ impl Metrics {
 }
 
 /// Games by status, for `djambi_games`.
-pub fn count_games_by_status(conn: &mut db::DbConnection) -> QueryResult<Vec<(String, i64)>> {
-    use crate::schema::games::dsl::*;
+pub fn count_games_by_status(conn: &mut store::DbConnection) -> QueryResult<Vec<(String, i64)>> {
+    use crate::store::schema::games::dsl::*;
     games
         .group_by(status)
         .select((status, diesel::dsl::count_star()))
@@ -212,7 +212,7 @@ pub async fn endpoint(
     }
     let metrics = &state.metrics;
     metrics.set_pool(state.pool.state(), state.config.database.pool_size);
-    match db::run_with(&state.pool, |conn| {
+    match store::run(&state.pool, |conn| {
         count_games_by_status(conn).map_err(|e| RunError::NoConnection(e.to_string()))
     })
     .await

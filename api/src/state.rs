@@ -4,12 +4,12 @@ use crate::auth::jwt::JwtKeys;
 use crate::auth::passwords::Passwords;
 use crate::auth::throttle::LoginThrottle;
 use crate::config::Config;
-use crate::db::DbPool;
+use crate::store::DbPool;
 use std::sync::Arc;
 
-use crate::games::cache::GameCache;
 use crate::games::clock::{Clock, SystemClock};
 use crate::rate_limit::RateLimiter;
+use crate::store::cache::GameCache;
 
 #[derive(Debug)]
 pub struct AppState {

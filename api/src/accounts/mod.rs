@@ -6,7 +6,7 @@
 //! types. They return diesel's `QueryResult` with an outcome enum where a request can be
 //! refused for a reason the caller must tell apart (a name taken, a token cap reached, a
 //! refresh token reused); the handlers in `routes/` turn those into problems and call the
-//! functions inside `db::run`.
+//! functions inside `store::run`.
 //!
 //! - [`users`]: accounts: find, register, change the email or the password;
 //! - [`sessions`]: login sessions and their rotating refresh tokens;
@@ -20,15 +20,15 @@ pub mod sessions;
 pub mod tokens;
 pub mod users;
 
-use crate::db::DbConnection;
+use crate::store::DbConnection;
 use diesel::prelude::*;
 
 /// Locks an account's row until the end of the transaction (PostgreSQL: `SELECT ... FOR
-/// UPDATE`). On SQLite the write transactions of [`crate::db::transaction`] begin with
+/// UPDATE`). On SQLite the write transactions of [`crate::store::transaction`] begin with
 /// `BEGIN IMMEDIATE`, which already serialises every writer, so nothing more is needed.
 /// Returns whether the account exists.
 pub fn lock_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<bool> {
-    use crate::schema::users;
+    use crate::store::schema::users;
     match conn {
         DbConnection::Pg(c) => users::table
             .find(user_id)

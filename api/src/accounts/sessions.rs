@@ -8,11 +8,11 @@ use chrono::{NaiveDateTime, TimeDelta};
 use diesel::prelude::*;
 
 use crate::auth::tokens;
-use crate::db::{
+use crate::store::schema::{refresh_tokens, sessions};
+use crate::store::{
     self, DbConnection,
     models::{RefreshToken, Session, User},
 };
-use crate::schema::{refresh_tokens, sessions};
 
 /// A refresh token as issued: the secret (shown once) and its expiry.
 pub struct IssuedRefresh {
@@ -35,7 +35,7 @@ fn new_refresh_token(
     ttl: TimeDelta,
 ) -> QueryResult<IssuedRefresh> {
     let token = tokens::generate(tokens::REFRESH_PREFIX);
-    let now = db::now();
+    let now = store::now();
     let expires_at = now + ttl;
     diesel::insert_into(refresh_tokens::table)
         .values(&RefreshToken {
@@ -55,8 +55,8 @@ pub fn start(
     user_id: &str,
     ttl: TimeDelta,
 ) -> QueryResult<(String, IssuedRefresh)> {
-    db::transaction(conn, |conn| {
-        let now = db::now();
+    store::transaction(conn, |conn| {
+        let now = store::now();
         let session_id = uuid::Uuid::now_v7().to_string();
         diesel::insert_into(sessions::table)
             .values(&Session {
@@ -87,7 +87,7 @@ pub enum Refreshed {
 
 /// Rotates a refresh token given by its hash.
 pub fn rotate(conn: &mut DbConnection, token_hash: &str, ttl: TimeDelta) -> QueryResult<Refreshed> {
-    db::transaction(conn, |conn| {
+    store::transaction(conn, |conn| {
         let Some(old) = refresh_tokens::table
             .find(token_hash)
             .select(RefreshToken::as_select())
@@ -107,7 +107,7 @@ pub fn rotate(conn: &mut DbConnection, token_hash: &str, ttl: TimeDelta) -> Quer
                 .filter(refresh_tokens::token_hash.eq(token_hash))
                 .filter(refresh_tokens::used_at.is_null()),
         )
-        .set(refresh_tokens::used_at.eq(db::now()))
+        .set(refresh_tokens::used_at.eq(store::now()))
         .execute(conn)?;
         if old.used_at.is_some() || marked != 1 {
             revoke(conn, &session.id, "refresh token reused")?;
@@ -116,7 +116,7 @@ pub fn rotate(conn: &mut DbConnection, token_hash: &str, ttl: TimeDelta) -> Quer
                 "this refresh token was already used; the session has been revoked",
             ));
         }
-        let now = db::now();
+        let now = store::now();
         if old.expires_at <= now {
             return Ok(Refreshed::Rejected("this refresh token has expired"));
         }
@@ -172,7 +172,7 @@ pub fn revoke(conn: &mut DbConnection, id: &str, reason: &str) -> QueryResult<bo
             .filter(sessions::revoked_at.is_null()),
     )
     .set((
-        sessions::revoked_at.eq(db::now()),
+        sessions::revoked_at.eq(store::now()),
         sessions::revoked_reason.eq(reason),
     ))
     .execute(conn)?;

@@ -4,8 +4,8 @@
 use chrono::{NaiveDateTime, TimeDelta};
 use diesel::prelude::*;
 
-use crate::db::{self, DbConnection, models::PersonalAccessToken};
-use crate::schema::personal_access_tokens as pat;
+use crate::store::schema::personal_access_tokens as pat;
+use crate::store::{self, DbConnection, models::PersonalAccessToken};
 
 /// What creating a token came to.
 #[derive(Debug)]
@@ -21,7 +21,7 @@ pub enum Created {
 /// locked first ([`super::lock_user`]), so parallel creations are counted one after the
 /// other and the cap holds on both backends.
 pub fn create(conn: &mut DbConnection, row: PersonalAccessToken, max: i64) -> QueryResult<Created> {
-    db::transaction(conn, |conn| {
+    store::transaction(conn, |conn| {
         if !super::lock_user(conn, &row.user_id)? {
             return Ok(Created::NoAccount);
         }
@@ -79,7 +79,7 @@ pub fn revoke(conn: &mut DbConnection, user_id: &str, id: &str) -> QueryResult<b
             .filter(pat::id.eq(id))
             .filter(pat::revoked_at.is_null()),
     )
-    .set(pat::revoked_at.eq(db::now()))
+    .set(pat::revoked_at.eq(store::now()))
     .execute(conn)?;
     Ok(true)
 }

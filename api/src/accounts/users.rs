@@ -4,8 +4,8 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error};
 
-use crate::db::{self, DbConnection, models::User};
-use crate::schema::{personal_access_tokens, sessions, users};
+use crate::store::schema::{personal_access_tokens, sessions, users};
+use crate::store::{self, DbConnection, models::User};
 
 pub fn find(conn: &mut DbConnection, id: &str) -> QueryResult<Option<User>> {
     users::table
@@ -67,11 +67,11 @@ pub fn update(
     password_hash: Option<&str>,
     keep_session: &str,
 ) -> QueryResult<Option<(User, Option<PasswordChanged>)>> {
-    db::transaction(conn, |conn| {
+    store::transaction(conn, |conn| {
         if !super::lock_user(conn, user_id)? {
             return Ok(None);
         }
-        let now = db::now();
+        let now = store::now();
         if let Some(email) = email {
             diesel::update(users::table.find(user_id))
                 .set((users::email.eq(email), users::updated_at.eq(now)))

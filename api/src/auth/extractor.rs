@@ -27,9 +27,9 @@ use super::tokens::{self, PAT_PREFIX};
 use super::web_session;
 use crate::accounts::sessions::{self as session_store, SessionCheck};
 use crate::accounts::tokens::{self as token_store, TokenCheck};
-use crate::db;
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::store;
 
 /// How the caller authenticated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,8 +107,8 @@ async fn authenticate(
 ) -> Result<Authenticated, ApiError> {
     if token.starts_with(PAT_PREFIX) {
         let hash = tokens::hash(&token);
-        let check = db::run(&state.pool, move |conn| {
-            Ok(token_store::check(conn, &hash, db::now())?)
+        let check = store::run(&state.pool, move |conn| {
+            Ok::<_, ApiError>(token_store::check(conn, &hash, store::now())?)
         })
         .await?;
         return match check {
@@ -133,8 +133,8 @@ async fn authenticate(
 
     let claims = state.jwt.verify(&token)?;
     let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
-    let check = db::run(&state.pool, move |conn| {
-        Ok(session_store::check(conn, &sid, &sub)?)
+    let check = store::run(&state.pool, move |conn| {
+        Ok::<_, ApiError>(session_store::check(conn, &sid, &sub)?)
     })
     .await?;
     match check {
@@ -189,8 +189,8 @@ async fn authenticate_cookie(
         }
     }
     let (s, u) = (sid.clone(), uid.clone());
-    let check = db::run(&state.pool, move |conn| {
-        Ok(session_store::check(conn, &s, &u)?)
+    let check = store::run(&state.pool, move |conn| {
+        Ok::<_, ApiError>(session_store::check(conn, &s, &u)?)
     })
     .await?;
     match check {

@@ -3,7 +3,7 @@
 //! A player seats a bot of a level (1 to 5, [`domain::Level`]) when creating a game or
 //! in an open seat (`bot_seated` in the log); it holds the seat for the whole game. Its
 //! moves are **due work** ([`super::due`]): while a bot is to move, the projection's
-//! `due_at` is the time of the game's last event ([`super::store::GameRow::of`]), so the
+//! `due_at` is the time of the game's last event ([`crate::store::games::GameRow::of`]), so the
 //! due-work worker of some instance claims the game (`FOR UPDATE SKIP LOCKED` and a
 //! lease, like a timeout), runs [`bot_command`] on the state and appends the move through
 //! the one write path ([`super::commands::execute`]) as [`super::commands::Actor::System`]
@@ -32,8 +32,10 @@
 use std::time::Duration;
 
 use chrono::{NaiveDateTime, TimeDelta};
+use domain::Level;
+#[cfg(test)]
+use domain::Seat;
 use domain::search::derive_seed;
-use domain::{Level, Seat};
 
 use super::commands::Command;
 use super::state::GameState;
@@ -112,27 +114,6 @@ pub fn bot_command(
 }
 
 /// The projection's `bots` column: `B3,G5` (seat and level, in seat order); `None`
-/// without bots.
-pub fn column(state: &GameState) -> Option<String> {
-    let parts: Vec<String> = Seat::ALL
-        .into_iter()
-        .filter_map(|s| state.bot(s).map(|level| format!("{s}{level}")))
-        .collect();
-    (!parts.is_empty()).then(|| parts.join(","))
-}
-
-/// Reads the `bots` column back: (seat, level) pairs.
-pub fn parse_column(text: Option<&str>) -> Vec<(Seat, u8)> {
-    text.unwrap_or_default()
-        .split(',')
-        .filter_map(|part| {
-            let mut chars = part.trim().chars();
-            let seat = Seat::from_letter(chars.next()?)?;
-            let level: u8 = chars.as_str().parse().ok()?;
-            Some((seat, level))
-        })
-        .collect()
-}
 
 #[cfg(test)]
 mod tests {
@@ -253,7 +234,7 @@ mod tests {
             s.apply(&Event::Started {}, t(0)).unwrap();
             let mut at = 1;
             loop {
-                let row = crate::games::store::GameRow::of(&s);
+                let row = crate::store::games::GameRow::of(&s);
                 if s.status == Status::Finished {
                     assert_eq!(row.due_at, None);
                     break;
@@ -287,12 +268,15 @@ mod tests {
     #[test]
     fn the_column_round_trips() {
         let s = game();
-        assert_eq!(column(&s).as_deref(), Some("B1,Y1,G1"));
         assert_eq!(
-            parse_column(Some("B3,G5")),
+            crate::store::games::bots_column(&s).as_deref(),
+            Some("B1,Y1,G1")
+        );
+        assert_eq!(
+            crate::store::games::parse_bots_column(Some("B3,G5")),
             [(Seat::Blue, 3), (Seat::Green, 5)]
         );
-        assert!(parse_column(None).is_empty());
+        assert!(crate::store::games::parse_bots_column(None).is_empty());
         assert_ne!(seed("a", 1), seed("a", 2));
         assert_ne!(seed("a", 1), seed("b", 1));
     }

@@ -22,7 +22,7 @@
 //!
 //! Fast path (PostgreSQL, no step of the caller's, the state at the base version in the
 //! cache, no seat change): the events are written by one statement
-//! ([`store::append_in_one_statement`]), whose claim is the check. The cache is not
+//! ([`game_store::append_in_one_statement`]), whose claim is the check. The cache is not
 //! trusted: nothing is written unless the database is at the cached version. A command
 //! refused on the cached state goes down the normal path, so a stale client still gets
 //! 412 rather than a refusal computed on an old state.
@@ -36,14 +36,15 @@ use domain::{
     SeatSet, Step,
 };
 
-use super::cache::GameCache;
 use super::clock::Clock;
 use super::events::{Event, GameKind, Status, Visibility};
 use super::state::{FoldError, GameState, result_of};
-use super::store::{self, StoreError};
 use super::timing::TimeControl;
-use crate::db::{self, DbConnection};
 use crate::notifications;
+use crate::store::StoreError;
+use crate::store::cache::GameCache;
+use crate::store::games::{self as game_store};
+use crate::store::{self, DbConnection};
 
 /// How many times a write is tried before it gives up with [`CommandError::Busy`].
 pub const MAX_ATTEMPTS: u32 = 8;
@@ -193,6 +194,17 @@ pub struct Written {
     pub first_seq: i64,
 }
 
+impl Written {
+    /// What [`notifications::plan`] reads of it.
+    pub fn wrote(&self) -> notifications::Wrote<'_> {
+        notifications::Wrote {
+            state: &self.state,
+            events: &self.events,
+            steps: &self.steps,
+        }
+    }
+}
+
 /// Why a command was not written. Nothing was written in every case.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
@@ -247,8 +259,8 @@ impl From<diesel::result::Error> for CommandError {
     }
 }
 
-impl From<db::RunError> for CommandError {
-    fn from(e: db::RunError) -> Self {
+impl From<store::RunError> for CommandError {
+    fn from(e: store::RunError) -> Self {
         StoreError::from(e).into()
     }
 }
@@ -360,7 +372,7 @@ impl From<diesel::result::Error> for Retry {
 fn moved(conn: &mut DbConnection, write: &Write) -> Retry {
     tracing::debug!(game = %write.game_id, "version moved during a write");
     match write.expected {
-        Some(expected) => match store::current_version(conn, &write.game_id) {
+        Some(expected) => match game_store::current_version(conn, &write.game_id) {
             Ok(current_version) => Retry::Fail(CommandError::VersionConflict {
                 expected,
                 current_version,
@@ -383,12 +395,12 @@ fn attempt_in_transaction(
     write: &Write,
     in_tx: Option<&mut TxStep<'_>>,
 ) -> Result<Written, Retry> {
-    db::transaction(conn, |conn| -> Result<Written, Retry> {
+    store::transaction(conn, |conn| -> Result<Written, Retry> {
         let (version, before) = if write.command.creates_game() {
             (0, None)
         } else {
             let version =
-                store::current_version(conn, &write.game_id).map_err(CommandError::from)?;
+                game_store::current_version(conn, &write.game_id).map_err(CommandError::from)?;
             if let Some(expected) = write.expected {
                 if expected != version {
                     return Err(Retry::Fail(CommandError::VersionConflict {
@@ -397,19 +409,19 @@ fn attempt_in_transaction(
                     }));
                 }
             }
-            let state = store::state_at(conn, cache, &write.game_id, version, true)
+            let state = game_store::state_at(conn, cache, &write.game_id, version, true)
                 .map_err(CommandError::from)?;
             (version, Some(state))
         };
         if let Some(session) = &write.session {
             let user = write.actor.account().unwrap_or_default();
-            if !store::session_is_live(conn, session, user).map_err(CommandError::from)? {
+            if !game_store::session_is_live(conn, session, user).map_err(CommandError::from)? {
                 return Err(Retry::Fail(CommandError::SessionEnded));
             }
         }
         let pending = decide(write, before.as_deref(), clock.now())?;
         let written = pending.into_written(before, version)?;
-        match store::append(
+        match game_store::append(
             conn,
             version,
             &written.events,
@@ -420,8 +432,11 @@ fn attempt_in_transaction(
             Err(StoreError::VersionMoved) => return Err(Retry::Moved),
             Err(e) => return Err(CommandError::from(e).into()),
         }
-        notifications::enqueue(conn, &notifications::plan(&written, write.actor.account()))
-            .map_err(CommandError::from)?;
+        crate::store::outbox::enqueue(
+            conn,
+            &notifications::plan(written.wrote(), write.actor.account()),
+        )
+        .map_err(CommandError::from)?;
         if let Some(step) = in_tx {
             step(conn, &written).map_err(|e| match e {
                 // The caller's own unique key met a twin (e.g. a racing retry with the
@@ -460,13 +475,13 @@ fn fast_path(
         return Ok(None);
     };
     let version = before.version;
-    if !store::fits_one_statement(version, &pending.events) {
+    if !game_store::fits_one_statement(version, &pending.events) {
         return Ok(None);
     }
     let written = pending.into_written(Some(before), version)?;
     let guard = write.session.as_deref().zip(write.actor.account());
-    let notes = notifications::plan(&written, write.actor.account());
-    match store::append_in_one_statement(
+    let notes = notifications::plan(written.wrote(), write.actor.account());
+    match game_store::append_in_one_statement(
         pg,
         version,
         &written.events,
@@ -479,7 +494,7 @@ fn fast_path(
         // Nothing written: the version moved, or the session ended.
         Ok(false)
             if guard.is_some_and(|(sid, uid)| {
-                !store::session_is_live(conn, sid, uid).unwrap_or(true)
+                !game_store::session_is_live(conn, sid, uid).unwrap_or(true)
             }) =>
         {
             Err(Retry::Fail(CommandError::SessionEnded))

@@ -1,6 +1,6 @@
 //! Work the clock makes due: a worker in every server process finds the games whose
 //! `due_at` (the deadline of the seat to move, or when a computer player is to move the
-//! time of the last event; computed by [`super::store::GameRow::of`]) has passed and runs
+//! time of the last event; computed by [`crate::store::games::GameRow::of`]) has passed and runs
 //! the command [`super::bots::bot_command`] or [`due_command`] decides for each, through
 //! the one write path ([`commands::execute`]) as [`Actor::System`].
 //!
@@ -31,12 +31,13 @@ use super::bots::{self, BotSettings};
 use super::clock::Clock;
 use super::commands::{self, Actor, Command, CommandError, Write};
 use super::state::GameState;
-use super::store::{self, StoreError};
-use crate::db::lease::Queue;
-use crate::db::{self, DbConnection};
-use crate::schema::games;
 use crate::shutdown::Pace;
 use crate::state::AppState;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store};
+use crate::store::lease::Queue;
+use crate::store::schema::games;
+use crate::store::{self, DbConnection};
 
 /// Games claimed by one statement.
 pub const BATCH: i64 = 100;
@@ -126,7 +127,7 @@ pub fn handle(
     let started = std::time::Instant::now();
     let (mut wrote, mut moves) = (false, 0);
     loop {
-        let state = store::current_state(conn, &app.games, id)?;
+        let state = game_store::current_state(conn, &app.games, id)?;
         let now = clock.now();
         let bot = bots::bot_command(&state, now, &settings);
         let bot_turn = bot.is_some();
@@ -225,10 +226,10 @@ pub fn spawn(app: web::Data<AppState>) {
         let app = app.clone();
         async move {
             let app2 = app.clone();
-            let result = db::run_with(&app.pool, move |conn| {
+            let result = store::run(&app.pool, move |conn| {
                 let p = pass(conn, &app2, lease);
                 super::reminders::pass(conn, &app2, lease);
-                Ok::<_, db::RunError>(p)
+                Ok::<_, store::RunError>(p)
             })
             .await;
             match result {

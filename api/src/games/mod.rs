@@ -18,16 +18,13 @@
 //! None of these know HTTP: the handlers are in `routes/games` and `routes/my_games.rs`.
 
 pub mod bots;
-pub mod cache;
 pub mod clock;
 pub mod commands;
 pub mod due;
 pub mod events;
-pub mod idempotency;
 pub mod queries;
 pub mod reminders;
 pub mod state;
-pub mod store;
 pub mod timing;
 pub mod views;
 

@@ -1,14 +1,15 @@
 //! The read side of games: lists, summaries, pages of the log, and the projection check.
-//! Like the store, it knows diesel and not HTTP; the routes call these inside `db::run`.
+//! Like the store, it knows diesel and not HTTP; the routes call these inside `store::run`.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::events::{Status, Visibility};
 use super::state::GameState;
-use super::store::{self, EventRow, GameRow, PlayerRow, StoreError};
-use crate::db::DbConnection;
-use crate::schema::{game_players, games};
+use crate::store::DbConnection;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store, EventRow, GameRow, PlayerRow};
+use crate::store::schema::{game_players, games};
 
 /// A position in a list ordered by (time, id): the last item of the previous page.
 pub type Keyset = (NaiveDateTime, String);
@@ -21,7 +22,7 @@ fn with_players(
     rows: Vec<GameRow>,
 ) -> Result<GamesWithPlayers, StoreError> {
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let players = store::players_of(conn, &ids)?;
+    let players = game_store::players_of(conn, &ids)?;
     Ok((rows, players))
 }
 
@@ -109,8 +110,9 @@ pub fn awaiting_move_of(
 
 /// One game's projection row and players.
 pub fn summary(conn: &mut DbConnection, id: &str) -> Result<(GameRow, Vec<PlayerRow>), StoreError> {
-    let row = store::find_row(conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-    let players = store::players_of(conn, std::slice::from_ref(&row.id))?;
+    let row =
+        game_store::find_row(conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+    let players = game_store::players_of(conn, std::slice::from_ref(&row.id))?;
     Ok((row, players))
 }
 
@@ -121,8 +123,8 @@ pub fn events_page(
     after: i64,
     limit: i64,
 ) -> Result<(i64, Vec<EventRow>), StoreError> {
-    let version = store::current_version(conn, id)?;
-    let rows = store::load_events(conn, id, after, version, Some(limit))?;
+    let version = game_store::current_version(conn, id)?;
+    let rows = game_store::load_events(conn, id, after, version, Some(limit))?;
     Ok((version, rows))
 }
 
@@ -131,9 +133,10 @@ pub fn projection_differences(
     conn: &mut DbConnection,
     id: &str,
 ) -> Result<Vec<String>, StoreError> {
-    let stored = store::find_row(conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-    let rows = store::load_events(conn, id, 0, i64::MAX, None)?;
-    let Some(state) = store::fold(id, None, &rows, |_| {})? else {
+    let stored =
+        game_store::find_row(conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+    let rows = game_store::load_events(conn, id, 0, i64::MAX, None)?;
+    let Some(state) = game_store::fold(id, None, &rows, |_| {})? else {
         return Ok(vec!["the game has no events".into()]);
     };
     let mut differences = Vec::new();
@@ -144,7 +147,7 @@ pub fn projection_differences(
         ));
     }
     let seats: Vec<(String, String)> = seat_rows_of(&state);
-    let stored_seats = store::seat_rows(conn, id)?;
+    let stored_seats = game_store::seat_rows(conn, id)?;
     if seats != stored_seats {
         differences.push(format!(
             "game_players: stored {stored_seats:?}, replayed {seats:?}"

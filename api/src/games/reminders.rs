@@ -19,11 +19,12 @@ use serde_json::json;
 
 use super::due::paused_deadline_of;
 use super::state::GameState;
-use super::store::{self, StoreError};
-use crate::db::DbConnection;
-use crate::db::lease::Queue;
 use crate::notifications::{settings, stable_id, vacation};
 use crate::state::AppState;
+use crate::store::DbConnection;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store};
+use crate::store::lease::Queue;
 
 const BATCH: i64 = 100;
 
@@ -171,7 +172,7 @@ fn handle(
     now: NaiveDateTime,
     fire: bool,
 ) -> Result<usize, StoreError> {
-    let state = store::current_state(conn, &app.games, id)?;
+    let state = game_store::current_state(conn, &app.games, id)?;
     let turn = turn_of(conn, &state, now)?;
     let mut written = 0;
     let next = match &turn {

@@ -463,7 +463,7 @@ mod tests {
     use super::*;
 
     fn t() -> NaiveDateTime {
-        crate::db::now()
+        crate::store::now()
     }
 
     fn new_game(seats: &str) -> GameState {

@@ -36,13 +36,14 @@ use serde_json::json;
 use super::config::NotifyConfig;
 use super::feed::NotificationView;
 use super::webhooks::{self, WebhookRow};
-use super::{NotificationRow, settings, stable_id};
-use crate::db::lease::Queue;
-use crate::db::{self, DbConnection};
-use crate::games::store::StoreError;
-use crate::schema::{deliveries, notifications, users, webhooks as webhooks_t};
+use super::{settings, stable_id};
 use crate::shutdown::Pace;
 use crate::state::AppState;
+use crate::store::StoreError;
+use crate::store::lease::Queue;
+use crate::store::outbox::NotificationRow;
+use crate::store::schema::{deliveries, notifications, users, webhooks as webhooks_t};
+use crate::store::{self, DbConnection};
 
 /// Notifications fanned out, and deliveries claimed, per statement.
 pub const BATCH: i64 = 100;
@@ -122,7 +123,7 @@ pub fn fan_out(
     cfg: &NotifyConfig,
     now: NaiveDateTime,
 ) -> Result<(usize, usize), StoreError> {
-    db::transaction(conn, |conn| {
+    store::transaction(conn, |conn| {
         macro_rules! q {
             () => {
                 notifications::table
@@ -394,7 +395,7 @@ pub fn record(
         .filter(deliveries::id.eq(&d.id))
         .filter(deliveries::status.eq("pending"))
         .filter(deliveries::lease_until.eq(Some(job.lease)));
-    db::transaction(conn, |conn| {
+    store::transaction(conn, |conn| {
         match outcome {
             Outcome::Delivered { status } => {
                 diesel::update(mine)
@@ -509,19 +510,19 @@ fn endpoint_failed(
         created_at: now,
         read_at: None,
     };
-    super::enqueue(conn, std::slice::from_ref(&note))?;
+    crate::store::outbox::enqueue(conn, std::slice::from_ref(&note))?;
     Counters::add(&app.delivery.counters.disabled_endpoints, 1);
     tracing::warn!(webhook = %id, user = %hook.user_id, %reason, "webhook endpoint disabled");
     Ok(())
 }
 
 /// One round: fan out, claim, send, record. Returns the number of deliveries claimed.
-pub async fn round(app: &web::Data<AppState>) -> Result<usize, db::RunError> {
+pub async fn round(app: &web::Data<AppState>) -> Result<usize, store::RunError> {
     let cfg = app.config.notify.clone();
     let now = app.clock.now();
     let until = now + delta(cfg.delivery_lease);
     let a = app.clone();
-    let jobs = db::run_with(&app.pool, move |conn| {
+    let jobs = store::run(&app.pool, move |conn| {
         loop {
             match fan_out(conn, &cfg, now) {
                 Ok((n, created)) => {
@@ -538,7 +539,7 @@ pub async fn round(app: &web::Data<AppState>) -> Result<usize, db::RunError> {
             }
         }
         let jobs = claim(conn, now, until, BATCH).and_then(|ids| load_jobs(conn, &a, &ids, until));
-        Ok::<_, db::RunError>(jobs.unwrap_or_else(|e| {
+        Ok::<_, store::RunError>(jobs.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "claiming deliveries failed");
             Vec::new()
         }))
@@ -591,7 +592,7 @@ pub async fn round(app: &web::Data<AppState>) -> Result<usize, db::RunError> {
         .collect()
         .await;
     let a = app.clone();
-    db::run_with(&app.pool, move |conn| {
+    store::run(&app.pool, move |conn| {
         let now = a.clock.now();
         for (job, outcome) in &results {
             if let Err(e) = record(conn, &a, job, outcome, now) {
@@ -599,7 +600,7 @@ pub async fn round(app: &web::Data<AppState>) -> Result<usize, db::RunError> {
                 tracing::warn!(delivery = %job.delivery.id, error = %e, "recording a delivery failed");
             }
         }
-        Ok::<_, db::RunError>(())
+        Ok::<_, store::RunError>(())
     })
     .await?;
     Ok(claimed)

@@ -22,14 +22,15 @@ use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 
-use super::NotificationRow;
 use super::config::{SmtpConfig, SmtpTls};
 use super::delivery::Outcome;
-use crate::db::DbConnection;
 use crate::games::events::Event;
-use crate::games::store::{self, StoreError};
-use crate::schema::users;
 use crate::state::AppState;
+use crate::store::DbConnection;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store};
+use crate::store::outbox::NotificationRow;
+use crate::store::schema::users;
 
 pub type Mailer = AsyncSmtpTransport<Tokio1Executor>;
 
@@ -135,7 +136,7 @@ pub fn compose(
     let mut body = String::new();
     let mut subject = subject_of(&note.kind).to_string();
     if let Some(game_id) = &note.game_id {
-        let state = store::current_state(conn, &app.games, game_id)?;
+        let state = game_store::current_state(conn, &app.games, game_id)?;
         let short = &game_id[..game_id.len().min(8)];
         let mut names = Vec::new();
         for s in domain::Seat::ALL {
@@ -173,7 +174,7 @@ pub fn compose(
             ));
         }
         let from = (state.version - 30).max(0);
-        let moves: Vec<String> = store::load_events(conn, game_id, from, state.version, None)?
+        let moves: Vec<String> = game_store::load_events(conn, game_id, from, state.version, None)?
             .iter()
             .filter_map(|r| match r.event() {
                 Ok(Event::MovePlayed { seat, text, .. }) => Some(format!("{seat:?} {text}")),

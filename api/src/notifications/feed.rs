@@ -14,10 +14,10 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::NotificationRow;
-use crate::db::DbConnection;
-use crate::games::store::StoreError;
-use crate::schema::notifications;
+use crate::store::DbConnection;
+use crate::store::StoreError;
+use crate::store::outbox::NotificationRow;
+use crate::store::schema::notifications;
 
 /// How far before the newest sent item a stream looks for late commits.
 pub const LOOK_BACK: TimeDelta = TimeDelta::seconds(30);

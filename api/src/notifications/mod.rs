@@ -5,7 +5,7 @@
 //! layer ([`crate::games::commands::execute`]) inserts them with the events, on both paths:
 //! in the transaction of the normal path ([`enqueue`]), and inside the one statement of
 //! the PostgreSQL fast path (a further `INSERT` in its CTE, see
-//! [`crate::games::store::append_in_one_statement`]). So a notification exists if and
+//! [`crate::store::games::append_in_one_statement`]). So a notification exists if and
 //! only if its events were committed.
 //!
 //! | kind | to | payload (besides `game_id`, `version`) |
@@ -34,30 +34,13 @@ pub mod vacation;
 pub mod webhooks;
 
 use chrono::NaiveDateTime;
-use diesel::prelude::*;
-use domain::{Effect, Kind, Seat};
+use domain::{Effect, Kind, Seat, Step};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::db::DbConnection;
-use crate::games::commands::Written;
 use crate::games::events::{Event, Status};
-use crate::games::store::StoreError;
-use crate::schema::notifications;
-
-/// A row of `notifications`.
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
-#[diesel(table_name = notifications)]
-pub struct NotificationRow {
-    pub id: String,
-    pub user_id: String,
-    pub kind: String,
-    pub game_id: Option<String>,
-    pub version: Option<i64>,
-    pub payload: String,
-    pub created_at: NaiveDateTime,
-    pub read_at: Option<NaiveDateTime>,
-}
+use crate::games::state::GameState;
+use crate::store::outbox::NotificationRow;
 
 /// Every kind of notification.
 pub const KINDS: [&str; 8] = [
@@ -122,10 +105,19 @@ impl Planner<'_> {
     }
 }
 
+/// What a write wrote, as [`plan`] reads it: the state after, the new events and the
+/// rules engine's steps of the action events.
+#[derive(Debug, Clone, Copy)]
+pub struct Wrote<'a> {
+    pub state: &'a GameState,
+    pub events: &'a [Event],
+    pub steps: &'a [Step],
+}
+
 /// The notifications a write causes (see the module documentation). `actor` is the
 /// acting account (`None` for the server).
-pub fn plan(written: &Written, actor: Option<&str>) -> Vec<NotificationRow> {
-    let state = &written.state;
+pub fn plan(written: Wrote<'_>, actor: Option<&str>) -> Vec<NotificationRow> {
+    let state = written.state;
     let mut p = Planner {
         game_id: &state.id,
         version: state.version,
@@ -137,7 +129,7 @@ pub fn plan(written: &Written, actor: Option<&str>) -> Vec<NotificationRow> {
         .filter_map(|s| state.player(s).map(|u| (s, u)))
         .collect();
     let mut turn_passed = false;
-    for event in &written.events {
+    for event in written.events {
         match event {
             Event::Started {} => {
                 turn_passed = true;
@@ -168,7 +160,7 @@ pub fn plan(written: &Written, actor: Option<&str>) -> Vec<NotificationRow> {
             _ => {}
         }
     }
-    for step in &written.steps {
+    for step in written.steps {
         for effect in &step.effects {
             match effect {
                 Effect::Killed { piece, square } | Effect::Surrounded { piece, square }
@@ -204,15 +196,4 @@ pub fn plan(written: &Written, actor: Option<&str>) -> Vec<NotificationRow> {
         }
     }
     p.rows
-}
-
-/// Inserts planned rows (inside the caller's transaction).
-pub fn enqueue(conn: &mut DbConnection, rows: &[NotificationRow]) -> Result<(), StoreError> {
-    // One statement per row: diesel's batch insert does not span both backends.
-    for row in rows {
-        diesel::insert_into(notifications::table)
-            .values(row)
-            .execute(conn)?;
-    }
-    Ok(())
 }

@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::KINDS;
-use crate::db::DbConnection;
 use crate::error::{ApiError, FieldError};
-use crate::games::store::StoreError;
-use crate::schema::notification_settings;
+use crate::store::DbConnection;
+use crate::store::StoreError;
+use crate::store::schema::notification_settings;
 
 /// The longest reminder offset (seconds) and how many offsets a user may have.
 pub const MAX_REMINDER_OFFSET_SECS: i64 = 30 * 86_400;

@@ -11,10 +11,10 @@
 use chrono::{Datelike, NaiveDate, NaiveDateTime, TimeDelta};
 use diesel::prelude::*;
 
-use crate::db::DbConnection;
 use crate::error::ApiError;
-use crate::games::store::StoreError;
-use crate::schema::vacations;
+use crate::store::DbConnection;
+use crate::store::StoreError;
+use crate::store::schema::vacations;
 
 /// The shortest vacation.
 pub const MIN_SECS: i64 = 3600;
@@ -169,7 +169,7 @@ pub fn end(
             .set(vacations::ends_at.eq(now))
             .execute(conn)?;
         // Deadlines the worker moved for this vacation come back: it looks at them again.
-        use crate::schema::games;
+        use crate::store::schema::games;
         diesel::update(
             games::table
                 .filter(games::to_move_user_id.eq(user))

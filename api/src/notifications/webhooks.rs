@@ -26,9 +26,9 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use hmac::{KeyInit, Mac};
 
-use crate::db::DbConnection;
-use crate::games::store::StoreError;
-use crate::schema::webhooks;
+use crate::store::DbConnection;
+use crate::store::StoreError;
+use crate::store::schema::webhooks;
 
 /// Endpoints per user.
 pub const MAX_PER_USER: i64 = 10;
@@ -254,8 +254,8 @@ pub fn insert(conn: &mut DbConnection, row: &WebhookRow) -> Result<(), StoreErro
 
 /// Deletes an endpoint and its deliveries; `false` if there was none.
 pub fn delete(conn: &mut DbConnection, user: &str, id: &str) -> Result<bool, StoreError> {
-    use crate::schema::deliveries;
-    crate::db::transaction(conn, |conn| {
+    use crate::store::schema::deliveries;
+    crate::store::transaction(conn, |conn| {
         let n = diesel::delete(
             webhooks::table
                 .filter(webhooks::user_id.eq(user))
@@ -281,7 +281,7 @@ pub fn rotate(
     id: &str,
     previous_until: NaiveDateTime,
 ) -> Result<Option<WebhookRow>, StoreError> {
-    crate::db::transaction(conn, |conn| {
+    crate::store::transaction(conn, |conn| {
         let Some(row) = get(conn, user, id)? else {
             return Ok(None);
         };

@@ -8,11 +8,11 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use super::me::Profile;
 use crate::accounts::{self, names, users::Registered};
 use crate::auth::SecretString;
-use crate::db::{self, models::User};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
+use crate::store::{self, models::User};
 use crate::validate::Checks;
 
 pub fn configure(cfg: &mut ServiceConfig) {
@@ -88,7 +88,7 @@ pub async fn register(
         .map_err(too_many)?;
 
     let password_hash = state.passwords.hash(password).await?;
-    let now = db::now();
+    let now = store::now();
     let user = User {
         id: uuid::Uuid::now_v7().to_string(),
         username_key: body.username.to_ascii_lowercase(),
@@ -99,8 +99,8 @@ pub async fn register(
         created_at: now,
         updated_at: now,
     };
-    let registered = db::run(&state.pool, move |conn| {
-        Ok(accounts::users::register(conn, user)?)
+    let registered = store::run(&state.pool, move |conn| {
+        Ok::<_, ApiError>(accounts::users::register(conn, user)?)
     })
     .await?;
     let user = match registered {

@@ -44,7 +44,7 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    crate::db::ping(&state.pool).await?;
+    crate::store::ping(&state.pool).await?;
     Ok(HttpResponse::Ok().json(Health {
         status: "ready".into(),
     }))

@@ -8,11 +8,11 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts::{password_policy, users};
 use crate::auth::{Authenticated, Scope, SecretString};
-use crate::db::{self, models::User};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
+use crate::store::{self, models::User};
 use crate::validate::{Checks, PASSWORD_MAX};
 
 pub fn configure(cfg: &mut ServiceConfig) {
@@ -122,7 +122,7 @@ pub async fn get_me(
 }
 
 async fn find_user(state: &AppState, user_id: String) -> Result<User, ApiError> {
-    db::run(&state.pool, move |conn| {
+    store::run(&state.pool, move |conn| {
         users::find(conn, &user_id)?
             .ok_or_else(|| ApiError::invalid_token("the account no longer exists"))
     })
@@ -223,7 +223,7 @@ pub async fn patch_me(
     };
 
     let user_id = auth.user_id.clone();
-    let (user, changed) = db::run(&state.pool, move |conn| {
+    let (user, changed) = store::run(&state.pool, move |conn| {
         users::update(
             conn,
             &user_id,

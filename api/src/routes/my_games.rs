@@ -6,13 +6,13 @@ use utoipa::IntoParams;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope};
-use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::games::events::Status;
 use crate::games::queries;
 use crate::games::views::GamePage;
 use crate::pagination::{Keyset, PageParams};
 use crate::state::AppState;
+use crate::store;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(my_games);
@@ -89,7 +89,7 @@ pub async fn my_games(
     let limit = page.limit()?;
     let after = page.after()?.map(Keyset::decode).transpose()?;
     let user = auth.user_id.clone();
-    let fetched = db::run_with(&app.pool, move |conn| {
+    let fetched = store::run(&app.pool, move |conn| {
         if none_can_wait {
             Ok((Vec::new(), Vec::new()))
         } else if mine {

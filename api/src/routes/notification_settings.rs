@@ -5,12 +5,12 @@ use actix_web::{HttpResponse, get, put, web};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope};
-use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::games::store::StoreError;
 use crate::notifications::settings::{self, NotificationSettings};
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(get_settings).service(put_settings);
@@ -37,7 +37,7 @@ pub async fn get_settings(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
     let user = auth.user_id.clone();
-    let s = db::run_with(&app.pool, move |conn| settings::load(conn, &user))
+    let s = store::run(&app.pool, move |conn| settings::load(conn, &user))
         .await
         .map_err(ApiError::from)?;
     Ok(HttpResponse::Ok().json(s))
@@ -69,7 +69,7 @@ pub async fn put_settings(
     let user = auth.user_id.clone();
     let at = app.clock.now();
     let saved = s.clone();
-    db::run_with(&app.pool, move |conn| {
+    store::run(&app.pool, move |conn| {
         settings::save(conn, &user, &saved, at)
     })
     .await

@@ -9,15 +9,15 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope};
-use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::games::store::StoreError;
-use crate::notifications::NotificationRow;
 use crate::notifications::feed::{self, NotificationView, StreamCursor};
 use crate::pagination::{Keyset, Page, check_cursor, check_limit};
 use crate::routes::sse;
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
+use crate::store::outbox::NotificationRow;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(list_notifications)
@@ -84,7 +84,7 @@ pub async fn list_notifications(
         .transpose()?;
     let unread = q.unread.unwrap_or(false);
     let user = auth.user_id.clone();
-    let (rows, unread_count) = db::run_with(&app.pool, move |conn| {
+    let (rows, unread_count) = store::run(&app.pool, move |conn| {
         let rows = feed::page(conn, &user, after, unread, i64::from(limit))?;
         let n = feed::unread_count(conn, &user)?;
         Ok::<_, StoreError>((rows, n))
@@ -157,7 +157,7 @@ pub async fn mark_read(
     let up_to = b.up_to.filter(is_id);
     let user = auth.user_id.clone();
     let at = app.clock.now();
-    let (marked, unread_count) = db::run_with(&app.pool, move |conn| {
+    let (marked, unread_count) = store::run(&app.pool, move |conn| {
         let n = feed::mark_read(conn, &user, &ids, up_to.as_deref(), at)?;
         Ok::<_, StoreError>((n, feed::unread_count(conn, &user)?))
     })
@@ -219,7 +219,7 @@ pub async fn stream_notifications(
         .map(str::to_string);
     let user = auth.user_id.clone();
     let u = user.clone();
-    let cursor = db::run_with(&app.pool, move |conn| {
+    let cursor = store::run(&app.pool, move |conn| {
         StreamCursor::start(conn, &u, last.as_deref())
     })
     .await?;
@@ -231,7 +231,7 @@ pub async fn stream_notifications(
             let (pool, user) = (pool.clone(), user.clone());
             async move {
                 let before = cursor.clone();
-                let polled = db::run_with(&pool, move |conn| {
+                let polled = store::run(&pool, move |conn| {
                     let rows = cursor.poll(conn, &user, 100);
                     Ok::<_, StoreError>((cursor, rows))
                 })

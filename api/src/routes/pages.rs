@@ -16,12 +16,13 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 use sha2::{Digest, Sha256};
 
-use crate::db;
 use crate::error::ApiError;
 use crate::games::events::GameKind;
-use crate::games::store::{self, StoreError};
 use crate::games::{queries, state::GameState};
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store};
 
 /// The Content-Security-Policy of the pages: everything from this server only, no inline
 /// script or style, pictures also as `data:` URLs, no plugins, no framing.
@@ -167,7 +168,7 @@ fn title_of(state: &GameState, usernames: &[(String, String)]) -> String {
                 GameKind::Study => state.study_player(seat).map(str::to_string),
                 GameKind::Play => usernames
                     .iter()
-                    .find(|(s, _)| store::seat_of(s) == Some(seat))
+                    .find(|(s, _)| game_store::seat_of(s) == Some(seat))
                     .map(|(_, u)| u.clone()),
             };
             name.filter(|n| !n.trim().is_empty())
@@ -191,8 +192,8 @@ async fn replay_page(
         return Ok(not_found_page("There is no such game."));
     };
     let app2 = app.clone();
-    let loaded = db::run_with(&app.pool, move |conn| {
-        let state = store::current_state(conn, &app2.games, &id)?;
+    let loaded = store::run(&app.pool, move |conn| {
+        let state = game_store::current_state(conn, &app2.games, &id)?;
         let (_, players) = queries::summary(conn, &id)?;
         let usernames: Vec<(String, String)> =
             players.into_iter().map(|p| (p.seat, p.username)).collect();

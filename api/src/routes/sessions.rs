@@ -16,11 +16,11 @@ use super::me::Profile;
 use crate::accounts::sessions::{self as session_store, Refreshed};
 use crate::accounts::{names, password_policy, users};
 use crate::auth::{Authenticated, SecretString, tokens};
-use crate::db::{self, models::User};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
+use crate::store::{self, models::User};
 use crate::validate::{Checks, PASSWORD_MAX, USERNAME_MAX};
 
 pub fn configure(cfg: &mut ServiceConfig) {
@@ -179,8 +179,8 @@ pub async fn password_login(
         .map_err(too_many)?;
     let user = match names::login_key(&body.username) {
         Some(key) => {
-            db::run(&state.pool, move |conn| {
-                Ok(users::find_by_login_key(conn, &key)?)
+            store::run(&state.pool, move |conn| {
+                Ok::<_, ApiError>(users::find_by_login_key(conn, &key)?)
             })
             .await?
         }
@@ -200,8 +200,8 @@ pub async fn password_login(
 
     let ttl = refresh_ttl(state);
     let user_id = user.id.clone();
-    let (session_id, issued) = db::run(&state.pool, move |conn| {
-        Ok(session_store::start(conn, &user_id, ttl)?)
+    let (session_id, issued) = store::run(&state.pool, move |conn| {
+        Ok::<_, ApiError>(session_store::start(conn, &user_id, ttl)?)
     })
     .await?;
     tracing::info!(user_id = %user.id, %session_id, "logged in");
@@ -235,8 +235,8 @@ pub async fn refresh(
     }
     let hash = tokens::hash(presented.expose());
     let ttl = refresh_ttl(&state);
-    let outcome = db::run(&state.pool, move |conn| {
-        Ok(session_store::rotate(conn, &hash, ttl)?)
+    let outcome = store::run(&state.pool, move |conn| {
+        Ok::<_, ApiError>(session_store::rotate(conn, &hash, ttl)?)
     })
     .await?;
     match outcome {
@@ -277,7 +277,7 @@ pub async fn logout(
 /// access token has none (403).
 pub async fn end_session(state: &AppState, auth: &Authenticated) -> Result<(), ApiError> {
     let session_id = auth.require_session()?.to_string();
-    db::run(&state.pool, move |conn| {
+    store::run(&state.pool, move |conn| {
         session_store::revoke(conn, &session_id, "logged out")?;
         Ok(())
     })

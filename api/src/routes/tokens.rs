@@ -10,11 +10,11 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts::tokens::{self as token_store, Created};
 use crate::auth::{Authenticated, Scope, SecretString, tokens};
-use crate::db::{self, models::PersonalAccessToken};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::pagination::{PageParams, next_link};
 use crate::state::AppState;
+use crate::store::{self, models::PersonalAccessToken};
 use crate::validate::{Checks, TOKEN_NAME_MAX};
 
 /// Live (unrevoked) tokens one account may hold.
@@ -148,7 +148,7 @@ pub async fn create_token(
     scopes.sort();
     scopes.dedup();
     let token = tokens::generate(tokens::PAT_PREFIX);
-    let now = db::now();
+    let now = store::now();
     let row = PersonalAccessToken {
         id: uuid::Uuid::now_v7().to_string(),
         user_id: auth.user_id.clone(),
@@ -163,8 +163,8 @@ pub async fn create_token(
         last_used_at: None,
         revoked_at: None,
     };
-    let created = db::run(&state.pool, move |conn| {
-        Ok(token_store::create(conn, row, MAX_TOKENS_PER_USER)?)
+    let created = store::run(&state.pool, move |conn| {
+        Ok::<_, ApiError>(token_store::create(conn, row, MAX_TOKENS_PER_USER)?)
     })
     .await?;
     let row = match created {
@@ -212,8 +212,8 @@ pub async fn list_tokens(
     let limit = page.limit()?;
     let after = page.after()?.map(str::to_string);
     let user_id = auth.user_id.clone();
-    let mut rows = db::run(&state.pool, move |conn| {
-        Ok(token_store::list(
+    let mut rows = store::run(&state.pool, move |conn| {
+        Ok::<_, ApiError>(token_store::list(
             conn,
             &user_id,
             after.as_deref(),
@@ -262,8 +262,8 @@ pub async fn revoke_token(
     auth.require_session()?;
     let id = super::uuid_id(path.into_inner(), "token")?;
     let user_id = auth.user_id.clone();
-    let found = db::run(&state.pool, move |conn| {
-        Ok(token_store::revoke(conn, &user_id, &id)?)
+    let found = store::run(&state.pool, move |conn| {
+        Ok::<_, ApiError>(token_store::revoke(conn, &user_id, &id)?)
     })
     .await?;
     if !found {

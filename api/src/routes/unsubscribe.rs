@@ -7,12 +7,12 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::db;
 use crate::error::{ApiError, Problem};
-use crate::games::store::StoreError;
 use crate::notifications::email::check_unsubscribe_token;
 use crate::notifications::settings;
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(unsubscribe).service(unsubscribe_page);
@@ -50,8 +50,8 @@ pub async fn unsubscribe(
 ) -> Result<HttpResponse, ApiError> {
     let user = user_of(&app, &path.into_inner())?;
     let at = app.clock.now();
-    db::run_with(&app.pool, move |conn| {
-        db::transaction(conn, |conn| {
+    store::run(&app.pool, move |conn| {
+        store::transaction(conn, |conn| {
             let mut s = settings::load(conn, &user)?;
             for ch in s.kinds.values_mut() {
                 ch.email = false;

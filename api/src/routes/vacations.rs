@@ -8,11 +8,11 @@ use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope};
-use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::notifications::vacation::{self, VacationRow};
 use crate::state::AppState;
+use crate::store;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(list_vacations)
@@ -90,10 +90,10 @@ pub async fn list_vacations(
     let now = app.clock.now();
     let allowance_days = app.config.notify.vacation_days;
     let user = auth.user_id.clone();
-    let list = db::run(&app.pool, move |conn| {
+    let list = store::run(&app.pool, move |conn| {
         let rows = vacation::running_and_coming(conn, &user, now)?;
         let used = vacation::used_secs(conn, &user, now.year())?;
-        Ok(Vacations {
+        Ok::<_, ApiError>(Vacations {
             on_vacation: rows.iter().any(|v| v.starts_at <= now),
             items: rows.iter().map(|v| VacationView::of(v, now)).collect(),
             allowance_days,
@@ -136,8 +136,8 @@ pub async fn declare_vacation(
     let ends = b.ends_at.naive_utc();
     let user = auth.user_id.clone();
     let days = app.config.notify.vacation_days;
-    let row = db::run(&app.pool, move |conn| {
-        db::transaction(conn, |conn| {
+    let row = store::run(&app.pool, move |conn| {
+        store::transaction(conn, |conn| {
             vacation::create(conn, &user, starts, ends, now, days)
         })
     })
@@ -169,8 +169,10 @@ pub async fn end_vacation(
     let user = auth.user_id.clone();
     let now = app.clock.now();
     let id = super::uuid_id(id.into_inner(), "vacation")?;
-    let ended = db::run(&app.pool, move |conn| {
-        db::transaction(conn, |conn| Ok(vacation::end(conn, &user, &id, now)?))
+    let ended = store::run(&app.pool, move |conn| {
+        store::transaction(conn, |conn| {
+            Ok::<_, ApiError>(vacation::end(conn, &user, &id, now)?)
+        })
     })
     .await?;
     match ended {

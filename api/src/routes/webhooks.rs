@@ -9,13 +9,13 @@ use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope};
-use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::games::store::StoreError;
 use crate::notifications::delivery::{self, DeliveryRow};
 use crate::notifications::webhooks::{self, WebhookRow};
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(create_webhook)
@@ -115,8 +115,8 @@ pub async fn create_webhook(
         consecutive_failures: 0,
     };
     let r = row.clone();
-    db::run(&app.pool, move |conn| {
-        db::transaction(conn, |conn| {
+    store::run(&app.pool, move |conn| {
+        store::transaction(conn, |conn| {
             if webhooks::count(conn, &r.user_id)? >= webhooks::MAX_PER_USER {
                 return Err(ApiError::Conflict(format!(
                     "at most {} webhook endpoints",
@@ -147,7 +147,7 @@ pub async fn list_webhooks(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
     let user = auth.user_id.clone();
-    let rows = db::run_with(&app.pool, move |conn| webhooks::list(conn, &user))
+    let rows = store::run(&app.pool, move |conn| webhooks::list(conn, &user))
         .await
         .map_err(|e: StoreError| ApiError::from(e))?;
     let v: Vec<WebhookView> = rows.iter().map(|w| WebhookView::of(w, false)).collect();
@@ -175,7 +175,7 @@ pub async fn delete_webhook(
     let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
     let user = auth.user_id.clone();
     let i = id.clone();
-    let found = db::run_with(&app.pool, move |conn| webhooks::delete(conn, &user, &i))
+    let found = store::run(&app.pool, move |conn| webhooks::delete(conn, &user, &i))
         .await
         .map_err(|e: StoreError| ApiError::from(e))?;
     if !found {
@@ -210,7 +210,7 @@ pub async fn rotate_secret(
     let grace = TimeDelta::from_std(app.config.notify.webhook_secret_grace).unwrap_or_default();
     let until = app.clock.now() + grace;
     let i = id.clone();
-    let row = db::run_with(&app.pool, move |conn| {
+    let row = store::run(&app.pool, move |conn| {
         webhooks::rotate(conn, &user, &i, until)
     })
     .await
@@ -276,7 +276,7 @@ pub async fn list_deliveries(
     let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
     let user = auth.user_id.clone();
     let i = id.clone();
-    let rows = db::run_with(&app.pool, move |conn| {
+    let rows = store::run(&app.pool, move |conn| {
         if webhooks::get(conn, &user, &i)?.is_none() {
             return Ok(None);
         }

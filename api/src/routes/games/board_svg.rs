@@ -6,10 +6,10 @@ use domain::{Action, SvgOptions};
 
 use super::state::StateParams;
 use super::{PROBLEM, etag, game_id, not_modified};
-use crate::db;
 use crate::error::{ApiError, Problem};
-use crate::games::store;
 use crate::state::AppState;
+use crate::store;
+use crate::store::games as game_store;
 
 /// How long a picture of the current position may be cached: it changes with the next
 /// event.
@@ -45,8 +45,8 @@ pub async fn board_svg(
     let id = game_id(&path)?;
     let at = query.at;
     let app2 = app.clone();
-    let (state, current) = db::run_with(&app.pool, move |conn| {
-        let current = store::current_version(conn, &id)?;
+    let (state, current) = store::run(&app.pool, move |conn| {
+        let current = game_store::current_version(conn, &id)?;
         let version = match at {
             None => current,
             Some(n) if (1..=current).contains(&n) => n,
@@ -62,7 +62,7 @@ pub async fn board_svg(
                 ));
             }
         };
-        let state = store::state_at(conn, &app2.games, &id, version, version == current)?;
+        let state = game_store::state_at(conn, &app2.games, &id, version, version == current)?;
         Ok((state, current))
     })
     .await?;

@@ -6,14 +6,15 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::{PROBLEM, etag, game_id};
-use crate::db;
 use crate::error::{ApiError, Problem};
+use crate::games::queries;
 use crate::games::state::{FoldError, GameState};
-use crate::games::store::StoreError;
 use crate::games::views::{EventPage, EventView, StepView};
-use crate::games::{queries, store};
 use crate::pagination::{PageParams, next_link};
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
+use crate::store::games as game_store;
 
 /// The paging of the event log: by version.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -75,14 +76,14 @@ pub async fn list_events(
     };
     let app2 = app.clone();
     let game = id.clone();
-    let (version, items) = db::run_with(&app.pool, move |conn| {
+    let (version, items) = store::run(&app.pool, move |conn| {
         let (version, rows) = queries::events_page(conn, &id, after, i64::from(limit))?;
         // Fold the page onto the state before it (a checkpoint away at most) to tell
         // what each action did.
         let mut state = match after {
             0 => None,
             a if a <= version => {
-                Some((*store::state_at(conn, &app2.games, &id, a, a == version)?).clone())
+                Some((*game_store::state_at(conn, &app2.games, &id, a, a == version)?).clone())
             }
             _ => None,
         };

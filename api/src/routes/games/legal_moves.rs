@@ -6,12 +6,12 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::{PROBLEM, etag, game_id};
-use crate::db;
 use crate::error::{ApiError, Problem};
-use crate::games::store;
 use crate::games::views::{LegalMovesView, MoveView};
 use crate::pagination::{check_cursor, invalid_cursor, next_link};
 use crate::state::AppState;
+use crate::store;
+use crate::store::games as game_store;
 
 pub const LEGAL_MOVES_DEFAULT_LIMIT: usize = 500;
 pub const LEGAL_MOVES_MAX_LIMIT: usize = 2000;
@@ -83,8 +83,8 @@ pub async fn legal_moves(
     };
     let cursor = parse_cursor(query.after.as_deref())?;
     let app2 = app.clone();
-    let state = db::run_with(&app.pool, move |conn| {
-        store::current_state(conn, &app2.games, &id)
+    let state = store::run(&app.pool, move |conn| {
+        game_store::current_state(conn, &app2.games, &id)
     })
     .await
     .map_err(ApiError::from)?;

@@ -5,13 +5,13 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::{MaybeAuthenticated, PROBLEM};
-use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::games::events::Status;
 use crate::games::queries;
 use crate::games::views::GamePage;
 use crate::pagination::{Keyset, PageParams};
 use crate::state::AppState;
+use crate::store;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -63,7 +63,7 @@ pub async fn list_games(
     };
     let limit = page.limit()?;
     let after = page.after()?.map(Keyset::decode).transpose()?;
-    let fetched = db::run_with(&app.pool, move |conn| {
+    let fetched = store::run(&app.pool, move |conn| {
         queries::lobby(conn, status, after, i64::from(limit))
     })
     .await

@@ -6,13 +6,14 @@ use chrono::NaiveDateTime;
 
 use crate::games::events::GameKind;
 use crate::games::state::GameState;
-use crate::games::store::PlayerRow;
+use crate::store::games::PlayerRow;
 
 use super::{PROBLEM, etag, game_id};
-use crate::db;
 use crate::error::{ApiError, Problem};
-use crate::games::{queries, store};
+use crate::games::queries;
 use crate::state::AppState;
+use crate::store;
+use crate::store::games as game_store;
 
 /// The game record as text, in the format of `docs/record-format.md`: headers (`Event`,
 /// `Site`, `GameId`, `Date`, `Started`, `Ended`, the player of each seat, `Ruleset`,
@@ -36,8 +37,8 @@ pub async fn get_record(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let app2 = app.clone();
-    let (state, players) = db::run_with(&app.pool, move |conn| {
-        let state = store::current_state(conn, &app2.games, &id)?;
+    let (state, players) = store::run(&app.pool, move |conn| {
+        let state = game_store::current_state(conn, &app2.games, &id)?;
         let (_, players) = queries::summary(conn, &id)?;
         Ok::<_, store::StoreError>((state, players))
     })
@@ -88,7 +89,7 @@ fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(
         }
         let name = players
             .iter()
-            .find(|p| store::seat_of(&p.seat) == Some(seat))
+            .find(|p| game_store::seat_of(&p.seat) == Some(seat))
             .map(|p| p.username.clone())
             .unwrap_or_else(|| "?".into());
         headers.push((seat.name().into(), name));

@@ -6,11 +6,11 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::{PROBLEM, etag, game_id};
-use crate::db;
 use crate::error::{ApiError, Problem};
-use crate::games::store;
 use crate::games::views::StateView;
 use crate::state::AppState;
+use crate::store;
+use crate::store::games as game_store;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -42,15 +42,15 @@ pub async fn get_state(
     let id = game_id(&path)?;
     let at = query.at;
     let app2 = app.clone();
-    let (state, current) = db::run_with(&app.pool, move |conn| {
-        let current = store::current_version(conn, &id)?;
+    let (state, current) = store::run(&app.pool, move |conn| {
+        let current = game_store::current_version(conn, &id)?;
         match at {
             None => Ok((
-                store::state_at(conn, &app2.games, &id, current, true)?,
+                game_store::state_at(conn, &app2.games, &id, current, true)?,
                 current,
             )),
             Some(n) if (1..=current).contains(&n) => Ok((
-                store::state_at(conn, &app2.games, &id, n, n == current)?,
+                game_store::state_at(conn, &app2.games, &id, n, n == current)?,
                 current,
             )),
             Some(n) if n > current => Err(ApiError::NotFound(format!(

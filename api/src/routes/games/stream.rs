@@ -3,12 +3,13 @@
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
 use super::{PROBLEM, game_id};
-use crate::db;
 use crate::error::{ApiError, Problem};
-use crate::games::store::{self, EventRow, StoreError};
 use crate::games::{queries, views::EventView};
 use crate::routes::sse;
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store, EventRow};
 
 /// Where the stream starts.
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
@@ -96,13 +97,13 @@ pub async fn stream_events(
         .transpose()?;
     let last = header.or(query);
     let g = id.clone();
-    let current = db::run_with(&app.pool, move |conn| store::current_version(conn, &g)).await?;
+    let current = store::run(&app.pool, move |conn| game_store::current_version(conn, &g)).await?;
     let after = last.unwrap_or(current).min(current);
     let pool = app.pool.clone();
     Ok(sse::polled(&app, after, move |after| {
         let (pool, id) = (pool.clone(), id.clone());
         async move {
-            let polled = db::run_with(&pool, move |conn| {
+            let polled = store::run(&pool, move |conn| {
                 Ok::<_, StoreError>(queries::events_page(conn, &id, after, 100)?.1)
             })
             .await;

@@ -4,12 +4,12 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
 use super::{MaybeAuthenticated, PROBLEM, etag, game_id, not_modified};
-use crate::db;
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
-use crate::games::store::StoreError;
 use crate::games::views::GameSummary;
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
 
 /// A game's summary: status, seats and players, whose turn, version, result.
 ///
@@ -32,7 +32,7 @@ pub async fn get_game(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let (row, players) = db::run_with(&app.pool, move |conn| queries::summary(conn, &id))
+    let (row, players) = store::run(&app.pool, move |conn| queries::summary(conn, &id))
         .await
         .map_err(|e: StoreError| ApiError::from(e))?;
     if not_modified(&req, row.version) {

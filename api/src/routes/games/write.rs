@@ -16,15 +16,16 @@ use super::{etag, game_id};
 use crate::auth::extractor::{AuthVia, bearer_token, uses_cookie};
 use crate::auth::tokens::PAT_PREFIX;
 use crate::auth::{Authenticated, Scope};
-use crate::db::{self, DbConnection};
 use crate::error::ApiError;
 use crate::extract::parse_json_object;
 use crate::games::commands::{self, Actor, Command, CommandError, Written};
-use crate::games::idempotency::{self, IdemKey, Lookup, StoredAnswer};
 use crate::games::queries;
-use crate::games::store::{self, GameRow, StoreError};
 use crate::games::views::{ActionResult, GameSummary};
 use crate::state::AppState;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store, GameRow};
+use crate::store::idempotency::{self, IdemKey, Lookup, StoredAnswer};
+use crate::store::{self, DbConnection};
 
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 pub const MAX_KEY_LEN: usize = 255;
@@ -313,11 +314,11 @@ pub async fn execute<B>(
     let contradicting = w.contradicting;
     let creating = w.creating;
     let game_id = w.game_id.clone();
-    db::run_with(&app.pool.clone(), move |conn| {
+    store::run(&app.pool.clone(), move |conn| {
         // `If-Match` and `expected_version` disagree: one of them is stale whatever the
         // game's version, so the write is refused as a version conflict.
         if let Some(claimed) = contradicting {
-            let current = match store::current_version(conn, &game_id) {
+            let current = match game_store::current_version(conn, &game_id) {
                 Ok(v) => v,
                 Err(StoreError::NotFound(_)) if creating => 0,
                 Err(e) => return Err(e.into()),
@@ -329,7 +330,7 @@ pub async fn execute<B>(
         }
         if let Some(key) = &key {
             if let Some(sid) = &session {
-                if !store::session_is_live(conn, sid, &viewer)? {
+                if !game_store::session_is_live(conn, sid, &viewer)? {
                     return Err(CommandError::SessionEnded.into());
                 }
             }

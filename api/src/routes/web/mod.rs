@@ -28,10 +28,11 @@ use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 use super::pages::{Asset, escape_html, html, not_found_page};
 use crate::accounts::{sessions as session_store, users};
 use crate::auth::web_session;
-use crate::db;
 use crate::error::ApiError;
-use crate::games::store::{self, StoreError};
 use crate::state::AppState;
+use crate::store;
+use crate::store::StoreError;
+use crate::store::games::{self as game_store};
 
 const SHELL: &str = include_str!("../../../assets/web/page.html");
 const LOGIN: &str = include_str!("../../../assets/web/login.html");
@@ -104,9 +105,9 @@ async fn viewer(req: &HttpRequest, app: &web::Data<AppState>) -> Result<Option<V
         return Ok(None);
     };
     let (s, u) = (sid.clone(), uid.clone());
-    let found = db::run(&app.pool, move |conn| {
+    let found = store::run(&app.pool, move |conn| {
         if session_store::check(conn, &s, &u)? != session_store::SessionCheck::Live {
-            return Ok(None);
+            return Ok::<_, ApiError>(None);
         }
         Ok(users::find(conn, &u)?)
     })
@@ -229,7 +230,7 @@ async fn play_page(
         return Ok(not_found_page("There is no such game."));
     };
     let g = id.clone();
-    match db::run_with(&app.pool, move |conn| store::current_version(conn, &g)).await {
+    match store::run(&app.pool, move |conn| game_store::current_version(conn, &g)).await {
         Ok(_) => {}
         Err(StoreError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
         Err(e) => return Err(e.into()),

@@ -11,8 +11,16 @@
 //! dialect each) and run at start-up; on PostgreSQL under an advisory lock, so several
 //! instances may start at once.
 
+pub mod cache;
+mod error;
+pub mod games;
+pub mod idempotency;
 pub mod lease;
 pub mod models;
+pub mod outbox;
+pub mod schema;
+
+pub use error::{RunError, StoreError};
 
 use chrono::{NaiveDateTime, SubsecRound, Utc};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
@@ -182,35 +190,16 @@ pub fn run_migrations(pool: &DbPool) -> Result<(), DbSetupError> {
     Ok(())
 }
 
-/// Why [`run`] could not run its closure: no connection could be had in time, or the
-/// blocking task died. Each error type of the layers above converts from it.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("no database connection: {0}")]
-    NoConnection(String),
-    #[error("blocking task failed: {0}")]
-    Blocking(String),
-}
-
-/// [`run_with`] for handlers whose closures answer with [`crate::error::ApiError`].
-pub async fn run<F, T>(pool: &DbPool, f: F) -> Result<T, crate::error::ApiError>
-where
-    F: FnOnce(&mut DbConnection) -> Result<T, crate::error::ApiError> + Send + 'static,
-    T: Send + 'static,
-{
-    run_with(pool, f).await
-}
-
 /// Runs `f` with a pooled connection on the blocking thread pool. Errors from `f` pass
 /// through; a pool timeout or a dead task becomes `E` through [`RunError`].
-pub async fn run_with<F, T, E>(pool: &DbPool, f: F) -> Result<T, E>
+pub async fn run<F, T, E>(pool: &DbPool, f: F) -> Result<T, E>
 where
     F: FnOnce(&mut DbConnection) -> Result<T, E> + Send + 'static,
     T: Send + 'static,
     E: From<RunError> + Send + 'static,
 {
     let pool = pool.clone();
-    actix_web::web::block(move || {
+    tokio::task::spawn_blocking(move || {
         let mut pooled = pool
             .get()
             .map_err(|e| RunError::NoConnection(e.to_string()))?;
@@ -282,7 +271,7 @@ where
 
 /// Checks that the database answers (for `/readyz`); the error says why not.
 pub async fn ping(pool: &DbPool) -> Result<(), RunError> {
-    run_with(pool, |conn| {
+    run(pool, |conn| {
         conn.batch_execute("SELECT 1")
             .map_err(|e| RunError::NoConnection(format!("database ping failed: {e}")))
     })

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::state::GameState;
+use crate::games::state::GameState;
 
 #[derive(Debug)]
 struct Entry {
@@ -218,7 +218,7 @@ mod tests {
             record_headers: Vec::new(),
             time_control: None,
         };
-        let mut s = GameState::created(id, &created, crate::db::now()).unwrap();
+        let mut s = GameState::created(id, &created, crate::store::now()).unwrap();
         s.version = version;
         Arc::new(s)
     }

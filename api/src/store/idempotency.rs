@@ -9,9 +9,9 @@
 
 use diesel::prelude::*;
 
-use super::store::StoreError;
-use crate::db::DbConnection;
-use crate::schema::idempotency_keys;
+use super::StoreError;
+use crate::store::DbConnection;
+use crate::store::schema::idempotency_keys;
 
 /// An idempotent request: who, which key, and the request's hash.
 #[derive(Debug, Clone)]

@@ -33,75 +33,11 @@ use diesel::sql_types::Bool;
 use domain::Seat;
 
 use super::cache::GameCache;
-use super::events::Event;
-use super::state::{FoldError, GameState};
-use crate::db::{DbConnection, RunError};
-use crate::notifications::NotificationRow;
-use crate::schema::{game_events, game_players, games, sessions, users};
-
-/// Why the store failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("no game {0}")]
-    NotFound(String),
-    /// Another write claimed the version first; nothing was written.
-    #[error("the game's version moved")]
-    VersionMoved,
-    /// A failure that a retry may not meet again: a deadlock, a serialization failure, a
-    /// busy SQLite file, a lost or unavailable connection.
-    #[error("transient database failure: {0}")]
-    Transient(String),
-    /// A log that does not replay, or rows that contradict it: a bug or a corruption.
-    #[error("corrupt game data: {0}")]
-    Corrupt(String),
-    #[error("database error: {0}")]
-    Database(String),
-}
-
-impl From<diesel::result::Error> for StoreError {
-    fn from(e: diesel::result::Error) -> Self {
-        use diesel::result::{DatabaseErrorKind as K, Error};
-        match e {
-            Error::DatabaseError(K::UniqueViolation, _) => StoreError::VersionMoved,
-            Error::DatabaseError(K::SerializationFailure | K::ClosedConnection, info) => {
-                StoreError::Transient(info.message().to_string())
-            }
-            Error::DatabaseError(_, info) if is_transient_message(info.message()) => {
-                StoreError::Transient(info.message().to_string())
-            }
-            Error::BrokenTransactionManager => {
-                StoreError::Transient("broken transaction manager".into())
-            }
-            other => StoreError::Database(other.to_string()),
-        }
-    }
-}
-
-/// Deadlocks (SQLSTATE 40P01) have no diesel kind of their own; SQLite reports a busy
-/// file by message; a dropped connection shows as an unknown error.
-fn is_transient_message(message: &str) -> bool {
-    [
-        "deadlock detected",
-        "could not serialize",
-        "database is locked",
-        "database is busy",
-        "server closed the connection",
-        "no connection to the server",
-        "terminating connection",
-        "connection to server",
-    ]
-    .iter()
-    .any(|m| message.contains(m))
-}
-
-impl From<RunError> for StoreError {
-    fn from(e: RunError) -> Self {
-        match e {
-            RunError::NoConnection(m) => StoreError::Transient(m),
-            RunError::Blocking(m) => StoreError::Database(m),
-        }
-    }
-}
+use crate::games::events::Event;
+use crate::games::state::{FoldError, GameState};
+use crate::store::outbox::NotificationRow;
+use crate::store::schema::{game_events, game_players, games, sessions, users};
+use crate::store::{DbConnection, StoreError};
 
 /// A row of `game_events`.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -155,7 +91,7 @@ pub struct GameRow {
     /// [`NO_DEADLINE_ORDER`] after the last change (after every deadline, longest waiting
     /// first).
     pub turn_order_at: NaiveDateTime,
-    /// The computer players: seat and level, e.g. `B3,G5` ([`super::bots::column`]);
+    /// The computer players: seat and level, e.g. `B3,G5` ([`bots_column`]);
     /// `None` without bots.
     pub bots: Option<String>,
 }
@@ -199,7 +135,7 @@ impl GameRow {
             turn_order_at: state
                 .deadline()
                 .unwrap_or(state.updated_at + NO_DEADLINE_ORDER),
-            bots: super::bots::column(state),
+            bots: bots_column(state),
         }
     }
 }
@@ -664,4 +600,26 @@ pub fn seat_rows(conn: &mut DbConnection, id: &str) -> Result<Vec<(String, Strin
         .order(game_players::seat.asc())
         .select((game_players::seat, game_players::user_id))
         .load(conn)?)
+}
+
+/// without bots.
+pub fn bots_column(state: &GameState) -> Option<String> {
+    let parts: Vec<String> = Seat::ALL
+        .into_iter()
+        .filter_map(|s| state.bot(s).map(|level| format!("{s}{level}")))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(","))
+}
+
+/// Reads the `bots` column back: (seat, level) pairs.
+pub fn parse_bots_column(text: Option<&str>) -> Vec<(Seat, u8)> {
+    text.unwrap_or_default()
+        .split(',')
+        .filter_map(|part| {
+            let mut chars = part.trim().chars();
+            let seat = Seat::from_letter(chars.next()?)?;
+            let level: u8 = chars.as_str().parse().ok()?;
+            Some((seat, level))
+        })
+        .collect()
 }

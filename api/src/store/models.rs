@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use crate::schema::{personal_access_tokens, refresh_tokens, sessions, users};
+use crate::store::schema::{personal_access_tokens, refresh_tokens, sessions, users};
 
 #[derive(Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = users)]

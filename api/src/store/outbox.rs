@@ -1,0 +1,33 @@
+//! The outbox: the `notifications` rows a write causes, inserted in the write's own
+//! transaction (see `crate::notifications::plan` for what they say).
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::schema::notifications;
+use super::{DbConnection, StoreError};
+
+/// A row of `notifications`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = notifications)]
+pub struct NotificationRow {
+    pub id: String,
+    pub user_id: String,
+    pub kind: String,
+    pub game_id: Option<String>,
+    pub version: Option<i64>,
+    pub payload: String,
+    pub created_at: NaiveDateTime,
+    pub read_at: Option<NaiveDateTime>,
+}
+
+/// Inserts planned rows (inside the caller's transaction).
+pub fn enqueue(conn: &mut DbConnection, rows: &[NotificationRow]) -> Result<(), StoreError> {
+    // One statement per row: diesel's batch insert does not span both backends.
+    for row in rows {
+        diesel::insert_into(notifications::table)
+            .values(row)
+            .execute(conn)?;
+    }
+    Ok(())
+}
