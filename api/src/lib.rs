@@ -18,6 +18,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod body_limit;
+pub mod clock;
 pub mod config;
 pub mod error;
 pub mod extract;
@@ -98,13 +99,13 @@ impl RunningServer {
 /// Connects to the database, migrates it, and binds the HTTP server. Must be called inside
 /// an actix system (e.g. `actix_web::rt::System::new().block_on(..)`).
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
-    start_with_clock(config, std::sync::Arc::new(games::clock::SystemClock)).await
+    start_with_clock(config, std::sync::Arc::new(clock::SystemClock)).await
 }
 
 /// [`start`] with another clock (tests drive deadlines with a `ManualClock`).
 pub async fn start_with_clock(
     mut config: Config,
-    clock: std::sync::Arc<dyn games::clock::Clock>,
+    clock: std::sync::Arc<dyn clock::Clock>,
 ) -> Result<RunningServer, StartError> {
     let db_cfg = config.database.clone();
     let pool = web::block(move || {

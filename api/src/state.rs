@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::store::DbPool;
 use std::sync::Arc;
 
-use crate::games::clock::{Clock, SystemClock};
+use crate::clock::{Clock, SystemClock};
 use crate::rate_limit::RateLimiter;
 use crate::store::cache::GameCache;
 

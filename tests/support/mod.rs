@@ -24,7 +24,7 @@ use reqwest::blocking::{Client, RequestBuilder};
 use reqwest::header::HeaderMap;
 pub use serde_json::{Value, json};
 
-pub use djambi_api::games::clock::{Clock, ManualClock};
+pub use djambi_api::clock::{Clock, ManualClock};
 
 /// The signing secret every test server uses (tests craft tokens with it).
 pub const TEST_JWT_SECRET: &str = "djambi-test-secret-0123456789-abcdefghij";

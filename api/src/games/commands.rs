@@ -36,10 +36,10 @@ use domain::{
     SeatSet, Step,
 };
 
-use super::clock::Clock;
 use super::events::{Event, GameKind, Status, Visibility};
 use super::state::{FoldError, GameState, result_of};
 use super::timing::TimeControl;
+use crate::clock::Clock;
 use crate::notifications;
 use crate::store::StoreError;
 use crate::store::cache::GameCache;

@@ -28,9 +28,9 @@ use chrono::{NaiveDateTime, TimeDelta};
 use diesel::prelude::*;
 
 use super::bots::{self, BotSettings};
-use super::clock::Clock;
 use super::commands::{self, Actor, Command, CommandError, Write};
 use super::state::GameState;
+use crate::clock::Clock;
 use crate::shutdown::Pace;
 use crate::state::AppState;
 use crate::store::StoreError;

@@ -18,7 +18,6 @@
 //! None of these know HTTP: the handlers are in `routes/games` and `routes/my_games.rs`.
 
 pub mod bots;
-pub mod clock;
 pub mod commands;
 pub mod due;
 pub mod events;

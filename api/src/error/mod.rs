@@ -609,7 +609,7 @@ mod tests {
     /// its status.
     #[test]
     fn the_readme_lists_every_problem_type() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../../../README.md");
         for k in ProblemKind::ALL {
             let row = format!("| `{}` | {} |", k.slug(), k.status().as_u16());
             assert!(readme.contains(&row), "README.md lacks the row {row}");
