@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use crate::config::Config;
-use crate::games::queries;
 use crate::store;
 use crate::store::StoreError;
 use crate::store::games::{self as game_store};
@@ -23,7 +22,8 @@ pub fn check_projections(config: &Config, out: &mut impl Write) -> Result<usize,
         after = last.clone();
         for id in &ids {
             checked += 1;
-            let differences = match queries::projection_differences(&mut conn, id) {
+            let differences = match crate::store::game_lists::projection_differences(&mut conn, id)
+            {
                 Ok(d) => d,
                 Err(StoreError::Corrupt(why)) => vec![format!("the log does not replay: {why}")],
                 Err(e) => return Err(e.to_string()),

@@ -24,7 +24,7 @@ pub struct AppState {
     /// Registrations per client address.
     pub register_ip_limiter: RateLimiter,
     /// Recently used game states (see `games::cache`).
-    pub games: GameCache,
+    pub games: Arc<GameCache>,
     /// The time of every command (tests inject their own).
     pub clock: Arc<dyn Clock>,
     // -- operations --
@@ -37,6 +37,15 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// What the game use cases need of the state.
+    pub fn game_ctx(&self) -> crate::games::Ctx<'_> {
+        crate::games::Ctx {
+            pool: &self.pool,
+            cache: &self.games,
+            clock: &self.clock,
+        }
+    }
+
     pub fn new(config: Config, pool: DbPool) -> Result<AppState, String> {
         let jwt = JwtKeys::new(
             config.jwt_secret.expose().as_bytes(),
@@ -52,7 +61,7 @@ impl AppState {
             ),
             jwt,
             passwords,
-            games: GameCache::new(crate::games::CACHE_CAPACITY),
+            games: Arc::new(GameCache::new(crate::games::CACHE_CAPACITY)),
             clock: Arc::new(SystemClock),
             metrics: Arc::new(crate::metrics::Metrics::new()),
             shutdown: crate::shutdown::Shutdown::new(),

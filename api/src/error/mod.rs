@@ -17,8 +17,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
-use crate::games::commands::CommandError;
 use crate::store::StoreError;
+
+mod games;
 
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -285,6 +286,18 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// An illegal move's problem points at the game's legal moves.
+    pub fn with_legal_moves_url(self, game_id: &str) -> Self {
+        match self {
+            ApiError::IllegalMove { reason, detail, .. } => ApiError::IllegalMove {
+                reason,
+                detail,
+                legal_moves_url: Some(format!("/v1/games/{game_id}/legal-moves")),
+            },
+            other => other,
+        }
+    }
+
     /// A validation error about one field.
     pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
         let e = FieldError::new(field, message);
@@ -485,61 +498,6 @@ impl From<StoreError> for ApiError {
                 ApiError::Conflict("a concurrent request changed this first; retry".into())
             }
             StoreError::Corrupt(m) | StoreError::Database(m) => ApiError::Internal(m),
-        }
-    }
-}
-
-impl From<CommandError> for ApiError {
-    fn from(e: CommandError) -> Self {
-        match e {
-            CommandError::NotFound(id) => ApiError::NotFound(format!("no game {id}")),
-            CommandError::VersionConflict {
-                expected,
-                current_version,
-            } => ApiError::VersionConflict {
-                expected,
-                current_version,
-            },
-            CommandError::Forbidden(m) => ApiError::Forbidden(m),
-            CommandError::NotYourTurn(m) => ApiError::NotYourTurn(m),
-            CommandError::IllegalMove {
-                game_id,
-                reason,
-                detail,
-            } => ApiError::IllegalMove {
-                reason: reason.into(),
-                detail,
-                legal_moves_url: Some(format!("/v1/games/{game_id}/legal-moves")),
-            },
-            CommandError::GameOver(m) => ApiError::GameOver(m),
-            CommandError::GameNotStarted(m) => ApiError::GameNotStarted(m),
-            CommandError::SeatTaken(m) => ApiError::SeatTaken(m),
-            CommandError::Conflict(m) => ApiError::Conflict(m),
-            CommandError::Busy(m) => ApiError::Unavailable(m),
-            CommandError::SessionEnded => ApiError::invalid_token(
-                "the access token's session has ended (logged out or revoked)",
-            ),
-            CommandError::Store(e) => e.into(),
-            CommandError::InvalidRecord(e) => ApiError::from(e),
-        }
-    }
-}
-
-/// A record that breaks the rules is a 422 `invalid-record`; one that cannot be read
-/// (syntax, an unusable header) is a 400 `validation` about the field `record`. Both
-/// name the line.
-impl From<domain::RecordError> for ApiError {
-    fn from(e: domain::RecordError) -> Self {
-        use domain::RecordErrorKind as K;
-        let reason = match &e.kind {
-            K::Illegal { .. } => "illegal-action",
-            K::ResultMismatch { .. } => "result-mismatch",
-            K::Syntax(_) | K::Header(_) => return ApiError::field("record", e.to_string()),
-        };
-        ApiError::InvalidRecord {
-            line: e.line,
-            reason,
-            detail: e.to_string(),
         }
     }
 }

@@ -162,7 +162,7 @@ pub fn handle(
             expected: Some(state.version),
             session: None,
         };
-        match commands::execute(conn, &app.games, clock, &write, None) {
+        match commands::execute(conn, &app.games, clock, &write) {
             Ok(written) => {
                 tracing::info!(game = %id, version = written.state.version, "due command written");
                 wrote = true;

@@ -25,7 +25,15 @@ pub mod queries;
 pub mod reminders;
 pub mod state;
 pub mod timing;
-pub mod views;
+pub mod write;
 
 /// How many game states the cache keeps (and as many checkpoints).
 pub const CACHE_CAPACITY: usize = 10_000;
+
+/// What the game use cases work with: the pool, the states cache and the clock.
+#[derive(Debug, Clone, Copy)]
+pub struct Ctx<'a> {
+    pub pool: &'a crate::store::DbPool,
+    pub cache: &'a std::sync::Arc<crate::store::cache::GameCache>,
+    pub clock: &'a std::sync::Arc<dyn crate::clock::Clock>,
+}

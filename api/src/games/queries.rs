@@ -1,166 +1,196 @@
-//! The read side of games: lists, summaries, pages of the log, and the projection check.
-//! Like the store, it knows diesel and not HTTP; the routes call these inside `store::run`.
+//! The read use cases of games: a game's state at a version, its summary, pages of its
+//! log with what each action did, the lists (lobby, a player's games, games awaiting a
+//! move). Each is one `store::run`: the routes call these and render the answer.
 
-use chrono::NaiveDateTime;
-use diesel::prelude::*;
+use std::sync::Arc;
 
-use super::events::{Status, Visibility};
-use super::state::GameState;
-use crate::store::DbConnection;
-use crate::store::StoreError;
-use crate::store::games::{self as game_store, EventRow, GameRow, PlayerRow};
-use crate::store::schema::{game_players, games};
+use domain::Step;
 
-/// A position in a list ordered by (time, id): the last item of the previous page.
-pub type Keyset = (NaiveDateTime, String);
+use super::Ctx;
+use super::events::Status;
+use super::state::{FoldError, GameState};
+use crate::store::game_lists::{self, GamesWithPlayers, Keyset};
+use crate::store::games as game_store;
+use crate::store::{self, StoreError};
 
-/// Games with their players.
-pub type GamesWithPlayers = (Vec<GameRow>, Vec<PlayerRow>);
+/// The rows the reads answer with: plain data of the read model.
+pub use crate::store::game_lists::{GamesWithPlayers as GameList, Keyset as ListPosition};
+pub use crate::store::games::{EventRow, GameRow, PlayerRow, parse_bots_column, seat_of};
 
-fn with_players(
-    conn: &mut DbConnection,
-    rows: Vec<GameRow>,
-) -> Result<GamesWithPlayers, StoreError> {
-    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let players = game_store::players_of(conn, &ids)?;
-    Ok((rows, players))
+/// Why a read found nothing to answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("no game {0}")]
+    NotFound(String),
+    /// `?at=` beyond the game's version.
+    #[error("the game has no version {at} yet: it is at version {current}")]
+    NotYet { at: i64, current: i64 },
+    /// `?at=` below 1.
+    #[error("must be 1 to the game's version, {current}")]
+    BadVersion { current: i64 },
+    #[error(transparent)]
+    Store(StoreError),
 }
 
-/// The lobby: public games in `status`, newest first; `limit + 1` rows, so the caller
-/// knows whether there is a next page.
-pub fn lobby(
-    conn: &mut DbConnection,
+impl From<StoreError> for ReadError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound(id) => ReadError::NotFound(id),
+            other => ReadError::Store(other),
+        }
+    }
+}
+
+impl From<store::RunError> for ReadError {
+    fn from(e: store::RunError) -> Self {
+        ReadError::Store(e.into())
+    }
+}
+
+/// A game's state at version `at` (its current one without), and its current version.
+pub async fn state_at(
+    ctx: Ctx<'_>,
+    id: String,
+    at: Option<i64>,
+) -> Result<(Arc<GameState>, i64), ReadError> {
+    let cache = ctx.cache.clone();
+    store::run(ctx.pool, move |conn| {
+        let current = game_store::current_version(conn, &id)?;
+        let version = match at {
+            None => current,
+            Some(n) if (1..=current).contains(&n) => n,
+            Some(n) if n > current => return Err(ReadError::NotYet { at: n, current }),
+            Some(_) => return Err(ReadError::BadVersion { current }),
+        };
+        let state = game_store::state_at(conn, &cache, &id, version, version == current)?;
+        Ok((state, current))
+    })
+    .await
+}
+
+/// A game's current state.
+pub async fn current_state(ctx: Ctx<'_>, id: String) -> Result<Arc<GameState>, ReadError> {
+    let cache = ctx.cache.clone();
+    store::run(ctx.pool, move |conn| {
+        Ok(game_store::current_state(conn, &cache, &id)?)
+    })
+    .await
+}
+
+/// A game's current version.
+pub async fn current_version(ctx: Ctx<'_>, id: String) -> Result<i64, ReadError> {
+    store::run(ctx.pool, move |conn| {
+        Ok(game_store::current_version(conn, &id)?)
+    })
+    .await
+}
+
+/// A game's projection row and its players.
+pub async fn summary(ctx: Ctx<'_>, id: String) -> Result<(GameRow, Vec<PlayerRow>), ReadError> {
+    store::run(ctx.pool, move |conn| Ok(game_lists::summary(conn, &id)?)).await
+}
+
+/// A game's current state and its players (the record).
+pub async fn state_with_players(
+    ctx: Ctx<'_>,
+    id: String,
+) -> Result<(Arc<GameState>, Vec<PlayerRow>), ReadError> {
+    let cache = ctx.cache.clone();
+    store::run(ctx.pool, move |conn| {
+        let state = game_store::current_state(conn, &cache, &id)?;
+        let (_, players) = game_lists::summary(conn, &id)?;
+        Ok((state, players))
+    })
+    .await
+}
+
+/// A page of a game's log after version `after`: the game's version, and each event with
+/// what it did (the rules engine's step, for actions).
+pub async fn events_page(
+    ctx: Ctx<'_>,
+    id: String,
+    after: i64,
+    limit: i64,
+) -> Result<(i64, Vec<(EventRow, Option<Step>)>), ReadError> {
+    let cache = ctx.cache.clone();
+    store::run(ctx.pool, move |conn| {
+        let (version, rows) = game_lists::events_page(conn, &id, after, limit)?;
+        // Fold the page onto the state before it (a checkpoint away at most) to tell
+        // what each action did.
+        let mut state = match after {
+            a if a > 0 && a <= version => {
+                Some((*game_store::state_at(conn, &cache, &id, a, a == version)?).clone())
+            }
+            _ => None,
+        };
+        let mut items = Vec::with_capacity(rows.len());
+        for row in rows {
+            let event = row.event()?;
+            let step = GameState::fold(&mut state, &id, &event, row.created_at).map_err(
+                |e: FoldError| StoreError::Corrupt(format!("game {id} event {}: {e}", row.seq)),
+            )?;
+            items.push((row, step));
+        }
+        Ok((version, items))
+    })
+    .await
+}
+
+/// The events of a game after `after`, at most `limit` (a stream's poll).
+pub async fn events_after(
+    ctx: Ctx<'_>,
+    id: String,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<EventRow>, ReadError> {
+    store::run(ctx.pool, move |conn| {
+        Ok(game_store::load_events(
+            conn,
+            &id,
+            after,
+            i64::MAX,
+            Some(limit),
+        )?)
+    })
+    .await
+}
+
+/// The lobby: public games in `status`, newest first (`limit + 1` rows).
+pub async fn lobby(
+    ctx: Ctx<'_>,
     status: Status,
     after: Option<Keyset>,
     limit: i64,
-) -> Result<GamesWithPlayers, StoreError> {
-    let mut query = games::table
-        .filter(games::visibility.eq(Visibility::Public.as_str()))
-        .filter(games::status.eq(status.as_str()))
-        .order((games::created_at.desc(), games::id.desc()))
-        .limit(limit + 1)
-        .select(GameRow::as_select())
-        .into_boxed();
-    if let Some((t, id)) = after {
-        query = query.filter(
-            games::created_at
-                .lt(t)
-                .or(games::created_at.eq(t).and(games::id.lt(id))),
-        );
-    }
-    let rows = query.load(conn)?;
-    with_players(conn, rows)
+) -> Result<GamesWithPlayers, ReadError> {
+    store::run(ctx.pool, move |conn| {
+        Ok(game_lists::lobby(conn, status, after, limit)?)
+    })
+    .await
 }
 
-/// A player's games, newest first, optionally in one status; `limit + 1` rows.
-pub fn games_of(
-    conn: &mut DbConnection,
-    user_id: &str,
+/// A player's games, newest first, optionally in one status (`limit + 1` rows).
+pub async fn games_of(
+    ctx: Ctx<'_>,
+    user_id: String,
     status: Option<Status>,
     after: Option<Keyset>,
     limit: i64,
-) -> Result<GamesWithPlayers, StoreError> {
-    let mut query = games::table
-        .inner_join(game_players::table)
-        .filter(game_players::user_id.eq(user_id))
-        .order((games::created_at.desc(), games::id.desc()))
-        .limit(limit + 1)
-        .select(GameRow::as_select())
-        .into_boxed();
-    if let Some(status) = status {
-        query = query.filter(games::status.eq(status.as_str()));
-    }
-    if let Some((t, id)) = after {
-        query = query.filter(
-            games::created_at
-                .lt(t)
-                .or(games::created_at.eq(t).and(games::id.lt(id))),
-        );
-    }
-    let rows = query.load(conn)?;
-    with_players(conn, rows)
+) -> Result<GamesWithPlayers, ReadError> {
+    store::run(ctx.pool, move |conn| {
+        Ok(game_lists::games_of(conn, &user_id, status, after, limit)?)
+    })
+    .await
 }
 
-/// The active games waiting on `user_id`'s move, soonest deadline first, then the games
-/// without a deadline, the one waiting longest first (by `turn_order_at`); `limit + 1`
-/// rows.
-pub fn awaiting_move_of(
-    conn: &mut DbConnection,
-    user_id: &str,
+/// A player's games awaiting their move, soonest deadline first (`limit + 1` rows).
+pub async fn awaiting_move_of(
+    ctx: Ctx<'_>,
+    user_id: String,
     after: Option<Keyset>,
     limit: i64,
-) -> Result<GamesWithPlayers, StoreError> {
-    let mut query = games::table
-        .filter(games::to_move_user_id.eq(user_id))
-        .filter(games::status.eq(Status::Active.as_str()))
-        .order((games::turn_order_at.asc(), games::id.asc()))
-        .limit(limit + 1)
-        .select(GameRow::as_select())
-        .into_boxed();
-    if let Some((t, id)) = after {
-        query = query.filter(
-            games::turn_order_at
-                .gt(t)
-                .or(games::turn_order_at.eq(t).and(games::id.gt(id))),
-        );
-    }
-    let rows = query.load(conn)?;
-    with_players(conn, rows)
-}
-
-/// One game's projection row and players.
-pub fn summary(conn: &mut DbConnection, id: &str) -> Result<(GameRow, Vec<PlayerRow>), StoreError> {
-    let row =
-        game_store::find_row(conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-    let players = game_store::players_of(conn, std::slice::from_ref(&row.id))?;
-    Ok((row, players))
-}
-
-/// A page of a game's log: the current version and events `after+1..`, at most `limit`.
-pub fn events_page(
-    conn: &mut DbConnection,
-    id: &str,
-    after: i64,
-    limit: i64,
-) -> Result<(i64, Vec<EventRow>), StoreError> {
-    let version = game_store::current_version(conn, id)?;
-    let rows = game_store::load_events(conn, id, after, version, Some(limit))?;
-    Ok((version, rows))
-}
-
-/// How a game's projection differs from the replay of its log (empty: it does not).
-pub fn projection_differences(
-    conn: &mut DbConnection,
-    id: &str,
-) -> Result<Vec<String>, StoreError> {
-    let stored =
-        game_store::find_row(conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-    let rows = game_store::load_events(conn, id, 0, i64::MAX, None)?;
-    let Some(state) = game_store::fold(id, None, &rows, |_| {})? else {
-        return Ok(vec!["the game has no events".into()]);
-    };
-    let mut differences = Vec::new();
-    let replayed = GameRow::of(&state);
-    if replayed != stored {
-        differences.push(format!(
-            "games row: stored {stored:?}, replayed {replayed:?}"
-        ));
-    }
-    let seats: Vec<(String, String)> = seat_rows_of(&state);
-    let stored_seats = game_store::seat_rows(conn, id)?;
-    if seats != stored_seats {
-        differences.push(format!(
-            "game_players: stored {stored_seats:?}, replayed {seats:?}"
-        ));
-    }
-    Ok(differences)
-}
-
-fn seat_rows_of(state: &GameState) -> Vec<(String, String)> {
-    let mut seats: Vec<(String, String)> = domain::Seat::ALL
-        .into_iter()
-        .filter_map(|s| state.player(s).map(|u| (s.to_string(), u.to_string())))
-        .collect();
-    seats.sort();
-    seats
+) -> Result<GamesWithPlayers, ReadError> {
+    store::run(ctx.pool, move |conn| {
+        Ok(game_lists::awaiting_move_of(conn, &user_id, after, limit)?)
+    })
+    .await
 }

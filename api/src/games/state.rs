@@ -74,6 +74,24 @@ fn invalid<T>(msg: impl Into<String>) -> Result<T, FoldError> {
 
 impl GameState {
     /// The state after event 1, which must be `created`.
+    /// The one fold of a game's log: `event` onto `state` (the first event, `created`,
+    /// makes the state). Answers the rules engine's step when the event was an action.
+    /// The store's replay, the command layer and the event pages all fold through here.
+    pub fn fold(
+        state: &mut Option<GameState>,
+        id: &str,
+        event: &Event,
+        at: NaiveDateTime,
+    ) -> Result<Option<Step>, FoldError> {
+        match state {
+            None => {
+                *state = Some(GameState::created(id, event, at)?);
+                Ok(None)
+            }
+            Some(s) => s.apply(event, at),
+        }
+    }
+
     pub fn created(id: &str, event: &Event, at: NaiveDateTime) -> Result<GameState, FoldError> {
         let Event::Created {
             ruleset,

@@ -9,10 +9,9 @@ use crate::auth::{Authenticated, Scope};
 use crate::error::{ApiError, Problem};
 use crate::games::events::Status;
 use crate::games::queries;
-use crate::games::views::GamePage;
 use crate::pagination::{Keyset, PageParams};
+use crate::routes::games::views::GamePage;
 use crate::state::AppState;
-use crate::store;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(my_games);
@@ -89,17 +88,14 @@ pub async fn my_games(
     let limit = page.limit()?;
     let after = page.after()?.map(Keyset::decode).transpose()?;
     let user = auth.user_id.clone();
-    let fetched = store::run(&app.pool, move |conn| {
-        if none_can_wait {
-            Ok((Vec::new(), Vec::new()))
-        } else if mine {
-            queries::awaiting_move_of(conn, &user, after, i64::from(limit))
-        } else {
-            queries::games_of(conn, &user, status, after, i64::from(limit))
-        }
-    })
-    .await
-    .map_err(ApiError::from)?;
+    let ctx = app.game_ctx();
+    let fetched = if none_can_wait {
+        (Vec::new(), Vec::new())
+    } else if mine {
+        queries::awaiting_move_of(ctx, user, after, i64::from(limit)).await?
+    } else {
+        queries::games_of(ctx, user, status, after, i64::from(limit)).await?
+    };
     let mut extra = String::new();
     if mine {
         extra.push_str("&turn=mine");

@@ -18,11 +18,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 use crate::games::events::GameKind;
+use crate::games::queries::ReadError;
 use crate::games::{queries, state::GameState};
 use crate::state::AppState;
-use crate::store;
-use crate::store::StoreError;
-use crate::store::games::{self as game_store};
 
 /// The Content-Security-Policy of the pages: everything from this server only, no inline
 /// script or style, pictures also as `data:` URLs, no plugins, no framing.
@@ -168,7 +166,7 @@ fn title_of(state: &GameState, usernames: &[(String, String)]) -> String {
                 GameKind::Study => state.study_player(seat).map(str::to_string),
                 GameKind::Play => usernames
                     .iter()
-                    .find(|(s, _)| game_store::seat_of(s) == Some(seat))
+                    .find(|(s, _)| crate::games::queries::seat_of(s) == Some(seat))
                     .map(|(_, u)| u.clone()),
             };
             name.filter(|n| !n.trim().is_empty())
@@ -191,18 +189,13 @@ async fn replay_page(
     let Ok(id) = super::games::game_id(&path) else {
         return Ok(not_found_page("There is no such game."));
     };
-    let app2 = app.clone();
-    let loaded = store::run(&app.pool, move |conn| {
-        let state = game_store::current_state(conn, &app2.games, &id)?;
-        let (_, players) = queries::summary(conn, &id)?;
-        let usernames: Vec<(String, String)> =
-            players.into_iter().map(|p| (p.seat, p.username)).collect();
-        Ok::<_, StoreError>((state, usernames))
-    })
-    .await;
-    let (state, usernames) = match loaded {
-        Ok(v) => v,
-        Err(StoreError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
+    let (state, usernames) = match queries::state_with_players(app.game_ctx(), id).await {
+        Ok((state, players)) => {
+            let usernames: Vec<(String, String)> =
+                players.into_iter().map(|p| (p.seat, p.username)).collect();
+            (state, usernames)
+        }
+        Err(ReadError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
         Err(e) => return Err(e.into()),
     };
     let page = REPLAY_HTML

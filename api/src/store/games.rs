@@ -220,7 +220,7 @@ pub fn fold(
     id: &str,
     mut state: Option<GameState>,
     rows: &[EventRow],
-    mut visit: impl FnMut(&GameState),
+    mut visit: impl FnMut(&GameState, Option<&domain::Step>),
 ) -> Result<Option<GameState>, StoreError> {
     for row in rows {
         let expected = state.as_ref().map_or(1, |s| s.version + 1);
@@ -233,14 +233,9 @@ pub fn fold(
         let event = row.event()?;
         let corrupt =
             |e: FoldError| StoreError::Corrupt(format!("game {id} event {}: {e}", row.seq));
-        match &mut state {
-            None => state = Some(GameState::created(id, &event, row.created_at).map_err(corrupt)?),
-            Some(s) => {
-                s.apply(&event, row.created_at).map_err(corrupt)?;
-            }
-        }
+        let step = GameState::fold(&mut state, id, &event, row.created_at).map_err(corrupt)?;
         if let Some(s) = &state {
-            visit(s);
+            visit(s, step.as_ref());
         }
     }
     Ok(state)
@@ -267,7 +262,7 @@ pub fn state_at(
     }
     let after = base.as_ref().map_or(0, |s| s.version);
     let rows = load_events(conn, id, after, version, None)?;
-    let state = fold(id, base.map(|s| (*s).clone()), &rows, |s| {
+    let state = fold(id, base.map(|s| (*s).clone()), &rows, |s, _| {
         cache.offer_checkpoint(s)
     })?
     .filter(|s| s.version == version)

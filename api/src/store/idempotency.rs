@@ -1,7 +1,7 @@
 //! The storage of `Idempotency-Key` answers (the HTTP side, reading the header and
 //! hashing the request, is in `routes::games::write`).
 //!
-//! A write that carries a key stores its answer (status and body) under (user, key) in
+//! A write that carries a key stores its answer (the body) under (user, key) in
 //! the same transaction as the write itself, with a hash of the request. A later request
 //! of the same user with the same key gets the stored answer again if it is the same
 //! request, or is refused if it is another. Only successful writes are stored. Answers
@@ -13,75 +13,64 @@ use super::StoreError;
 use crate::store::DbConnection;
 use crate::store::schema::idempotency_keys;
 
-/// An idempotent request: who, which key, and the request's hash.
-#[derive(Debug, Clone)]
-pub struct IdemKey {
-    pub user_id: String,
-    pub key: String,
-    pub hash: String,
-}
-
-/// A stored answer.
-#[derive(Debug, Clone)]
-pub struct StoredAnswer {
-    pub status: u16,
-    pub body: serde_json::Value,
-}
-
 /// What the store knows of a key.
 #[derive(Debug)]
 pub enum Lookup {
     New,
-    /// The same request was answered: answer it the same way.
-    Replay(StoredAnswer),
+    /// The same request was answered: answer it the same way (the stored body).
+    Replay(serde_json::Value),
     /// The key was used for another request.
     Reused,
 }
 
-pub fn lookup(conn: &mut DbConnection, key: &IdemKey) -> Result<Lookup, StoreError> {
-    let row: Option<(String, i32, String)> = idempotency_keys::table
-        .find((&key.user_id, &key.key))
+/// The stored answer under (`user_id`, `key`), if the request with hash `request_hash`
+/// was answered before.
+pub fn lookup(
+    conn: &mut DbConnection,
+    user_id: &str,
+    key: &str,
+    request_hash: &str,
+) -> Result<Lookup, StoreError> {
+    let row: Option<(String, String)> = idempotency_keys::table
+        .find((user_id, key))
         .select((
             idempotency_keys::request_hash,
-            idempotency_keys::status,
             idempotency_keys::response_body,
         ))
         .first(conn)
         .optional()?;
-    let Some((hash, status, body)) = row else {
+    let Some((hash, body)) = row else {
         return Ok(Lookup::New);
     };
-    if hash != key.hash {
+    if hash != request_hash {
         return Ok(Lookup::Reused);
     }
-    let status = u16::try_from(status)
-        .map_err(|_| StoreError::Corrupt(format!("stored status {status}")))?;
     let body = serde_json::from_str(&body)
         .map_err(|e| StoreError::Corrupt(format!("stored answer: {e}")))?;
-    Ok(Lookup::Replay(StoredAnswer { status, body }))
+    Ok(Lookup::Replay(body))
 }
 
 /// Stores the answer (inside the write's transaction). A twin that stored first makes
 /// this fail with [`StoreError::VersionMoved`] (a unique violation), rolling the write back.
 pub fn store(
     conn: &mut DbConnection,
-    key: &IdemKey,
-    answer: &StoredAnswer,
+    user_id: &str,
+    key: &str,
+    request_hash: &str,
+    answer: &serde_json::Value,
     at: chrono::NaiveDateTime,
 ) -> Result<(), StoreError> {
     diesel::insert_into(idempotency_keys::table)
         .values((
-            idempotency_keys::user_id.eq(&key.user_id),
-            idempotency_keys::key.eq(&key.key),
-            idempotency_keys::request_hash.eq(&key.hash),
-            idempotency_keys::status.eq(i32::from(answer.status)),
-            idempotency_keys::response_body.eq(answer.body.to_string()),
+            idempotency_keys::user_id.eq(user_id),
+            idempotency_keys::key.eq(key),
+            idempotency_keys::request_hash.eq(request_hash),
+            idempotency_keys::response_body.eq(answer.to_string()),
             idempotency_keys::created_at.eq(at),
         ))
         .execute(conn)?;
     Ok(())
 }
-
 /// Forgets every stored answer older than `cutoff`; returns how many.
 pub fn purge_before(
     conn: &mut DbConnection,

@@ -13,6 +13,7 @@
 
 pub mod cache;
 mod error;
+pub mod game_lists;
 pub mod games;
 pub mod idempotency;
 pub mod lease;

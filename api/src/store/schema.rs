@@ -106,7 +106,6 @@ diesel::table! {
         user_id -> Text,
         key -> Text,
         request_hash -> Text,
-        status -> Integer,
         response_body -> Text,
         created_at -> Timestamp,
     }

@@ -4,12 +4,11 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use domain::{Action, SvgOptions};
 
-use super::state::StateParams;
+use super::position::StateParams;
 use super::{PROBLEM, etag, game_id, not_modified};
 use crate::error::{ApiError, Problem};
+use crate::games::queries;
 use crate::state::AppState;
-use crate::store;
-use crate::store::games as game_store;
 
 /// How long a picture of the current position may be cached: it changes with the next
 /// event.
@@ -44,28 +43,7 @@ pub async fn board_svg(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let at = query.at;
-    let app2 = app.clone();
-    let (state, current) = store::run(&app.pool, move |conn| {
-        let current = game_store::current_version(conn, &id)?;
-        let version = match at {
-            None => current,
-            Some(n) if (1..=current).contains(&n) => n,
-            Some(n) if n > current => {
-                return Err(ApiError::NotFound(format!(
-                    "the game has no version {n} yet: it is at version {current}"
-                )));
-            }
-            Some(_) => {
-                return Err(ApiError::field(
-                    "at",
-                    format!("must be 1 to the game's version, {current}"),
-                ));
-            }
-        };
-        let state = game_store::state_at(conn, &app2.games, &id, version, version == current)?;
-        Ok((state, current))
-    })
-    .await?;
+    let (state, current) = queries::state_at(app.game_ctx(), id, at).await?;
     let cache = if state.version < current {
         PAST_MAX_AGE
     } else {

@@ -9,7 +9,7 @@ use super::write::{self, GameWrite, Render, WriteBody};
 use super::{PROBLEM, seat_param};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::Command;
-use crate::games::views::GameSummary;
+use crate::routes::games::views::GameSummary;
 use crate::state::AppState;
 
 /// Seating a computer player.

@@ -13,7 +13,7 @@ use crate::error::{ApiError, Problem};
 use crate::games::commands::{Command, NewGame};
 use crate::games::events::Visibility;
 use crate::games::timing::TimeControl;
-use crate::games::views::GameSummary;
+use crate::routes::games::views::GameSummary;
 use crate::state::AppState;
 
 /// A new game.

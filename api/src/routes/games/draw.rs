@@ -8,9 +8,31 @@ use utoipa::ToSchema;
 use super::PROBLEM;
 use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
-use crate::games::commands::{Command, DrawAction};
-use crate::games::views::ActionResult;
+use crate::games::commands::{self, Command};
+use crate::routes::games::views::ActionResult;
 use crate::state::AppState;
+
+/// What to do about a draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DrawAction {
+    /// Offer a draw (counts as the offering seat's acceptance).
+    Offer,
+    /// Accept the pending offer; the game is drawn when every active seat has accepted.
+    Accept,
+    /// Decline (or, for the offering seat, withdraw) the pending offer.
+    Decline,
+}
+
+impl From<DrawAction> for commands::DrawAction {
+    fn from(a: DrawAction) -> Self {
+        match a {
+            DrawAction::Offer => commands::DrawAction::Offer,
+            DrawAction::Accept => commands::DrawAction::Accept,
+            DrawAction::Decline => commands::DrawAction::Decline,
+        }
+    }
+}
 
 /// Offer, accept or decline a draw.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -66,7 +88,7 @@ pub async fn draw_offer(
     let answer = write::execute(
         &app,
         &w,
-        Command::Draw(action),
+        Command::Draw(action.into()),
         Render::Action(StatusCode::OK),
     )
     .await?;

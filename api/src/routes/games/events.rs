@@ -8,13 +8,9 @@ use utoipa::IntoParams;
 use super::{PROBLEM, etag, game_id};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
-use crate::games::state::{FoldError, GameState};
-use crate::games::views::{EventPage, EventView, StepView};
 use crate::pagination::{PageParams, next_link};
+use crate::routes::games::views::{EventPage, EventView, StepView};
 use crate::state::AppState;
-use crate::store;
-use crate::store::StoreError;
-use crate::store::games as game_store;
 
 /// The paging of the event log: by version.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -74,36 +70,12 @@ pub async fn list_events(
             .filter(|n| *n >= 0)
             .ok_or_else(|| ApiError::field("after", "must be a version number"))?,
     };
-    let app2 = app.clone();
     let game = id.clone();
-    let (version, items) = store::run(&app.pool, move |conn| {
-        let (version, rows) = queries::events_page(conn, &id, after, i64::from(limit))?;
-        // Fold the page onto the state before it (a checkpoint away at most) to tell
-        // what each action did.
-        let mut state = match after {
-            0 => None,
-            a if a <= version => {
-                Some((*game_store::state_at(conn, &app2.games, &id, a, a == version)?).clone())
-            }
-            _ => None,
-        };
-        let mut items = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let event = row.event()?;
-            let corrupt =
-                |e: FoldError| StoreError::Corrupt(format!("game {id} event {}: {e}", row.seq));
-            let step = match &mut state {
-                None => {
-                    state = Some(GameState::created(&id, &event, row.created_at).map_err(corrupt)?);
-                    None
-                }
-                Some(s) => s.apply(&event, row.created_at).map_err(corrupt)?,
-            };
-            items.push(EventView::of(row, step.as_ref().map(StepView::of)));
-        }
-        Ok::<_, ApiError>((version, items))
-    })
-    .await?;
+    let (version, page) = queries::events_page(app.game_ctx(), id, after, i64::from(limit)).await?;
+    let items: Vec<EventView> = page
+        .iter()
+        .map(|(row, step)| EventView::of(row, step.as_ref().map(StepView::of)))
+        .collect();
     let last = items.last().map(|e| e.seq);
     let next_cursor = last.filter(|l| *l < version).map(|l| l.to_string());
     let next = next_cursor

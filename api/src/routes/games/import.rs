@@ -15,7 +15,7 @@ use crate::error::{ApiError, Problem};
 use crate::extract::parse_json_object;
 use crate::games::commands::{Command, ImportRecord, MAX_RECORD_BYTES};
 use crate::games::events::Visibility;
-use crate::games::views::GameSummary;
+use crate::routes::games::views::GameSummary;
 use crate::state::AppState;
 
 /// The largest body of an import: a record of [`MAX_RECORD_BYTES`] as a JSON string
@@ -97,7 +97,7 @@ pub async fn import_game(
         });
     }
     let w = GameWrite::<NoBody> {
-        idempotency: write::idempotency_key(&req, &auth.user_id, &bytes)?,
+        idempotency: write::idempotency_key(&req, &bytes)?,
         user_id: auth.user_id,
         game_id: uuid::Uuid::new_v4().to_string(),
         body: None,

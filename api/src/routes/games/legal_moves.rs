@@ -7,11 +7,10 @@ use utoipa::IntoParams;
 
 use super::{PROBLEM, etag, game_id};
 use crate::error::{ApiError, Problem};
-use crate::games::views::{LegalMovesView, MoveView};
+use crate::games::queries;
 use crate::pagination::{check_cursor, invalid_cursor, next_link};
+use crate::routes::games::views::{LegalMovesView, MoveView};
 use crate::state::AppState;
-use crate::store;
-use crate::store::games as game_store;
 
 pub const LEGAL_MOVES_DEFAULT_LIMIT: usize = 500;
 pub const LEGAL_MOVES_MAX_LIMIT: usize = 2000;
@@ -82,12 +81,7 @@ pub async fn legal_moves(
         }
     };
     let cursor = parse_cursor(query.after.as_deref())?;
-    let app2 = app.clone();
-    let state = store::run(&app.pool, move |conn| {
-        game_store::current_state(conn, &app2.games, &id)
-    })
-    .await
-    .map_err(ApiError::from)?;
+    let state = queries::current_state(app.game_ctx(), id).await?;
     let after = match cursor {
         None => 0,
         Some((version, _)) if version != state.version => {

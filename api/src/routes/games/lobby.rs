@@ -8,10 +8,9 @@ use super::{MaybeAuthenticated, PROBLEM};
 use crate::error::{ApiError, Problem};
 use crate::games::events::Status;
 use crate::games::queries;
-use crate::games::views::GamePage;
 use crate::pagination::{Keyset, PageParams};
+use crate::routes::games::views::GamePage;
 use crate::state::AppState;
-use crate::store;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -63,11 +62,7 @@ pub async fn list_games(
     };
     let limit = page.limit()?;
     let after = page.after()?.map(Keyset::decode).transpose()?;
-    let fetched = store::run(&app.pool, move |conn| {
-        queries::lobby(conn, status, after, i64::from(limit))
-    })
-    .await
-    .map_err(ApiError::from)?;
+    let fetched = queries::lobby(app.game_ctx(), status, after, i64::from(limit)).await?;
     let viewer = viewer.0.map(|a| a.user_id);
     let extra = format!("&status={}", status.as_str());
     Ok(HttpResponse::Ok().json(GamePage::of(

@@ -17,12 +17,13 @@ mod import;
 mod legal_moves;
 mod lobby;
 mod moves;
+mod position;
 mod record;
 mod resign;
 mod seats;
-mod state;
 mod stream;
 mod summary;
+pub mod views;
 pub mod write;
 
 use std::future::ready;
@@ -51,7 +52,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(seats::take_seat)
         .service(seats::leave_seat)
         .service(bots::seat_bot)
-        .service(state::get_state)
+        .service(position::get_state)
         .service(legal_moves::legal_moves)
         .service(moves::play_move)
         .service(resign::resign)

@@ -11,7 +11,7 @@ use super::PROBLEM;
 use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::Command;
-use crate::games::views::{ActionResult, MoveJson};
+use crate::routes::games::views::{ActionResult, MoveJson};
 use crate::state::AppState;
 
 /// Move text as the server reads it (`domain::Move`'s parser), for the document.

@@ -5,15 +5,13 @@ use actix_web::{HttpResponse, get, web};
 use chrono::NaiveDateTime;
 
 use crate::games::events::GameKind;
+use crate::games::queries::PlayerRow;
 use crate::games::state::GameState;
-use crate::store::games::PlayerRow;
 
 use super::{PROBLEM, etag, game_id};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::state::AppState;
-use crate::store;
-use crate::store::games as game_store;
 
 /// The game record as text, in the format of `docs/record-format.md`: headers (`Event`,
 /// `Site`, `GameId`, `Date`, `Started`, `Ended`, the player of each seat, `Ruleset`,
@@ -36,13 +34,7 @@ pub async fn get_record(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let app2 = app.clone();
-    let (state, players) = store::run(&app.pool, move |conn| {
-        let state = game_store::current_state(conn, &app2.games, &id)?;
-        let (_, players) = queries::summary(conn, &id)?;
-        Ok::<_, store::StoreError>((state, players))
-    })
-    .await?;
+    let (state, players) = queries::state_with_players(app.game_ctx(), id).await?;
     let headers = record_headers(&state, &players, app.config.public_url.as_str());
     let pairs: Vec<(&str, &str)> = headers
         .iter()
@@ -89,7 +81,7 @@ fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(
         }
         let name = players
             .iter()
-            .find(|p| game_store::seat_of(&p.seat) == Some(seat))
+            .find(|p| crate::games::queries::seat_of(&p.seat) == Some(seat))
             .map(|p| p.username.clone())
             .unwrap_or_else(|| "?".into());
         headers.push((seat.name().into(), name));

@@ -9,7 +9,7 @@ use super::PROBLEM;
 use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::Command;
-use crate::games::views::ActionResult;
+use crate::routes::games::views::ActionResult;
 use crate::state::AppState;
 
 /// Resigning: the version check is optional.

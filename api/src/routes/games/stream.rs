@@ -4,12 +4,11 @@ use actix_web::{HttpRequest, HttpResponse, get, web};
 
 use super::{PROBLEM, game_id};
 use crate::error::{ApiError, Problem};
-use crate::games::{queries, views::EventView};
+use crate::games::queries;
+use crate::games::queries::EventRow;
+use crate::routes::games::views::EventView;
 use crate::routes::sse;
 use crate::state::AppState;
-use crate::store;
-use crate::store::StoreError;
-use crate::store::games::{self as game_store, EventRow};
 
 /// Where the stream starts.
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
@@ -97,16 +96,13 @@ pub async fn stream_events(
         .transpose()?;
     let last = header.or(query);
     let g = id.clone();
-    let current = store::run(&app.pool, move |conn| game_store::current_version(conn, &g)).await?;
+    let current = queries::current_version(app.game_ctx(), g).await?;
     let after = last.unwrap_or(current).min(current);
-    let pool = app.pool.clone();
+    let shared = app.clone();
     Ok(sse::polled(&app, after, move |after| {
-        let (pool, id) = (pool.clone(), id.clone());
+        let (app, id) = (shared.clone(), id.clone());
         async move {
-            let polled = store::run(&pool, move |conn| {
-                Ok::<_, StoreError>(queries::events_page(conn, &id, after, 100)?.1)
-            })
-            .await;
+            let polled = queries::events_after(app.game_ctx(), id, after, 100).await;
             match polled {
                 Ok(rows) => {
                     let next = rows.last().map_or(after, |r| r.seq);

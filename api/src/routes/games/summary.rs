@@ -6,10 +6,8 @@ use actix_web::{HttpRequest, HttpResponse, get, web};
 use super::{MaybeAuthenticated, PROBLEM, etag, game_id, not_modified};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
-use crate::games::views::GameSummary;
+use crate::routes::games::views::GameSummary;
 use crate::state::AppState;
-use crate::store;
-use crate::store::StoreError;
 
 /// A game's summary: status, seats and players, whose turn, version, result.
 ///
@@ -32,9 +30,7 @@ pub async fn get_game(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let (row, players) = store::run(&app.pool, move |conn| queries::summary(conn, &id))
-        .await
-        .map_err(|e: StoreError| ApiError::from(e))?;
+    let (row, players) = queries::summary(app.game_ctx(), id).await?;
     if not_modified(&req, row.version) {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag(row.version)))

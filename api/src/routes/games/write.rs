@@ -18,14 +18,11 @@ use crate::auth::tokens::PAT_PREFIX;
 use crate::auth::{Authenticated, Scope};
 use crate::error::ApiError;
 use crate::extract::parse_json_object;
-use crate::games::commands::{self, Actor, Command, CommandError, Written};
-use crate::games::queries;
-use crate::games::views::{ActionResult, GameSummary};
+use crate::games;
+use crate::games::commands::{self, Actor, Command};
+use crate::games::write::IdempotencyKey;
+use crate::routes::games::views::{ActionResult, GameSummary};
 use crate::state::AppState;
-use crate::store::StoreError;
-use crate::store::games::{self as game_store, GameRow};
-use crate::store::idempotency::{self, IdemKey, Lookup, StoredAnswer};
-use crate::store::{self, DbConnection};
 
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 pub const MAX_KEY_LEN: usize = 255;
@@ -65,7 +62,7 @@ pub struct GameWrite<B> {
     pub contradicting: Option<i64>,
     /// Whether the write creates its game (no `{id}` in the path).
     pub creating: bool,
-    pub idempotency: Option<IdemKey>,
+    pub idempotency: Option<IdempotencyKey>,
 }
 
 impl<B> GameWrite<B> {
@@ -106,7 +103,7 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
             let body: Option<B> = parse_json_object(&req, &bytes)?;
             let (expected, contradicting) =
                 expected_version(&req, body.as_ref().and_then(B::expected_version))?;
-            let idempotency = idempotency_key(&req, &auth.user_id, &bytes)?;
+            let idempotency = idempotency_key(&req, &bytes)?;
             Ok(GameWrite {
                 user_id: auth.user_id,
                 session,
@@ -197,9 +194,8 @@ fn expected_version(
 /// covers the method, the path, `If-Match` and the body's bytes.
 pub(super) fn idempotency_key(
     req: &HttpRequest,
-    user_id: &str,
     body: &[u8],
-) -> Result<Option<IdemKey>, ApiError> {
+) -> Result<Option<IdempotencyKey>, ApiError> {
     let Some(value) = req.headers().get(IDEMPOTENCY_KEY) else {
         return Ok(None);
     };
@@ -226,15 +222,14 @@ pub(super) fn idempotency_key(
     }
     h.update(b"\n");
     h.update(body);
-    Ok(Some(IdemKey {
-        user_id: user_id.to_string(),
+    Ok(Some(IdempotencyKey {
         key: key.to_string(),
-        hash: hex::encode(h.finalize()),
+        request_hash: hex::encode(h.finalize()),
     }))
 }
 
-/// How a write is answered.
-#[derive(Debug, Clone, Copy)]
+/// How a write is answered: its status, and the view its body is rendered as.
+#[derive(Clone, Copy)]
 pub enum Render {
     /// The game's summary (creating a game, seats).
     Summary(StatusCode),
@@ -243,157 +238,71 @@ pub enum Render {
 }
 
 impl Render {
-    fn answer(
-        self,
-        conn: &mut DbConnection,
-        written: &Written,
-        viewer: &str,
-    ) -> Result<StoredAnswer, StoreError> {
-        let (status, body) = match self {
-            Render::Summary(status) => {
-                let row = GameRow::of(&written.state);
-                let (_, players) = queries::summary(conn, &row.id)?;
-                let summary = GameSummary::of(&row, &players, Some(viewer));
-                (status, serde_json::to_value(summary))
-            }
-            Render::Action(status) => {
-                let result = ActionResult::of(
-                    &written.state,
-                    written.first_seq,
-                    &written.events,
-                    &written.steps,
-                );
-                (status, serde_json::to_value(result))
-            }
-        };
-        let body = body.map_err(|e| StoreError::Database(format!("rendering an answer: {e}")))?;
-        Ok(StoredAnswer {
-            status: status.as_u16(),
-            body,
-        })
+    fn status(self) -> StatusCode {
+        match self {
+            Render::Summary(s) | Render::Action(s) => s,
+        }
+    }
+
+    /// The use case's renderer: a pure function from what was written to the view.
+    fn view(self) -> games::write::Render {
+        match self {
+            Render::Summary(_) => games::write::Render::Summary(|row, players, viewer| {
+                json(GameSummary::of(row, players, Some(viewer)))
+            }),
+            Render::Action(_) => games::write::Render::Action(|w| {
+                json(ActionResult::of(&w.state, w.first_seq, &w.events, &w.steps))
+            }),
+        }
     }
 }
 
-/// An answer, fresh or replayed from the idempotency store.
+fn json(view: impl serde::Serialize) -> Value {
+    // The views are plain structs of strings and numbers: serialising cannot fail.
+    serde_json::to_value(view).unwrap_or(Value::Null)
+}
+
+/// An answer, fresh or replayed from the idempotency store, with the route's status.
 pub struct Answer {
-    pub stored: StoredAnswer,
-    pub replayed: bool,
+    status: StatusCode,
+    answer: games::write::Answer,
 }
 
 impl Answer {
     /// The HTTP response: `ETag` is the new version, `Location` if given.
     pub fn respond(self, location: impl FnOnce(&Value) -> Option<String>) -> HttpResponse {
-        let status = StatusCode::from_u16(self.stored.status).unwrap_or(StatusCode::OK);
-        let mut b = HttpResponse::build(status);
-        if let Some(v) = self.stored.body.get("version").and_then(Value::as_i64) {
+        let body = self.answer.body;
+        let mut b = HttpResponse::build(self.status);
+        if let Some(v) = body.get("version").and_then(Value::as_i64) {
             b.insert_header((header::ETAG, etag(v)));
         }
-        if let Some(l) = location(&self.stored.body) {
+        if let Some(l) = location(&body) {
             b.insert_header((header::LOCATION, l));
         }
-        if self.replayed {
+        if self.answer.replayed {
             b.insert_header(("Idempotent-Replayed", "true"));
         }
-        b.json(self.stored.body)
+        b.json(body)
     }
 }
 
-/// Runs `command` for the request `w` and renders its answer. With an `Idempotency-Key`,
-/// a stored answer is replayed, and a fresh one is stored in the write's transaction.
+/// Runs `command` for the request `w` through the write use case and answers it.
 pub async fn execute<B>(
     app: &web::Data<AppState>,
     w: &GameWrite<B>,
     command: Command,
     render: Render,
 ) -> Result<Answer, ApiError> {
-    let app = app.clone();
-    let write = w.command(command);
-    let key = w.idempotency.clone();
-    let viewer = w.user_id.clone();
-    let session = w.session.clone();
-    let contradicting = w.contradicting;
-    let creating = w.creating;
-    let game_id = w.game_id.clone();
-    store::run(&app.pool.clone(), move |conn| {
-        // `If-Match` and `expected_version` disagree: one of them is stale whatever the
-        // game's version, so the write is refused as a version conflict.
-        if let Some(claimed) = contradicting {
-            let current = match game_store::current_version(conn, &game_id) {
-                Ok(v) => v,
-                Err(StoreError::NotFound(_)) if creating => 0,
-                Err(e) => return Err(e.into()),
-            };
-            return Err(ApiError::VersionConflict {
-                expected: claimed,
-                current_version: current,
-            });
-        }
-        if let Some(key) = &key {
-            if let Some(sid) = &session {
-                if !game_store::session_is_live(conn, sid, &viewer)? {
-                    return Err(CommandError::SessionEnded.into());
-                }
-            }
-            match idempotency::lookup(conn, key)? {
-                Lookup::New => {}
-                Lookup::Replay(stored) => {
-                    return Ok(Answer {
-                        stored,
-                        replayed: true,
-                    });
-                }
-                Lookup::Reused => return Err(key_reused(key)),
-            }
-        }
-        let clock = app.clock.clone();
-        let mut fresh: Option<StoredAnswer> = None;
-        let result = match &key {
-            None => commands::execute(conn, &app.games, &*clock, &write, None).and_then(|w| {
-                fresh = Some(render.answer(conn, &w, &viewer)?);
-                Ok(w)
-            }),
-            Some(key) => {
-                let at = clock.now();
-                let mut store_answer = |conn: &mut DbConnection, w: &Written| {
-                    let answer = render.answer(conn, w, &viewer)?;
-                    idempotency::store(conn, key, &answer, at)?;
-                    fresh = Some(answer);
-                    Ok(())
-                };
-                commands::execute(conn, &app.games, &*clock, &write, Some(&mut store_answer))
-            }
-        };
-        match (result, fresh) {
-            (Ok(_), Some(stored)) => Ok(Answer {
-                stored,
-                replayed: false,
-            }),
-            (Ok(_), None) => Err(ApiError::internal("a write was not rendered")),
-            (Err(error), _) => {
-                // The first attempt of this very request may have committed meanwhile (a
-                // retry racing it): its stored answer wins over any error.
-                if let Some(key) = &key {
-                    match idempotency::lookup(conn, key)? {
-                        Lookup::Replay(stored) => {
-                            return Ok(Answer {
-                                stored,
-                                replayed: true,
-                            });
-                        }
-                        Lookup::Reused => return Err(key_reused(key)),
-                        Lookup::New => {}
-                    }
-                }
-                Err(error.into())
-            }
-        }
+    let request = games::write::GameWrite {
+        write: w.command(command),
+        key: w.idempotency.clone(),
+        contradicting: w.contradicting,
+    };
+    let answer = games::write::execute(app.game_ctx(), request, render.view())
+        .await
+        .map_err(|e| ApiError::from(e).with_legal_moves_url(&w.game_id))?;
+    Ok(Answer {
+        status: render.status(),
+        answer,
     })
-    .await
-}
-
-fn key_reused(key: &IdemKey) -> ApiError {
-    ApiError::IdempotencyKeyReused(format!(
-        "the Idempotency-Key {:?} was already used for a different request",
-        key.key
-    ))
 }

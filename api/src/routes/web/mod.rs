@@ -29,10 +29,9 @@ use super::pages::{Asset, escape_html, html, not_found_page};
 use crate::accounts::{sessions as session_store, users};
 use crate::auth::web_session;
 use crate::error::ApiError;
+use crate::games::queries::{self, ReadError};
 use crate::state::AppState;
 use crate::store;
-use crate::store::StoreError;
-use crate::store::games::{self as game_store};
 
 const SHELL: &str = include_str!("../../../assets/web/page.html");
 const LOGIN: &str = include_str!("../../../assets/web/login.html");
@@ -229,10 +228,9 @@ async fn play_page(
     let Ok(id) = super::games::game_id(&path) else {
         return Ok(not_found_page("There is no such game."));
     };
-    let g = id.clone();
-    match store::run(&app.pool, move |conn| game_store::current_version(conn, &g)).await {
+    match queries::current_version(app.game_ctx(), id.clone()).await {
         Ok(_) => {}
-        Err(StoreError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
+        Err(ReadError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
         Err(e) => return Err(e.into()),
     }
     match viewer(&req, &app).await? {

@@ -7,10 +7,9 @@ use utoipa::IntoParams;
 
 use super::{PROBLEM, etag, game_id};
 use crate::error::{ApiError, Problem};
-use crate::games::views::StateView;
+use crate::games::queries;
+use crate::routes::games::views::StateView;
 use crate::state::AppState;
-use crate::store;
-use crate::store::games as game_store;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -41,28 +40,7 @@ pub async fn get_state(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let at = query.at;
-    let app2 = app.clone();
-    let (state, current) = store::run(&app.pool, move |conn| {
-        let current = game_store::current_version(conn, &id)?;
-        match at {
-            None => Ok((
-                game_store::state_at(conn, &app2.games, &id, current, true)?,
-                current,
-            )),
-            Some(n) if (1..=current).contains(&n) => Ok((
-                game_store::state_at(conn, &app2.games, &id, n, n == current)?,
-                current,
-            )),
-            Some(n) if n > current => Err(ApiError::NotFound(format!(
-                "the game has no version {n} yet: it is at version {current}"
-            ))),
-            Some(_) => Err(ApiError::field(
-                "at",
-                format!("must be 1 to the game's version, {current}"),
-            )),
-        }
-    })
-    .await?;
+    let (state, current) = queries::state_at(app.game_ctx(), id, at).await?;
     let mut response = HttpResponse::Ok();
     response.insert_header((header::ETAG, etag(state.version)));
     if state.version < current {

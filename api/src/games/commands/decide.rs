@@ -1,518 +1,27 @@
-//! The game commands and the one write path every event goes through, whoever sends it:
-//! a player over HTTP, the clock, or a computer player. No actix, no HTTP status here:
-//! a command is decided on the game's state, written with the store's append protocol
-//! (see [`super::store`]), and answered with what was written or a [`CommandError`].
-//!
-//! [`execute`]:
-//!
-//! 1. reads the game's current version and state (cache, checkpoints or replay), checks
-//!    the caller's expected version if there is one;
-//! 2. lets the command decide its events, folding each onto a copy of the state (the
-//!    rules engine refuses illegal actions here);
-//! 3. appends them (claim the version, insert the events and the projection), writes the
-//!    notifications they cause ([`crate::notifications::plan`], the outbox), and runs the
-//!    caller's own step in the same transaction (the HTTP layer stores idempotent answers
-//!    there); after the commit, the new state goes into the cache.
-//!
-//! Races: when the version moved between 1 and 3, a command that carried an expected
-//! version fails with [`CommandError::VersionConflict`]; one that did not is decided
-//! again on the new state (it asked to be applied to the current game). Deadlocks,
-//! serialization failures and lost connections are retried too. After
-//! [`MAX_ATTEMPTS`] the answer is [`CommandError::Busy`].
-//!
-//! Fast path (PostgreSQL, no step of the caller's, the state at the base version in the
-//! cache, no seat change): the events are written by one statement
-//! ([`game_store::append_in_one_statement`]), whose claim is the check. The cache is not
-//! trusted: nothing is written unless the database is at the cached version. A command
-//! refused on the cached state goes down the normal path, so a stale client still gets
-//! 412 rather than a refusal computed on an old state.
+//! The pure half of a command: what events it writes on a given state, folded as they
+//! are added (the rules engine refuses illegal actions here). No I/O: [`decide`] takes the
+//! state and the time and answers the events or why not.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use chrono::NaiveDateTime;
 use domain::{
-    Action, ActionError, GameSettings, Move, MoveError, RecordError, RecordErrorKind, Seat,
-    SeatSet, Step,
+    Action, ActionError, Move, MoveError, RecordError, RecordErrorKind, Seat, SeatSet, Step,
 };
 
-use super::events::{Event, GameKind, Status, Visibility};
-use super::state::{FoldError, GameState, result_of};
-use super::timing::TimeControl;
-use crate::clock::Clock;
-use crate::notifications;
+use super::{
+    Actor, Command, CommandError, DrawAction, ImportRecord, MAX_RECORD_ACTIONS, NewGame, Write,
+    Written,
+};
+use crate::games::events::{Event, GameKind, Status, Visibility};
+use crate::games::state::{FoldError, GameState, result_of};
 use crate::store::StoreError;
-use crate::store::cache::GameCache;
-use crate::store::games::{self as game_store};
-use crate::store::{self, DbConnection};
-
-/// How many times a write is tried before it gives up with [`CommandError::Busy`].
-pub const MAX_ATTEMPTS: u32 = 8;
-
-/// Who acts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Actor {
-    /// A player, by account id.
-    Player(String),
-    /// The server itself (the clock, a computer player).
-    System,
-}
-
-impl Actor {
-    /// The account id stored as the events' actor (`None` for the server).
-    pub fn account(&self) -> Option<&str> {
-        match self {
-            Actor::Player(id) => Some(id),
-            Actor::System => None,
-        }
-    }
-}
-
-/// What to do about a draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum DrawAction {
-    /// Offer a draw (counts as the offering seat's acceptance).
-    Offer,
-    /// Accept the pending offer; the game is drawn when every active seat has accepted.
-    Accept,
-    /// Decline (or, for the offering seat, withdraw) the pending offer.
-    Decline,
-}
-
-/// The settings of a new game.
-#[derive(Debug, Clone)]
-pub struct NewGame {
-    pub settings: GameSettings,
-    pub hostage_seat: Option<Seat>,
-    pub visibility: Visibility,
-    /// The seat the creator takes at once, if any.
-    pub creator_seat: Option<Seat>,
-    pub invite_code: Option<String>,
-    pub time_control: Option<TimeControl>,
-    /// Computer players seated at once: (seat, level 1 to 5).
-    pub bots: Vec<(Seat, u8)>,
-}
-
-/// Something to do to a game.
-#[derive(Debug, Clone)]
-pub enum Command {
-    /// Create the game (its id is the write's `game_id`).
-    Create(NewGame),
-    TakeSeat {
-        seat: Seat,
-        invite_code: Option<String>,
-    },
-    LeaveSeat {
-        seat: Seat,
-    },
-    Play(Move),
-    Resign,
-    Draw(DrawAction),
-    /// Create a study game from a game record (its id is the write's `game_id`).
-    Import(ImportRecord),
-    /// The seat to move let its deadline pass (the server's command: see [`super::due`]).
-    TimeOut {
-        seat: Seat,
-    },
-    /// Seat a computer player of `level` (1 to 5): a player's command (the creator or a
-    /// seated player), while the game is open.
-    SeatBot {
-        seat: Seat,
-        level: u8,
-    },
-    /// A computer player's move (the server's command: see [`super::bots`]).
-    BotMove {
-        seat: Seat,
-        mv: Move,
-    },
-    /// Every active seat is a bot's: they agree a draw (the server's command, decided by
-    /// [`super::bots::bot_command`] once a bot-only game is long).
-    BotsAgreeDraw,
-}
-
-/// A game record to import as a study game.
-#[derive(Debug, Clone)]
-pub struct ImportRecord {
-    /// The record's text (see `docs/record-format.md`).
-    pub text: String,
-    pub visibility: Visibility,
-}
-
-/// The largest record [`Command::Import`] takes, in bytes.
-pub const MAX_RECORD_BYTES: usize = 256 * 1024;
-/// The most actions a record [`Command::Import`] takes may hold.
-pub const MAX_RECORD_ACTIONS: usize = 5_000;
-
-impl Command {
-    fn name(&self) -> &'static str {
-        match self {
-            Command::Create(_) => "create",
-            Command::TakeSeat { .. } => "take_seat",
-            Command::LeaveSeat { .. } => "leave_seat",
-            Command::Play(_) => "play",
-            Command::Resign => "resign",
-            Command::Draw(_) => "draw",
-            Command::Import(_) => "import",
-            Command::TimeOut { .. } => "time_out",
-            Command::SeatBot { .. } => "seat_bot",
-            Command::BotMove { .. } => "bot_move",
-            Command::BotsAgreeDraw => "bots_agree_draw",
-        }
-    }
-
-    /// Whether the command creates the game (its first event is `created`).
-    fn creates_game(&self) -> bool {
-        matches!(self, Command::Create(_) | Command::Import(_))
-    }
-}
-
-/// A command for one game.
-#[derive(Debug, Clone)]
-pub struct Write {
-    pub game_id: String,
-    pub command: Command,
-    pub actor: Actor,
-    /// The version the actor decided at; `None` applies the command to the current state.
-    pub expected: Option<i64>,
-    /// The login session a player acts through, if any: the write happens only while it
-    /// is live, checked inside the write itself (so a logout stops the very next move,
-    /// without a query of its own before the write).
-    pub session: Option<String>,
-}
-
-/// What a write did.
-#[derive(Debug, Clone)]
-pub struct Written {
-    /// The state before (`None` for a new game).
-    pub before: Option<Arc<GameState>>,
-    pub state: Arc<GameState>,
-    pub events: Vec<Event>,
-    /// The domain steps of the action events, in order.
-    pub steps: Vec<Step>,
-    /// The number of the first new event.
-    pub first_seq: i64,
-}
-
-impl Written {
-    /// What [`notifications::plan`] reads of it.
-    pub fn wrote(&self) -> notifications::Wrote<'_> {
-        notifications::Wrote {
-            state: &self.state,
-            events: &self.events,
-            steps: &self.steps,
-        }
-    }
-}
-
-/// Why a command was not written. Nothing was written in every case.
-#[derive(Debug, thiserror::Error)]
-pub enum CommandError {
-    #[error("no game {0}")]
-    NotFound(String),
-    #[error("expected version {expected}, the game is at {current_version}")]
-    VersionConflict { expected: i64, current_version: i64 },
-    #[error("{0}")]
-    Forbidden(String),
-    #[error("{0}")]
-    NotYourTurn(String),
-    #[error("{detail}")]
-    IllegalMove {
-        game_id: String,
-        /// A stable, machine-readable reason (see [`move_error_reason`]).
-        reason: &'static str,
-        detail: String,
-    },
-    #[error("{0}")]
-    GameOver(String),
-    #[error("{0}")]
-    GameNotStarted(String),
-    #[error("{0}")]
-    SeatTaken(String),
-    #[error("{0}")]
-    Conflict(String),
-    /// Every attempt met a concurrent write or a transient failure.
-    #[error("{0}")]
-    Busy(String),
-    /// The actor's login session ended (logout, password change, revocation).
-    #[error("the session has ended")]
-    SessionEnded,
-    #[error(transparent)]
-    Store(StoreError),
-    /// A record to import that does not read or replay: its first bad line and why.
-    #[error(transparent)]
-    InvalidRecord(RecordError),
-}
-
-impl From<StoreError> for CommandError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::NotFound(id) => CommandError::NotFound(id),
-            other => CommandError::Store(other),
-        }
-    }
-}
-
-impl From<diesel::result::Error> for CommandError {
-    fn from(e: diesel::result::Error) -> Self {
-        StoreError::from(e).into()
-    }
-}
-
-impl From<store::RunError> for CommandError {
-    fn from(e: store::RunError) -> Self {
-        StoreError::from(e).into()
-    }
-}
-
-/// The caller's own step inside the write's transaction (it sees what was written; an
-/// error rolls everything back).
-pub type TxStep<'a> = dyn FnMut(&mut DbConnection, &Written) -> Result<(), StoreError> + 'a;
-pub type InTransaction<'a> = &'a mut TxStep<'a>;
-
-/// Runs a write (see the module documentation). Blocking: call it on a blocking thread.
-pub fn execute(
-    conn: &mut DbConnection,
-    cache: &GameCache,
-    clock: &dyn Clock,
-    write: &Write,
-    mut in_tx: Option<InTransaction<'_>>,
-) -> Result<Written, CommandError> {
-    let create = write.command.creates_game();
-    let mut last_failure = String::new();
-    for attempt in 0..MAX_ATTEMPTS {
-        if attempt > 0 {
-            backoff(attempt);
-        }
-        if in_tx.is_none() && !create {
-            match fast_path(conn, cache, clock, write) {
-                Ok(Some(written)) => {
-                    cache.put(written.state.clone());
-                    return Ok(written);
-                }
-                Ok(None) => {}
-                Err(failure) => match settle(conn, write, failure) {
-                    Ok(why) => {
-                        last_failure = why;
-                        continue;
-                    }
-                    Err(e) => return Err(e),
-                },
-            }
-        }
-        match attempt_in_transaction(conn, cache, clock, write, in_tx.as_deref_mut()) {
-            Ok(written) => {
-                cache.put(written.state.clone());
-                return Ok(written);
-            }
-            Err(failure) => last_failure = settle(conn, write, failure)?,
-        }
-        if create {
-            break;
-        }
-    }
-    tracing::warn!(
-        game = %write.game_id,
-        command = write.command.name(),
-        %last_failure,
-        "write gave up after {MAX_ATTEMPTS} attempts"
-    );
-    Err(CommandError::Busy(
-        "the game is busy with concurrent writes; retry shortly".into(),
-    ))
-}
-
-/// What a failed attempt means: `Ok(reason)` to try again, or the final error.
-fn settle(conn: &mut DbConnection, write: &Write, failure: Retry) -> Result<String, CommandError> {
-    match failure {
-        Retry::Moved => match moved(conn, write) {
-            Retry::Fail(e) => Err(e),
-            Retry::Again(why) => Ok(why),
-            Retry::Moved => Ok("the version moved".into()),
-        },
-        Retry::Again(why) => Ok(why),
-        Retry::Fail(e) => Err(e),
-    }
-}
-
-/// A short random pause before attempt `attempt` (1-based), growing with each attempt.
-fn backoff(attempt: u32) {
-    use rand::Rng;
-    let cap_ms = 2u64.saturating_pow(attempt.min(6));
-    let ms = rand::thread_rng().gen_range(0..=cap_ms);
-    std::thread::sleep(Duration::from_millis(ms));
-}
-
-/// How one attempt failed.
-enum Retry {
-    /// Another write claimed the version first (see [`moved`]).
-    Moved,
-    /// Try again (the reason is logged if every attempt fails).
-    Again(String),
-    Fail(CommandError),
-}
-
-impl From<CommandError> for Retry {
-    fn from(e: CommandError) -> Self {
-        match e {
-            CommandError::Store(StoreError::Transient(why)) => Retry::Again(why),
-            other => Retry::Fail(other),
-        }
-    }
-}
-
-impl From<diesel::result::Error> for Retry {
-    fn from(e: diesel::result::Error) -> Self {
-        CommandError::from(e).into()
-    }
-}
-
-/// Maps "the version moved" for this write: a conflict when it named its version, else
-/// another attempt.
-fn moved(conn: &mut DbConnection, write: &Write) -> Retry {
-    tracing::debug!(game = %write.game_id, "version moved during a write");
-    match write.expected {
-        Some(expected) => match game_store::current_version(conn, &write.game_id) {
-            Ok(current_version) => Retry::Fail(CommandError::VersionConflict {
-                expected,
-                current_version,
-            }),
-            Err(e) => CommandError::from(e).into(),
-        },
-        None if write.command.creates_game() => Retry::Fail(CommandError::Conflict(format!(
-            "a game {} already exists",
-            write.game_id
-        ))),
-        None => Retry::Again("the version moved".into()),
-    }
-}
-
-/// One attempt of the normal path, in a transaction.
-fn attempt_in_transaction(
-    conn: &mut DbConnection,
-    cache: &GameCache,
-    clock: &dyn Clock,
-    write: &Write,
-    in_tx: Option<&mut TxStep<'_>>,
-) -> Result<Written, Retry> {
-    store::transaction(conn, |conn| -> Result<Written, Retry> {
-        let (version, before) = if write.command.creates_game() {
-            (0, None)
-        } else {
-            let version =
-                game_store::current_version(conn, &write.game_id).map_err(CommandError::from)?;
-            if let Some(expected) = write.expected {
-                if expected != version {
-                    return Err(Retry::Fail(CommandError::VersionConflict {
-                        expected,
-                        current_version: version,
-                    }));
-                }
-            }
-            let state = game_store::state_at(conn, cache, &write.game_id, version, true)
-                .map_err(CommandError::from)?;
-            (version, Some(state))
-        };
-        if let Some(session) = &write.session {
-            let user = write.actor.account().unwrap_or_default();
-            if !game_store::session_is_live(conn, session, user).map_err(CommandError::from)? {
-                return Err(Retry::Fail(CommandError::SessionEnded));
-            }
-        }
-        let pending = decide(write, before.as_deref(), clock.now())?;
-        let written = pending.into_written(before, version)?;
-        match game_store::append(
-            conn,
-            version,
-            &written.events,
-            write.actor.account(),
-            &written.state,
-        ) {
-            Ok(()) => {}
-            Err(StoreError::VersionMoved) => return Err(Retry::Moved),
-            Err(e) => return Err(CommandError::from(e).into()),
-        }
-        crate::store::outbox::enqueue(
-            conn,
-            &notifications::plan(written.wrote(), write.actor.account()),
-        )
-        .map_err(CommandError::from)?;
-        if let Some(step) = in_tx {
-            step(conn, &written).map_err(|e| match e {
-                // The caller's own unique key met a twin (e.g. a racing retry with the
-                // same Idempotency-Key): roll back; the caller sorts it out.
-                StoreError::VersionMoved => Retry::Fail(CommandError::Conflict(
-                    "a concurrent request with the same key was written first".into(),
-                )),
-                other => CommandError::from(other).into(),
-            })?;
-        }
-        Ok(written)
-    })
-}
-
-/// The one-statement write of the module documentation; `Ok(None)` when it does not
-/// apply (or the command refused: the normal path then answers).
-fn fast_path(
-    conn: &mut DbConnection,
-    cache: &GameCache,
-    clock: &dyn Clock,
-    write: &Write,
-) -> Result<Option<Written>, Retry> {
-    let DbConnection::Pg(pg) = conn else {
-        return Ok(None);
-    };
-    let before = match write.expected {
-        Some(expected) => cache
-            .get_at_most(&write.game_id, expected)
-            .filter(|s| s.version == expected),
-        None => cache.latest(&write.game_id),
-    };
-    let Some(before) = before else {
-        return Ok(None);
-    };
-    let Ok(pending) = decide(write, Some(&before), clock.now()) else {
-        return Ok(None);
-    };
-    let version = before.version;
-    if !game_store::fits_one_statement(version, &pending.events) {
-        return Ok(None);
-    }
-    let written = pending.into_written(Some(before), version)?;
-    let guard = write.session.as_deref().zip(write.actor.account());
-    let notes = notifications::plan(written.wrote(), write.actor.account());
-    match game_store::append_in_one_statement(
-        pg,
-        version,
-        &written.events,
-        write.actor.account(),
-        &written.state,
-        guard,
-        &notes,
-    ) {
-        Ok(true) => Ok(Some(written)),
-        // Nothing written: the version moved, or the session ended.
-        Ok(false)
-            if guard.is_some_and(|(sid, uid)| {
-                !game_store::session_is_live(conn, sid, uid).unwrap_or(true)
-            }) =>
-        {
-            Err(Retry::Fail(CommandError::SessionEnded))
-        }
-        // Moved on: a stale client is answered by `moved`; a command without an expected
-        // version goes down the normal path, which reads the current version.
-        Ok(false) if write.expected.is_some() => Err(Retry::Moved),
-        Ok(false) => Ok(None),
-        Err(StoreError::VersionMoved) => Err(Retry::Moved),
-        Err(e) => Err(CommandError::from(e).into()),
-    }
-}
 
 /// The events a command is writing, folded as they are added.
-struct Pending {
+pub(super) struct Pending {
     id: String,
     state: Option<GameState>,
-    events: Vec<Event>,
+    pub(super) events: Vec<Event>,
     steps: Vec<Step>,
     now: NaiveDateTime,
 }
@@ -520,13 +29,7 @@ struct Pending {
 impl Pending {
     /// Adds an event; the state folds it at once (and refuses it if it does not fit).
     fn push(&mut self, event: Event) -> Result<(), FoldError> {
-        let step = match &mut self.state {
-            None => {
-                self.state = Some(GameState::created(&self.id, &event, self.now)?);
-                None
-            }
-            Some(s) => s.apply(&event, self.now)?,
-        };
+        let step = GameState::fold(&mut self.state, &self.id, &event, self.now)?;
         self.steps.extend(step);
         self.events.push(event);
         Ok(())
@@ -555,7 +58,7 @@ impl Pending {
         Ok(())
     }
 
-    fn into_written(
+    pub(super) fn into_written(
         self,
         before: Option<Arc<GameState>>,
         version: i64,
@@ -578,7 +81,7 @@ impl Pending {
 
 /// Decides the events of `write` on `before` (the state at the version it will be
 /// appended at; `None` for a new game).
-fn decide(
+pub(super) fn decide(
     write: &Write,
     before: Option<&GameState>,
     now: NaiveDateTime,
@@ -712,7 +215,7 @@ fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), 
                 let result = drawn
                     .apply(&Action::AgreedDraw)
                     .ok()
-                    .and_then(|_| super::state::result_of(&drawn, &Action::AgreedDraw));
+                    .and_then(|_| crate::games::state::result_of(&drawn, &Action::AgreedDraw));
                 match result {
                     Some(result) => Event::Ended { result },
                     None => {
@@ -898,7 +401,6 @@ fn push_move(
         Ok(()) => {}
         Err(FoldError::Action(ActionError::Move(e))) => {
             return Err(CommandError::IllegalMove {
-                game_id: p.id.clone(),
                 reason: move_error_reason(&e),
                 detail: e.to_string(),
             });

@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::events::{Event, GameKind, GameResult, Status, Visibility};
-use super::state::{DrawOffer, GameState};
-use super::timing::TimeControl;
+use crate::games::events::{Event, GameKind, GameResult, Status, Visibility};
+use crate::games::queries::{EventRow, GameRow, PlayerRow, seat_of};
+use crate::games::state::{DrawOffer, GameState};
+use crate::games::timing::TimeControl;
 use crate::pagination::{Keyset, Page};
-use crate::store::games::{EventRow, GameRow, PlayerRow, seat_of};
 
 /// The JSON form of a move (RULES.md section 8); absent and null are the same. Squares
 /// are `A1` to `I9`, in either case.
@@ -154,7 +154,7 @@ impl GameSummary {
             .filter_map(Seat::from_letter)
             .collect();
         let mine: Vec<&PlayerRow> = players.iter().filter(|p| p.game_id == row.id).collect();
-        let bots = crate::store::games::parse_bots_column(row.bots.as_deref());
+        let bots = crate::games::queries::parse_bots_column(row.bots.as_deref());
         let bot_of = |seat: Seat| bots.iter().find(|(s, _)| *s == seat).map(|(_, l)| *l);
         let seats: Vec<SeatView> = seats_in_play
             .iter()

@@ -1,0 +1,1 @@
+ALTER TABLE idempotency_keys ADD COLUMN status INTEGER NOT NULL DEFAULT 200;
