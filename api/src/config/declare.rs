@@ -227,6 +227,9 @@ impl<'a> Sources<'a> {
                 .find_map(|key| Some((self.file.get(key)?.clone(), Origin::File(key))))
         });
         let (text, origin) = found?;
+        if text.trim().is_empty() {
+            return None;
+        }
         let name = match origin {
             Origin::Env(name) | Origin::File(name) => name,
         };
@@ -238,11 +241,13 @@ impl<'a> Sources<'a> {
                 Origin::Env(_) => s.env,
                 Origin::File(_) => s.key.unwrap_or(s.env),
             };
-            self.deprecated
-                .borrow_mut()
-                .push(format!("`{name}` is deprecated: use `{current}`"));
+            let warning = format!("`{name}` is deprecated: use `{current}`");
+            let mut deprecated = self.deprecated.borrow_mut();
+            if !deprecated.contains(&warning) {
+                deprecated.push(warning);
+            }
         }
-        (!text.trim().is_empty()).then_some((text, origin))
+        Some((text, origin))
     }
 
     /// The setting's value, `None` if it is unset.
@@ -294,9 +299,7 @@ impl<'a> Sources<'a> {
 
     /// The deprecated names that were read, as warnings.
     pub fn deprecations(&self) -> Vec<String> {
-        let mut out = self.deprecated.borrow().clone();
-        out.dedup();
-        out
+        self.deprecated.borrow().clone()
     }
 
     /// The settings read so far (tests check that every declared one is).

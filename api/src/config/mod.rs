@@ -25,7 +25,7 @@ pub use parse::parse_duration;
 pub use settings::SETTINGS;
 
 use declare::Sources;
-use notify::NotifyConfig;
+pub use notify::{NotifyConfig, SmtpConfig, SmtpTls};
 use parse::Parse;
 
 /// The database URL used when `DATABASE_URL` is not set: the embedded development default.

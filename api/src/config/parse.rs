@@ -18,7 +18,7 @@ pub const M: u64 = 60 * S;
 pub const H: u64 = 60 * M;
 pub const D: u64 = 24 * H;
 
-/// Reads a setting's text (already trimmed of nothing: parsers trim what they need).
+/// Reads a setting's text as given (not empty; each parser trims what it should).
 pub trait Parse {
     type Out;
     fn parse(text: &str) -> Result<Self::Out, String>;
