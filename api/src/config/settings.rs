@@ -1,0 +1,382 @@
+//! Every setting, declared once: its doc comment is its help line, its type the parser of
+//! its values (with their bounds), then its environment variable, its file key, its default
+//! and whether production sets it. `--help`, the README table ([`crate::config_reference`]),
+//! the file's accepted keys and the parsing in [`super::Config::from_lookup`] all read these.
+//!
+//! Adding a setting: declare it here (a test fails until `Config::from_lookup` reads it and
+//! until the README table is regenerated), then read it with `src.value(&settings::NAME)`.
+
+#![allow(clippy::identity_op)]
+
+use super::declare::settings;
+use super::notify::{SmtpTls, SmtpUrl};
+use super::parse::{
+    D, Dur, Flag, H, HostPort, HttpUrl, Int, Key, List, M, MS, Network, OneOf, Origin, Rate, S,
+    Text, Token, Verbatim,
+};
+use super::{DbUrl, LogFormat};
+
+settings! {
+    /// a TOML file with any of the settings below, under their file keys; the environment wins
+    CONFIG: Text {
+        env: "DJAMBI_CONFIG",
+        production: Optional,
+    }
+    /// postgres://USER:PASSWORD@HOST/DB or sqlite://PATH; unset = the embedded development default
+    DATABASE_URL: DbUrl {
+        env: "DATABASE_URL",
+        key: "database_url",
+        default: "sqlite://./data/djambi.sqlite",
+        production: Required,
+    }
+    /// address:port to listen on (0.0.0.0:8080 in a container)
+    LISTEN: HostPort {
+        env: "DJAMBI_LISTEN",
+        key: "listen",
+        default: "127.0.0.1:8080",
+        production: Usually,
+    }
+    /// access-token signing secret, at least 32 bytes (`openssl rand -base64 48`); without
+    /// DATABASE_URL a development secret is kept in `jwt-secret` beside the SQLite file
+    JWT_SECRET: Key<{ super::MIN_JWT_SECRET_BYTES }> {
+        env: "DJAMBI_JWT_SECRET",
+        key: "jwt_secret",
+        production: Required,
+        secret: true,
+    }
+    /// the URL clients reach the server at (links in answers and notifications)
+    PUBLIC_URL: HttpUrl {
+        env: "DJAMBI_PUBLIC_URL",
+        key: "public_url",
+        derived: "http://LISTEN",
+        production: Required,
+    }
+    /// lifetime of access tokens, e.g. 900, 15m
+    ACCESS_TOKEN_TTL: Dur<{ 10 * S }, { 24 * H }> {
+        env: "DJAMBI_ACCESS_TOKEN_TTL",
+        key: "access_token_ttl",
+        default: "15m",
+        production: Optional,
+    }
+    /// lifetime of refresh tokens
+    REFRESH_TOKEN_TTL: Dur<{ 1 * S }, { 400 * D }> {
+        env: "DJAMBI_REFRESH_TOKEN_TTL",
+        key: "refresh_token_ttl",
+        default: "30d",
+        production: Optional,
+    }
+    /// database connections in the pool (per instance)
+    DB_POOL_SIZE: Int<u32, 1, 200> {
+        env: "DJAMBI_DB_POOL_SIZE",
+        key: "db_pool_size",
+        default: "8",
+        production: Optional,
+    }
+    /// how long a request waits for a database connection
+    DB_TIMEOUT: Dur<{ 100 * MS }, { 600 * S }> {
+        env: "DJAMBI_DB_TIMEOUT",
+        key: "db_timeout",
+        default: "5s",
+        production: Optional,
+    }
+    /// HTTP worker threads
+    WORKERS: Int<usize, 1, 256> {
+        env: "DJAMBI_WORKERS",
+        key: "workers",
+        derived: "one per core",
+        production: Optional,
+    }
+    /// largest accepted request body
+    MAX_BODY_BYTES: Int<usize, 1024, { 16 * 1024 * 1024 }> {
+        env: "DJAMBI_MAX_BODY_BYTES",
+        key: "max_body_bytes",
+        default: "65536",
+        production: Optional,
+    }
+    /// failed logins per account from one client address before back-off, and the longest
+    /// back-off, as N/DURATION (per instance)
+    LOGIN_LIMIT_PER_ACCOUNT: Rate {
+        env: "DJAMBI_LOGIN_LIMIT_PER_ACCOUNT",
+        key: "login_limit_per_account",
+        default: "5/15m",
+        production: Optional,
+    }
+    /// login attempts allowed per client address, as N/DURATION (per instance)
+    LOGIN_LIMIT_PER_IP: Rate {
+        env: "DJAMBI_LOGIN_LIMIT_PER_IP",
+        key: "login_limit_per_ip",
+        default: "30/1m",
+        production: Optional,
+    }
+    /// registrations allowed per client address, as N/DURATION (per instance)
+    REGISTER_LIMIT_PER_IP: Rate {
+        env: "DJAMBI_REGISTER_LIMIT_PER_IP",
+        key: "register_limit_per_ip",
+        default: "20/1h",
+        production: Optional,
+    }
+    /// how long an Idempotency-Key's answer is kept
+    IDEMPOTENCY_RETENTION: Dur<{ 1 * S }, { 400 * D }> {
+        env: "DJAMBI_IDEMPOTENCY_RETENTION",
+        key: "idempotency_retention",
+        default: "24h",
+        production: Optional,
+    }
+    /// argon2id memory cost in KiB
+    ARGON2_MEMORY_KIB: Int<u32, 8, { 4 * 1024 * 1024 }> {
+        env: "DJAMBI_ARGON2_MEMORY_KIB",
+        key: "argon2_memory_kib",
+        default: "19456",
+        production: Optional,
+    }
+    /// argon2id time cost
+    ARGON2_ITERATIONS: Int<u32, 1, 100> {
+        env: "DJAMBI_ARGON2_ITERATIONS",
+        key: "argon2_iterations",
+        default: "2",
+        production: Optional,
+    }
+    /// argon2id lanes
+    ARGON2_PARALLELISM: Int<u32, 1, 64> {
+        env: "DJAMBI_ARGON2_PARALLELISM",
+        key: "argon2_parallelism",
+        default: "1",
+        production: Optional,
+    }
+    // -- operations (see telemetry.rs, metrics.rs, shutdown.rs) --
+    /// log filter, e.g. `info,djambi_api=debug`; `djambi::access=warn` silences the request log
+    RUST_LOG: Text {
+        env: "RUST_LOG",
+        default: "info",
+        production: Optional,
+    }
+    /// `text` (for people) or `json` (one object a line, for log collectors)
+    LOG_FORMAT: OneOf<LogFormat> {
+        env: "DJAMBI_LOG_FORMAT",
+        key: "log_format",
+        default: "text",
+        production: Usually,
+    }
+    /// on SIGTERM/SIGINT, how long in-flight requests, then background workers, may take to
+    /// finish
+    SHUTDOWN_GRACE: Dur<{ 1 * S }, { 1 * H }> {
+        env: "DJAMBI_SHUTDOWN_GRACE",
+        key: "shutdown_grace",
+        default: "30s",
+        production: Optional,
+    }
+    /// `on` serves Prometheus metrics at /metrics, `off` does not
+    METRICS: Flag {
+        env: "DJAMBI_METRICS",
+        key: "metrics",
+        default: "on",
+        production: Optional,
+    }
+    /// if set, /metrics requires `Authorization: Bearer <token>` (set it when /metrics is
+    /// reachable from outside)
+    METRICS_TOKEN: Token<16> {
+        env: "DJAMBI_METRICS_TOKEN",
+        key: "metrics_token",
+        production: Usually,
+        secret: true,
+    }
+    /// how often each instance looks for due games (passed deadlines, computer players'
+    /// turns), e.g. 500ms, 5s
+    DUE_INTERVAL: Dur<{ 1 * MS }, { 1 * H }> {
+        env: "DJAMBI_DUE_INTERVAL",
+        key: "due_interval",
+        default: "5s",
+        production: Optional,
+    }
+    /// how long an instance holds a due game it claimed before another may take it
+    DUE_LEASE: Dur<{ 1 * S }, { 1 * D }> {
+        env: "DJAMBI_DUE_LEASE",
+        key: "due_lease",
+        default: "60s",
+        production: Optional,
+    }
+    /// how long a computer player waits after its turn comes before the due-work worker plays
+    /// it (none in a game with only bots left)
+    BOT_DELAY: Dur<0, { 1 * H }> {
+        env: "DJAMBI_BOT_DELAY",
+        key: "bot_delay",
+        default: "1s",
+        production: Optional,
+    }
+    /// from this ply on, a game whose active seats are all computer players ends as a draw
+    /// they agree
+    BOT_DRAW_PLIES: Int<u32, 1, 100_000> {
+        env: "DJAMBI_BOT_DRAW_PLIES",
+        key: "bot_draw_plies",
+        default: "600",
+        production: Optional,
+    }
+    /// how often a notification stream (SSE) looks for new items
+    NOTIFY_POLL: Dur<{ 10 * MS }, { 1 * M }> {
+        env: "DJAMBI_NOTIFY_POLL",
+        key: "notify_poll",
+        default: "1s",
+        production: Optional,
+    }
+    /// failed logins per account from all addresses before back-off for addresses that never
+    /// logged into it, and the longest back-off, as N/DURATION
+    LOGIN_LIMIT_ACCOUNT_WIDE: Rate {
+        env: "DJAMBI_LOGIN_LIMIT_ACCOUNT_WIDE",
+        key: "login_limit_account_wide",
+        default: "100/1h",
+        production: Optional,
+    }
+    /// password hashes computed at once
+    HASH_CONCURRENCY: Int<usize, 1, 256> {
+        env: "DJAMBI_HASH_CONCURRENCY",
+        key: "hash_concurrency",
+        derived: "one per core",
+        production: Optional,
+    }
+    /// requests that may wait for a password hash; beyond, 503
+    HASH_QUEUE: Int<usize, 0, 10_000> {
+        env: "DJAMBI_HASH_QUEUE",
+        key: "hash_queue",
+        default: "16",
+        production: Optional,
+    }
+    /// comma-separated addresses or CIDR networks of reverse proxies whose X-Forwarded-For is
+    /// believed
+    TRUSTED_PROXIES: List<Network> {
+        env: "DJAMBI_TRUSTED_PROXIES",
+        key: "trusted_proxies",
+        production: Usually,
+    }
+    /// comma-separated origins (https://app.example) allowed to call the API from a browser
+    CORS_ORIGINS: List<Origin> {
+        env: "DJAMBI_CORS_ORIGINS",
+        key: "cors_origins",
+        production: Optional,
+    }
+    // -- notification delivery (see `notify`) --
+    /// how often each instance looks for deliveries to send
+    DELIVERY_INTERVAL: Dur<{ 1 * MS }, { 1 * H }> {
+        env: "DJAMBI_DELIVERY_INTERVAL",
+        key: "delivery_interval",
+        default: "1s",
+        production: Optional,
+    }
+    /// how long an instance holds a delivery it claimed
+    DELIVERY_LEASE: Dur<{ 1 * S }, { 1 * D }> {
+        env: "DJAMBI_DELIVERY_LEASE",
+        key: "delivery_lease",
+        default: "60s",
+        production: Optional,
+    }
+    /// attempts before a delivery is dead-lettered
+    DELIVERY_MAX_ATTEMPTS: Int<u32, 1, 100> {
+        env: "DJAMBI_DELIVERY_MAX_ATTEMPTS",
+        key: "delivery_max_attempts",
+        default: "8",
+        production: Optional,
+    }
+    /// wait after the first failed attempt, doubled after each further one
+    DELIVERY_BACKOFF: Dur<{ 1 * MS }, { 1 * D }> {
+        env: "DJAMBI_DELIVERY_BACKOFF",
+        key: "delivery_backoff",
+        default: "30s",
+        production: Optional,
+    }
+    /// longest wait between two attempts
+    DELIVERY_BACKOFF_MAX: Dur<{ 1 * MS }, { 7 * D }> {
+        env: "DJAMBI_DELIVERY_BACKOFF_MAX",
+        key: "delivery_backoff_max",
+        default: "6h",
+        production: Optional,
+    }
+    /// time limit of one webhook request, connecting included
+    WEBHOOK_TIMEOUT: Dur<{ 10 * MS }, { 120 * S }> {
+        env: "DJAMBI_WEBHOOK_TIMEOUT",
+        key: "webhook_timeout",
+        default: "10s",
+        production: Optional,
+    }
+    /// failed attempts in a row after which an endpoint is disabled
+    WEBHOOK_DISABLE_AFTER: Int<u32, 1, 10_000> {
+        env: "DJAMBI_WEBHOOK_DISABLE_AFTER",
+        key: "webhook_disable_after",
+        default: "20",
+        production: Optional,
+    }
+    /// how long the previous secret also signs after a rotation
+    WEBHOOK_SECRET_GRACE: Dur<0, { 30 * D }> {
+        env: "DJAMBI_WEBHOOK_SECRET_GRACE",
+        key: "webhook_secret_grace",
+        default: "24h",
+        production: Optional,
+    }
+    /// true: webhooks may target loopback/private/link-local addresses
+    WEBHOOK_ALLOW_PRIVATE: Flag {
+        env: "DJAMBI_WEBHOOK_ALLOW_PRIVATE",
+        key: "webhook_allow_private",
+        default: "false",
+        production: Optional,
+    }
+    /// SMTP server for e-mail notifications, as your provider gives it:
+    /// `smtp://USER:PASSWORD@HOST:PORT?tls=starttls` (`tls=starttls|tls|none`; user and
+    /// password percent-encoded) or `smtps://USER:PASSWORD@HOST` (TLS from the first byte);
+    /// the port defaults to 587, 465 for tls, 25 for none. Unset, and no DJAMBI_SMTP_HOST: no
+    /// e-mail
+    SMTP_URL: SmtpUrl {
+        env: "DJAMBI_SMTP_URL",
+        key: "smtp_url",
+        production: Usually,
+        secret: true,
+    }
+    /// SMTP server host; overrides the host of DJAMBI_SMTP_URL (or names the server without it)
+    SMTP_HOST: Text {
+        env: "DJAMBI_SMTP_HOST",
+        key: "smtp_host",
+        derived: "from DJAMBI_SMTP_URL",
+        production: Optional,
+    }
+    /// SMTP port; overrides the port of DJAMBI_SMTP_URL
+    SMTP_PORT: Int<u16, 1, 65535> {
+        env: "DJAMBI_SMTP_PORT",
+        key: "smtp_port",
+        derived: "from DJAMBI_SMTP_URL; else 587, 465 for tls, 25 for none",
+        production: Optional,
+    }
+    /// none | starttls | tls; overrides the tls of DJAMBI_SMTP_URL
+    SMTP_TLS: OneOf<SmtpTls> {
+        env: "DJAMBI_SMTP_TLS",
+        key: "smtp_tls",
+        derived: "from DJAMBI_SMTP_URL; else starttls",
+        production: Optional,
+    }
+    /// SMTP user (optional); overrides the user of DJAMBI_SMTP_URL
+    SMTP_USERNAME: Verbatim {
+        env: "DJAMBI_SMTP_USERNAME",
+        key: "smtp_username",
+        derived: "from DJAMBI_SMTP_URL",
+        production: Optional,
+    }
+    /// SMTP password (optional); overrides the password of DJAMBI_SMTP_URL
+    SMTP_PASSWORD: Key<1> {
+        env: "DJAMBI_SMTP_PASSWORD",
+        key: "smtp_password",
+        derived: "from DJAMBI_SMTP_URL",
+        production: Optional,
+        secret: true,
+    }
+    /// sender of notification mails
+    MAIL_FROM: Text {
+        env: "DJAMBI_MAIL_FROM",
+        key: "mail_from",
+        default: "Djambi <djambi@localhost>",
+        production: Usually,
+        aliases: [("DJAMBI_SMTP_FROM", Some("smtp_from"))],
+    }
+    /// vacation days each player may take per calendar year
+    VACATION_DAYS: Int<u32, 0, 366> {
+        env: "DJAMBI_VACATION_DAYS",
+        key: "vacation_days",
+        default: "30",
+        production: Optional,
+    }
+}
