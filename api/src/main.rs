@@ -81,6 +81,9 @@ fn main() -> ExitCode {
         }
     };
     djambi_api::telemetry::init_logging(config.log_format);
+    for warning in config.deprecations() {
+        tracing::warn!("{warning}");
+    }
     let result = actix_web::rt::System::new().block_on(djambi_api::run(config));
     match result {
         Ok(()) => ExitCode::SUCCESS,
