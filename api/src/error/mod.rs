@@ -17,6 +17,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
+mod accounts;
+
 use crate::games::commands::CommandError;
 use crate::store::StoreError;
 
