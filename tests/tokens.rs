@@ -1,6 +1,9 @@
 //! Personal access tokens: shown once, stored hashed, scoped, listed, revoked.
 
-use djambi_e2e::{Backend, TestServer, backend_tests, json};
+use std::sync::Arc;
+
+use chrono::{TimeDelta, Utc};
+use djambi_e2e::{Backend, ManualClock, TestServer, backend_tests, json};
 
 fn create_use_list_and_revoke(backend: Backend) {
     let s = TestServer::start(backend);
@@ -211,7 +214,50 @@ fn token_cap_holds_under_concurrency(backend: Backend) {
     assert_eq!(live, 100);
 }
 
+/// Personal access tokens and refresh tokens age with the server's clock, not the
+/// machine's: advancing a `ManualClock` expires them.
+fn tokens_age_with_the_servers_clock(backend: Backend) {
+    let clock = Arc::new(ManualClock::new(Utc::now().naive_utc()));
+    let s = TestServer::start_with_clock(backend, &[], clock.clone());
+    let alice = s.user("alice");
+    let created = s.post(
+        "/v1/me/tokens",
+        Some(&alice.access),
+        &json!({"name": "a day", "scopes": ["read"], "expires_in_days": 1}),
+    );
+    let token = created.expect(201)["token"].as_str().unwrap().to_string();
+    s.get("/v1/me", Some(&token)).expect(200);
+
+    clock.advance(TimeDelta::days(1) + TimeDelta::seconds(1));
+    let expired = s.get("/v1/me", Some(&token));
+    assert_eq!(
+        expired.problem(401, "unauthorized")["detail"],
+        "this personal access token has expired"
+    );
+    // The refresh token (30 days) still works, and its successor expires 30 days later.
+    let refreshed = s.post(
+        "/v1/sessions/refresh",
+        None,
+        &json!({"refresh_token": alice.refresh}),
+    );
+    let next = refreshed.expect(200)["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    clock.advance(TimeDelta::days(30) + TimeDelta::seconds(1));
+    let late = s.post(
+        "/v1/sessions/refresh",
+        None,
+        &json!({"refresh_token": next}),
+    );
+    assert_eq!(
+        late.problem(401, "unauthorized")["detail"],
+        "this refresh token has expired"
+    );
+}
+
 backend_tests!(
+    tokens_age_with_the_servers_clock,
     token_cap_holds_under_concurrency,
     create_use_list_and_revoke,
     scopes_are_enforced,

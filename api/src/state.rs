@@ -70,4 +70,17 @@ impl AppState {
             config,
         })
     }
+
+    /// The context of the account use cases (`accounts::*`).
+    pub fn accounts(&self) -> crate::accounts::Accounts<'_> {
+        crate::accounts::Accounts {
+            pool: &self.pool,
+            clock: &*self.clock,
+            passwords: &self.passwords,
+            jwt: &self.jwt,
+            throttle: &self.login_throttle,
+            refresh_ttl: chrono::TimeDelta::from_std(self.config.refresh_token_ttl)
+                .unwrap_or(chrono::TimeDelta::days(30)),
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! passwords (`accounts::password_policy`) and names. Each check pushes a [`FieldError`]; handlers collect them and return
 //! one `validation` problem listing every bad field.
 
-use crate::accounts::{names, password_policy};
+use crate::accounts::{AccountError, Invalid, names, password_policy};
 use crate::auth::SecretString;
 use crate::error::{ApiError, FieldError};
 
@@ -32,6 +32,24 @@ impl Checks {
             Ok(())
         } else {
             Err(ApiError::fields(self.0))
+        }
+    }
+
+    /// `Ok` if nothing was added, else [`AccountError::Invalid`] with every error (for the
+    /// use cases that check their input themselves).
+    pub fn into_account_error(self) -> Result<(), AccountError> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(AccountError::Invalid(
+                self.0
+                    .into_iter()
+                    .map(|e| Invalid {
+                        field: e.field,
+                        message: e.message,
+                    })
+                    .collect(),
+            ))
         }
     }
 

@@ -1,47 +1,76 @@
-//! The accounts store and the account rules: every query on users, login sessions, refresh
-//! tokens and personal access tokens goes through this module, and so do the username and
-//! password profiles.
+//! Use cases of accounts, login sessions, refresh tokens and personal access tokens, one
+//! action a file, and the account rules (the username and password profiles).
 //!
-//! The store functions are plain diesel over a `&mut DbConnection`: no actix, no HTTP
-//! types. They return diesel's `QueryResult` with an outcome enum where a request can be
-//! refused for a reason the caller must tell apart (a name taken, a token cap reached, a
-//! refresh token reused); the handlers in `routes/` turn those into problems and call the
-//! functions inside `store::run`.
+//! Each use case takes the narrow context [`Accounts`] (built by `AppState::accounts`),
+//! reaches the database through `store::run` and the per-table functions of
+//! `store::{users, sessions, tokens}`, takes the time from the injected clock and answers
+//! plain values or an [`AccountError`]; `error/accounts.rs` maps that to problems.
 //!
-//! - [`users`]: accounts: find, register, change the email or the password;
-//! - [`sessions`]: login sessions and their rotating refresh tokens;
-//! - [`tokens`]: personal access tokens, with the per-account cap;
+//! - [`register`]: create an account;
+//! - [`login`]: check a name and password under the login limits, start a session;
+//! - [`refresh`]: rotate a session's refresh token (reuse revokes the session);
+//! - [`logout`]: end a session;
+//! - [`profile`]: one's profile; change the email or the password;
+//! - [`tokens`]: personal access tokens: create (under a cap), list, revoke;
+//! - [`authenticate`]: what the extractor asks: a personal access token, an access token's
+//!   or a cookie's session;
 //! - [`names`]: the username profile (what may be registered, what a login matches);
 //! - [`password_policy`]: password normalisation and strength.
 
+pub mod authenticate;
+pub mod error;
+pub mod login;
+pub mod logout;
 pub mod names;
 pub mod password_policy;
-pub mod sessions;
+pub mod profile;
+pub mod refresh;
+pub mod register;
 pub mod tokens;
-pub mod users;
 
-use crate::store::DbConnection;
-use diesel::prelude::*;
+/// The rows the use cases answer with (the routes render them).
+pub use crate::store::models::{PersonalAccessToken, User};
+pub use error::{AccountError, Invalid, Rejected};
 
-/// Locks an account's row until the end of the transaction (PostgreSQL: `SELECT ... FOR
-/// UPDATE`). On SQLite the write transactions of [`crate::store::transaction`] begin with
-/// `BEGIN IMMEDIATE`, which already serialises every writer, so nothing more is needed.
-/// Returns whether the account exists.
-pub fn lock_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<bool> {
-    use crate::store::schema::users;
-    match conn {
-        DbConnection::Pg(c) => users::table
-            .find(user_id)
-            .select(users::id)
-            .for_update()
-            .first::<String>(c)
-            .optional()
-            .map(|r| r.is_some()),
-        DbConnection::Sqlite(c) => users::table
-            .find(user_id)
-            .select(users::id)
-            .first::<String>(c)
-            .optional()
-            .map(|r| r.is_some()),
+use chrono::{NaiveDateTime, TimeDelta};
+
+use crate::auth::jwt::JwtKeys;
+use crate::auth::passwords::Passwords;
+use crate::auth::throttle::LoginThrottle;
+use crate::clock::Clock;
+use crate::store::DbPool;
+
+/// What the account use cases need: the pool, the clock, the password hasher, the access
+/// token keys, the login limits and the refresh tokens' lifetime.
+#[derive(Debug, Clone, Copy)]
+pub struct Accounts<'a> {
+    pub pool: &'a DbPool,
+    pub clock: &'a dyn Clock,
+    pub passwords: &'a Passwords,
+    pub jwt: &'a JwtKeys,
+    pub throttle: &'a LoginThrottle,
+    pub refresh_ttl: TimeDelta,
+}
+
+/// The tokens of a session as issued by a login or a refresh; the refresh token is shown
+/// this once.
+pub struct SessionTokens {
+    pub session_id: String,
+    pub access_token: String,
+    /// Seconds until the access token expires.
+    pub expires_in: u64,
+    pub refresh_token: String,
+    pub refresh_expires_at: NaiveDateTime,
+}
+
+impl std::fmt::Debug for SessionTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionTokens")
+            .field("session_id", &self.session_id)
+            .field("access_token", &"<redacted>")
+            .field("expires_in", &self.expires_in)
+            .field("refresh_token", &"<redacted>")
+            .field("refresh_expires_at", &self.refresh_expires_at)
+            .finish()
     }
 }

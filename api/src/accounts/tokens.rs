@@ -1,136 +1,116 @@
-//! Personal access tokens: created under a per-account cap, listed, revoked, and checked
-//! when presented.
+//! Personal access tokens: created under a per-account cap (the token is shown once),
+//! listed without their secret, revoked.
 
-use chrono::{NaiveDateTime, TimeDelta};
-use diesel::prelude::*;
+use chrono::TimeDelta;
 
-use crate::store::schema::personal_access_tokens as pat;
-use crate::store::{self, DbConnection, models::PersonalAccessToken};
+use super::{AccountError, Accounts};
+use crate::auth::tokens;
+use crate::store::{self, StoreError, models::PersonalAccessToken};
 
-/// What creating a token came to.
+/// Live (unrevoked) tokens one account may hold.
+pub const MAX_TOKENS_PER_USER: i64 = 100;
+/// Longest lifetime a token may be given, in days.
+pub const MAX_TOKEN_DAYS: u32 = 3650;
+
+/// A token to create, its fields checked.
 #[derive(Debug)]
-pub enum Created {
-    Created(PersonalAccessToken),
-    /// The account already holds `max` live tokens.
-    CapReached,
-    /// The account does not exist (any more).
-    NoAccount,
+pub struct NewToken {
+    pub user_id: String,
+    /// The label, trimmed here.
+    pub name: String,
+    /// The space-separated scopes.
+    pub scopes: String,
+    /// Days until it expires; `None`: never.
+    pub expires_in_days: Option<u32>,
 }
 
-/// Inserts `row` unless its owner already holds `max` live tokens. The owner's row is
-/// locked first ([`super::lock_user`]), so parallel creations are counted one after the
-/// other and the cap holds on both backends.
-pub fn create(conn: &mut DbConnection, row: PersonalAccessToken, max: i64) -> QueryResult<Created> {
-    store::transaction(conn, |conn| {
-        if !super::lock_user(conn, &row.user_id)? {
-            return Ok(Created::NoAccount);
-        }
-        if count_live(conn, &row.user_id)? >= max {
-            return Ok(Created::CapReached);
-        }
-        diesel::insert_into(pat::table).values(&row).execute(conn)?;
-        Ok(Created::Created(row))
-    })
+/// A created token and its secret, shown this once.
+#[derive(Debug)]
+pub struct CreatedToken {
+    pub row: PersonalAccessToken,
+    pub secret: String,
 }
 
-/// Live (unrevoked) tokens of a user; expired ones count until they are revoked.
-pub fn count_live(conn: &mut DbConnection, user_id: &str) -> QueryResult<i64> {
-    pat::table
-        .filter(pat::user_id.eq(user_id))
-        .filter(pat::revoked_at.is_null())
-        .count()
-        .get_result(conn)
-}
-
-/// A page of a user's live tokens, oldest first: at most `limit` rows after the id
-/// `after`.
-pub fn list(
-    conn: &mut DbConnection,
-    user_id: &str,
-    after: Option<&str>,
-    limit: i64,
-) -> QueryResult<Vec<PersonalAccessToken>> {
-    let mut q = pat::table
-        .filter(pat::user_id.eq(user_id))
-        .filter(pat::revoked_at.is_null())
-        .order(pat::id.asc())
-        .limit(limit)
-        .select(PersonalAccessToken::as_select())
-        .into_boxed();
-    if let Some(after) = after {
-        q = q.filter(pat::id.gt(after.to_string()));
-    }
-    q.load(conn)
-}
-
-/// Revokes a user's token. `false` if the user has no token with that id; revoking a
-/// revoked token again is fine.
-pub fn revoke(conn: &mut DbConnection, user_id: &str, id: &str) -> QueryResult<bool> {
-    let found: i64 = pat::table
-        .filter(pat::id.eq(id))
-        .filter(pat::user_id.eq(user_id))
-        .count()
-        .get_result(conn)?;
-    if found == 0 {
-        return Ok(false);
-    }
-    diesel::update(
-        pat::table
-            .filter(pat::id.eq(id))
-            .filter(pat::revoked_at.is_null()),
-    )
-    .set(pat::revoked_at.eq(store::now()))
-    .execute(conn)?;
-    Ok(true)
-}
-
-/// What a presented token is worth.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TokenCheck {
-    Valid {
-        id: String,
-        user_id: String,
-        scopes: String,
-    },
-    Unknown,
-    Revoked,
-    Expired,
-}
-
-/// How often a token's `last_used_at` is refreshed, at most.
-const LAST_USED_GRANULARITY: TimeDelta = TimeDelta::seconds(60);
-
-/// Checks a presented token by its hash at `now`, and records its use (at most once a
-/// minute).
-pub fn check(
-    conn: &mut DbConnection,
-    token_hash: &str,
-    now: NaiveDateTime,
-) -> QueryResult<TokenCheck> {
-    let Some(t) = pat::table
-        .filter(pat::token_hash.eq(token_hash))
-        .select(PersonalAccessToken::as_select())
-        .first(conn)
-        .optional()?
-    else {
-        return Ok(TokenCheck::Unknown);
+/// Creates a token unless its owner already holds [`MAX_TOKENS_PER_USER`] live ones. The
+/// owner's row is locked first, so parallel creations are counted one after the other and
+/// the cap holds on both backends.
+pub async fn create(ctx: &Accounts<'_>, new: NewToken) -> Result<CreatedToken, AccountError> {
+    let secret = tokens::generate(tokens::PAT_PREFIX);
+    let now = ctx.clock.now();
+    let row = PersonalAccessToken {
+        id: uuid::Uuid::now_v7().to_string(),
+        user_id: new.user_id,
+        name: new.name.trim().to_string(),
+        scopes: new.scopes,
+        token_hash: tokens::hash(&secret),
+        token_hint: tokens::hint(&secret),
+        created_at: now,
+        expires_at: new
+            .expires_in_days
+            .map(|d| now + TimeDelta::days(i64::from(d))),
+        last_used_at: None,
+        revoked_at: None,
     };
-    if t.revoked_at.is_some() {
-        return Ok(TokenCheck::Revoked);
-    }
-    if t.expires_at.is_some_and(|e| e <= now) {
-        return Ok(TokenCheck::Expired);
-    }
-    if t.last_used_at
-        .is_none_or(|u| now.signed_duration_since(u) > LAST_USED_GRANULARITY)
-    {
-        diesel::update(pat::table.find(&t.id))
-            .set(pat::last_used_at.eq(now))
-            .execute(conn)?;
-    }
-    Ok(TokenCheck::Valid {
-        id: t.id,
-        user_id: t.user_id,
-        scopes: t.scopes,
+    let row = store::run(ctx.pool, move |conn| {
+        store::transaction(conn, |conn| {
+            if !store::users::lock(conn, &row.user_id)? {
+                return Ok(Err(AccountError::AccountGone));
+            }
+            if store::tokens::count_live(conn, &row.user_id)? >= MAX_TOKENS_PER_USER {
+                return Ok(Err(AccountError::TokenCapReached(MAX_TOKENS_PER_USER)));
+            }
+            store::tokens::insert(conn, &row)?;
+            Ok::<_, StoreError>(Ok(row))
+        })?
     })
+    .await?;
+    Ok(CreatedToken { row, secret })
+}
+
+/// A page of tokens, oldest first.
+#[derive(Debug)]
+pub struct TokenPage {
+    pub items: Vec<PersonalAccessToken>,
+    /// The id to continue after; `None` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// At most `limit` of the user's live tokens after the id `after`, oldest first.
+pub async fn list(
+    ctx: &Accounts<'_>,
+    user_id: String,
+    after: Option<String>,
+    limit: u32,
+) -> Result<TokenPage, AccountError> {
+    let mut items = store::run(ctx.pool, move |conn| {
+        Ok::<_, AccountError>(store::tokens::list_live(
+            conn,
+            &user_id,
+            after.as_deref(),
+            i64::from(limit) + 1,
+        )?)
+    })
+    .await?;
+    let more = items.len() > limit as usize;
+    items.truncate(limit as usize);
+    let next_cursor = if more {
+        items.last().map(|r| r.id.clone())
+    } else {
+        None
+    };
+    Ok(TokenPage { items, next_cursor })
+}
+
+/// Revokes one of the user's tokens; it stops working at once. Revoking a revoked token
+/// again is fine; [`AccountError::NoSuchToken`] if the user has none with that id.
+pub async fn revoke(ctx: &Accounts<'_>, user_id: String, id: String) -> Result<(), AccountError> {
+    let now = ctx.clock.now();
+    store::run(ctx.pool, move |conn| {
+        if !store::tokens::exists(conn, &user_id, &id)? {
+            return Err(AccountError::NoSuchToken);
+        }
+        store::tokens::revoke(conn, &id, now)?;
+        Ok(())
+    })
+    .await
 }

@@ -23,13 +23,11 @@ use std::pin::Pin;
 use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
 
 use super::Scope;
-use super::tokens::{self, PAT_PREFIX};
+use super::tokens::PAT_PREFIX;
 use super::web_session;
-use crate::accounts::sessions::{self as session_store, SessionCheck};
-use crate::accounts::tokens::{self as token_store, TokenCheck};
+use crate::accounts::authenticate;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store;
 
 /// How the caller authenticated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,54 +103,25 @@ async fn authenticate(
     state: web::Data<AppState>,
     token: String,
 ) -> Result<Authenticated, ApiError> {
+    let accounts = state.accounts();
     if token.starts_with(PAT_PREFIX) {
-        let hash = tokens::hash(&token);
-        let check = store::run(&state.pool, move |conn| {
-            Ok::<_, ApiError>(token_store::check(conn, &hash, store::now())?)
-        })
-        .await?;
-        return match check {
-            TokenCheck::Valid {
-                id,
-                user_id,
-                scopes,
-            } => Ok(Authenticated {
-                user_id,
-                scopes: Scope::parse_list(&scopes),
-                via: AuthVia::PersonalAccessToken { token_id: id },
-            }),
-            TokenCheck::Unknown => Err(ApiError::invalid_token("unknown personal access token")),
-            TokenCheck::Revoked => Err(ApiError::invalid_token(
-                "this personal access token has been revoked",
-            )),
-            TokenCheck::Expired => Err(ApiError::invalid_token(
-                "this personal access token has expired",
-            )),
-        };
-    }
-
-    let claims = state.jwt.verify(&token)?;
-    let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
-    let check = store::run(&state.pool, move |conn| {
-        Ok::<_, ApiError>(session_store::check(conn, &sid, &sub)?)
-    })
-    .await?;
-    match check {
-        SessionCheck::Live => Ok(Authenticated {
-            user_id: claims.sub,
-            scopes: Scope::parse_list(&claims.scope),
-            via: AuthVia::Session {
-                session_id: claims.sid,
+        let caller = authenticate::personal_token(&accounts, &token).await?;
+        return Ok(Authenticated {
+            user_id: caller.user_id,
+            scopes: Scope::parse_list(&caller.scopes),
+            via: AuthVia::PersonalAccessToken {
+                token_id: caller.token_id,
             },
-        }),
-        SessionCheck::Unknown => Err(ApiError::invalid_token(
-            "the access token's session does not exist",
-        )),
-        SessionCheck::OtherUser => Err(ApiError::invalid_token("the access token is not valid")),
-        SessionCheck::Ended => Err(ApiError::invalid_token(
-            "the access token's session has ended (logged out or revoked)",
-        )),
+        });
     }
+    let claims = authenticate::access_token(&accounts, &token).await?;
+    Ok(Authenticated {
+        user_id: claims.sub,
+        scopes: Scope::parse_list(&claims.scope),
+        via: AuthVia::Session {
+            session_id: claims.sid,
+        },
+    })
 }
 
 /// Whether a request authenticates with the web session cookie: it has the cookie and
@@ -170,7 +139,7 @@ async fn authenticate_cookie(
 ) -> Result<Authenticated, ApiError> {
     let value = web_session::cookie_value(req).unwrap_or_default();
     let secret = state.config.jwt_secret.expose().to_string();
-    let now = chrono::Utc::now().timestamp();
+    let now = state.clock.now().and_utc().timestamp();
     let (sid, uid) = web_session::verify(&secret, &value, now).ok_or_else(|| {
         ApiError::invalid_token("the session cookie is not valid or has expired; log in again")
     })?;
@@ -188,21 +157,12 @@ async fn authenticate_cookie(
             )));
         }
     }
-    let (s, u) = (sid.clone(), uid.clone());
-    let check = store::run(&state.pool, move |conn| {
-        Ok::<_, ApiError>(session_store::check(conn, &s, &u)?)
+    authenticate::cookie_session(&state.accounts(), sid.clone(), uid.clone()).await?;
+    Ok(Authenticated {
+        user_id: uid,
+        scopes: Scope::ALL.to_vec(),
+        via: AuthVia::Session { session_id: sid },
     })
-    .await?;
-    match check {
-        SessionCheck::Live => Ok(Authenticated {
-            user_id: uid,
-            scopes: Scope::ALL.to_vec(),
-            via: AuthVia::Session { session_id: sid },
-        }),
-        SessionCheck::Unknown | SessionCheck::OtherUser | SessionCheck::Ended => Err(
-            ApiError::invalid_token("the session has ended (logged out or revoked); log in again"),
-        ),
-    }
 }
 
 impl FromRequest for Authenticated {

@@ -3,13 +3,26 @@
 //! Claims: `sub` (user id), `sid` (the login session, checked against the database on every
 //! request so that logout revokes the token at once), `scope` ("read play"), `iss`
 //! ("djambi"), `iat`, `exp`.
+//!
+//! `iat` and `exp` are wall-clock time, not the injected `Clock`: `jsonwebtoken` checks
+//! `exp` against the system time, and the games' write path verifies the same tokens on
+//! its own. Sessions, refresh tokens and personal access tokens age with the `Clock`.
 
 use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
+/// Why an access token could not be made or was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JwtError {
+    /// Signing failed (a server fault).
+    #[error("JWT signing failed: {0}")]
+    Signing(String),
+    /// The token presented is not a valid access token; the reason is for the client.
+    #[error("{0}")]
+    Invalid(&'static str),
+}
 
 pub const ISSUER: &str = "djambi";
 /// Clock skew tolerated when checking `exp`, in seconds.
@@ -63,7 +76,7 @@ impl JwtKeys {
     }
 
     /// A new access token for a session; returns it and its lifetime in seconds.
-    pub fn issue(&self, user_id: &str, session_id: &str) -> Result<(String, u64), ApiError> {
+    pub fn issue(&self, user_id: &str, session_id: &str) -> Result<(String, u64), JwtError> {
         let now = chrono::Utc::now().timestamp();
         let ttl = self.ttl.as_secs();
         let claims = Claims {
@@ -78,13 +91,13 @@ impl JwtKeys {
     }
 
     /// Signs arbitrary claims (tests use it to make expired tokens).
-    pub fn encode(&self, claims: &Claims) -> Result<String, ApiError> {
+    pub fn encode(&self, claims: &Claims) -> Result<String, JwtError> {
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
-            .map_err(|e| ApiError::internal(format!("JWT signing failed: {e}")))
+            .map_err(|e| JwtError::Signing(e.to_string()))
     }
 
     /// Verifies signature, algorithm, issuer and expiry.
-    pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+    pub fn verify(&self, token: &str) -> Result<Claims, JwtError> {
         jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .map(|d| d.claims)
             .map_err(|e| {
@@ -95,7 +108,7 @@ impl JwtKeys {
                     ErrorKind::InvalidAlgorithm => "the access token uses another algorithm",
                     _ => "the access token is malformed",
                 };
-                ApiError::invalid_token(why)
+                JwtError::Invalid(why)
             })
     }
 }

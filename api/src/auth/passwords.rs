@@ -4,8 +4,9 @@
 //! Each hash holds `DJAMBI_ARGON2_MEMORY_KIB` (19 MiB by default) while it runs, so the
 //! number running at once is bounded: at most `DJAMBI_HASH_CONCURRENCY` (default: one a
 //! core) run, at most `DJAMBI_HASH_QUEUE` (default 16) more wait for a turn, each for at
-//! most [`MAX_QUEUE_WAIT`]; any other request needing a hash gets 503 `unavailable` with
-//! `Retry-After` at once. Memory spent on hashing is then at most concurrency × cost.
+//! most [`MAX_QUEUE_WAIT`]; any other request needing a hash is refused at once
+//! ([`PasswordError::Busy`]: the API answers 503 `unavailable` with `Retry-After`). Memory
+//! spent on hashing is then at most concurrency × cost.
 //!
 //! The hashes run on their own threads, one per turn, rather than on the shared blocking
 //! pool: each thread reuses the memory it freed, so the allocator does not keep a 19 MiB
@@ -21,7 +22,17 @@ use argon2::{Algorithm, Argon2, Params, Version};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::config::Argon2Config;
-use crate::error::ApiError;
+
+/// Why a password could not be hashed or checked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PasswordError {
+    /// Every hashing turn is taken and the queue is full (or the wait ran out).
+    #[error("too many password checks at once; retry in a few seconds")]
+    Busy,
+    /// A server fault: the hashing threads are gone, or argon2 failed.
+    #[error("{0}")]
+    Internal(String),
+}
 
 /// The longest a request waits in the queue for a hashing turn.
 pub const MAX_QUEUE_WAIT: Duration = Duration::from_secs(3);
@@ -79,18 +90,18 @@ impl Threads {
     async fn run<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, ApiError> {
+    ) -> Result<T, PasswordError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move || {
             let _ = tx.send(f());
         });
         self.jobs
             .lock()
-            .map_err(|_| ApiError::internal("hashing threads poisoned"))?
+            .map_err(|_| PasswordError::Internal("hashing threads poisoned".into()))?
             .send(job)
-            .map_err(|_| ApiError::internal("hashing threads stopped"))?;
+            .map_err(|_| PasswordError::Internal("hashing threads stopped".into()))?;
         rx.await
-            .map_err(|_| ApiError::internal("a hashing thread failed"))
+            .map_err(|_| PasswordError::Internal("a hashing thread failed".into()))
     }
 }
 
@@ -113,10 +124,6 @@ impl std::fmt::Debug for Passwords {
     }
 }
 
-fn busy() -> ApiError {
-    ApiError::Unavailable("too many password checks at once; retry in a few seconds".into())
-}
-
 /// Counts a waiter for as long as it lives.
 struct Waiting<'a>(&'a AtomicUsize);
 
@@ -127,18 +134,18 @@ impl Drop for Waiting<'_> {
 }
 
 impl Gate {
-    async fn enter(&self) -> Result<SemaphorePermit<'_>, ApiError> {
+    async fn enter(&self) -> Result<SemaphorePermit<'_>, PasswordError> {
         if let Ok(p) = self.permits.try_acquire() {
             return Ok(p);
         }
         let ahead = self.waiting.fetch_add(1, Ordering::Relaxed);
         let _waiting = Waiting(&self.waiting);
         if ahead >= self.queue {
-            return Err(busy());
+            return Err(PasswordError::Busy);
         }
         match actix_web::rt::time::timeout(MAX_QUEUE_WAIT, self.permits.acquire()).await {
             Ok(Ok(p)) => Ok(p),
-            _ => Err(busy()),
+            _ => Err(PasswordError::Busy),
         }
     }
 }
@@ -165,9 +172,9 @@ impl Passwords {
         Ok(p)
     }
 
-    /// Hashes a password when a turn is free (503 `unavailable` if none comes soon), off
+    /// Hashes a password when a turn is free ([`PasswordError::Busy`] if none comes soon), off
     /// the async workers.
-    pub async fn hash(&self, password: String) -> Result<String, ApiError> {
+    pub async fn hash(&self, password: String) -> Result<String, PasswordError> {
         let _turn = self.gate.enter().await?;
         let this = self.clone();
         self.gate
@@ -183,7 +190,7 @@ impl Passwords {
         &self,
         candidates: Vec<String>,
         stored: Option<String>,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, PasswordError> {
         let _turn = self.gate.enter().await?;
         let this = self.clone();
         self.gate
@@ -198,12 +205,12 @@ impl Passwords {
 
     /// A new PHC string (`$argon2id$v=19$m=...`) with a fresh random salt, at once, on this
     /// thread. CPU- and memory-heavy: handlers use [`Passwords::hash`].
-    pub fn hash_now(&self, password: &str) -> Result<String, ApiError> {
+    pub fn hash_now(&self, password: &str) -> Result<String, PasswordError> {
         let salt = SaltString::generate(&mut OsRng);
         self.argon2
             .hash_password(password.as_bytes(), &salt)
             .map(|h| h.to_string())
-            .map_err(|e| ApiError::internal(format!("password hashing failed: {e}")))
+            .map_err(|e| PasswordError::Internal(format!("password hashing failed: {e}")))
     }
 
     /// Whether `password` matches `hash`, at once, on this thread. A malformed stored hash
@@ -267,7 +274,7 @@ mod tests {
         let mut waiter = Box::pin(waiter);
         assert!(futures_util::FutureExt::now_or_never(waiter.as_mut()).is_none());
         let e = p.gate.enter().await.unwrap_err();
-        assert!(matches!(e, ApiError::Unavailable(_)), "{e:?}");
+        assert_eq!(e, PasswordError::Busy);
         drop(turn);
         assert!(waiter.await.is_ok());
     }

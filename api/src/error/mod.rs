@@ -19,6 +19,7 @@ use utoipa::ToSchema;
 
 use crate::store::StoreError;
 
+mod accounts;
 mod games;
 
 /// The media type of every error body.

@@ -6,13 +6,12 @@ use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::me::Profile;
-use crate::accounts::{self, names, users::Registered};
+use crate::accounts::register::{NewAccount, register as create_account};
 use crate::auth::SecretString;
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
-use crate::store::{self, models::User};
 use crate::validate::Checks;
 
 pub fn configure(cfg: &mut ServiceConfig) {
@@ -87,31 +86,12 @@ pub async fn register(
         .acquire(client_addr(&req, &state.config.trusted_proxies))
         .map_err(too_many)?;
 
-    let password_hash = state.passwords.hash(password).await?;
-    let now = store::now();
-    let user = User {
-        id: uuid::Uuid::now_v7().to_string(),
-        username_key: body.username.to_ascii_lowercase(),
-        username_skeleton: names::skeleton(&body.username),
+    let new = NewAccount {
         username: body.username,
         email,
-        password_hash,
-        created_at: now,
-        updated_at: now,
+        password,
     };
-    let registered = store::run(&state.pool, move |conn| {
-        Ok::<_, ApiError>(accounts::users::register(conn, user)?)
-    })
-    .await?;
-    let user = match registered {
-        Registered::Created(user) => user,
-        Registered::Taken => {
-            return Err(ApiError::Conflict(
-                "this username is taken, or looks too much like one that is".into(),
-            ));
-        }
-    };
-    tracing::info!(user_id = %user.id, username = %user.username, "account registered");
+    let user = create_account(&state.accounts(), new).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, "/v1/me"))
         .json(Profile::from(&user)))

@@ -6,14 +6,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::accounts::{password_policy, users};
+use crate::accounts::User;
+use crate::accounts::profile::{self, ProfileChange};
 use crate::auth::{Authenticated, Scope, SecretString};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::rate_limit::{client_addr, too_many};
+use crate::rate_limit::client_addr;
 use crate::state::AppState;
-use crate::store::{self, models::User};
-use crate::validate::{Checks, PASSWORD_MAX};
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(get_me).service(patch_me);
@@ -117,16 +116,8 @@ pub async fn get_me(
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
-    let user = find_user(&state, auth.user_id).await?;
+    let user = profile::get(&state.accounts(), auth.user_id).await?;
     Ok(HttpResponse::Ok().json(Profile::from(&user)))
-}
-
-async fn find_user(state: &AppState, user_id: String) -> Result<User, ApiError> {
-    store::run(&state.pool, move |conn| {
-        users::find(conn, &user_id)?
-            .ok_or_else(|| ApiError::invalid_token("the account no longer exists"))
-    })
-    .await
 }
 
 /// Change one's email or password (needs a login session, not a personal access token,
@@ -166,85 +157,18 @@ pub async fn patch_me(
 ) -> Result<HttpResponse, ApiError> {
     let session_id = auth.require_session()?.to_string();
     let body = body.into_inner();
-    let user = find_user(&state, auth.user_id.clone()).await?;
-
-    let email = body.email.as_deref().map(|e| e.trim().to_string());
-    let mut checks = Checks::new();
-    if email.is_none() && body.new_password.is_none() {
-        checks.add(
-            "body",
-            "nothing to change: give `email` and/or `new_password`",
-        );
-    }
-    if let Some(sent) = &body.email {
-        checks.email_as_sent("email", sent);
-    }
-    let new_password = body.new_password.as_ref().and_then(|p| {
-        checks.new_password(
-            "new_password",
-            p,
-            &user.username,
-            email.as_deref().unwrap_or(&user.email),
-        )
-    });
-    match &body.current_password {
-        None if email.is_some() || body.new_password.is_some() => checks.add(
-            "current_password",
-            "is required to change the email or the password",
-        ),
-        None => {}
-        Some(p) => checks.max_len("current_password", p.expose(), PASSWORD_MAX),
-    }
-    checks.finish()?;
-    let current = body.current_password.unwrap_or_default();
-
-    // Guessing the current password with a stolen access token counts against the same
-    // limits as logins.
-    let client = client_addr(&req, &state.config.trusted_proxies);
-    let mut attempt = state
-        .login_throttle
-        .begin(&user.username, client)
-        .await
-        .map_err(too_many)?;
-    attempt.account(&user.id).await.map_err(too_many)?;
-    let candidates = password_policy::candidates(current.expose());
-    if !state
-        .passwords
-        .verify(candidates, Some(user.password_hash.clone()))
-        .await?
-    {
-        attempt.failed();
-        return Err(ApiError::field("current_password", "is not correct"));
-    }
-    attempt.succeeded();
-    let new_hash = match new_password {
-        Some(p) => Some(state.passwords.hash(p).await?),
-        None => None,
+    let change = ProfileChange {
+        user_id: auth.user_id.clone(),
+        session_id,
+        email: body.email,
+        current_password: body.current_password,
+        new_password: body.new_password,
+        client: client_addr(&req, &state.config.trusted_proxies),
     };
-
-    let user_id = auth.user_id.clone();
-    let (user, changed) = store::run(&state.pool, move |conn| {
-        users::update(
-            conn,
-            &user_id,
-            email.as_deref(),
-            new_hash.as_deref(),
-            &session_id,
-        )?
-        .ok_or_else(|| ApiError::invalid_token("the account no longer exists"))
-    })
-    .await?;
-    if let Some(c) = changed {
-        tracing::info!(
-            user_id = %user.id,
-            sessions_ended = c.sessions_ended,
-            tokens_revoked = c.tokens_revoked,
-            "password changed; other sessions ended, personal access tokens revoked"
-        );
-    }
+    let updated = profile::update(&state.accounts(), change).await?;
     Ok(HttpResponse::Ok().json(UpdatedProfile {
-        profile: Profile::from(&user),
-        password_changed: changed.map(|c| PasswordChange {
+        profile: Profile::from(&updated.user),
+        password_changed: updated.password_changed.map(|c| PasswordChange {
             sessions_ended: c.sessions_ended,
             personal_access_tokens_revoked: c.tokens_revoked,
         }),

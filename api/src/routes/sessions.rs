@@ -7,28 +7,24 @@
 
 use actix_web::http::header::{CACHE_CONTROL, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, delete, post, web};
-use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::me::Profile;
-use crate::accounts::sessions::{self as session_store, Refreshed};
-use crate::accounts::{names, password_policy, users};
-use crate::auth::{Authenticated, SecretString, tokens};
+use crate::accounts::login::{self as login_case, Credentials, LoggedIn};
+use crate::accounts::{logout as logout_case, refresh as refresh_case};
+use crate::auth::{Authenticated, SecretString};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
-use crate::store::{self, models::User};
 use crate::validate::{Checks, PASSWORD_MAX, USERNAME_MAX};
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(login).service(refresh).service(logout);
 }
-
-/// The same answer for an unknown user and a wrong password.
-const BAD_CREDENTIALS: &str = "invalid username or password";
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -85,27 +81,17 @@ pub struct TokenResponse {
     pub user: Profile,
 }
 
-pub(crate) fn refresh_ttl(state: &AppState) -> TimeDelta {
-    TimeDelta::from_std(state.config.refresh_token_ttl).unwrap_or(TimeDelta::days(30))
-}
-
-fn token_response(
-    state: &AppState,
-    user: &User,
-    session_id: String,
-    refresh_token: String,
-    refresh_expires: NaiveDateTime,
-) -> Result<TokenResponse, ApiError> {
-    let (access_token, expires_in) = state.jwt.issue(&user.id, &session_id)?;
-    Ok(TokenResponse {
-        access_token: access_token.into(),
+fn token_response(logged_in: LoggedIn) -> TokenResponse {
+    let LoggedIn { user, tokens } = logged_in;
+    TokenResponse {
+        access_token: tokens.access_token.into(),
         token_type: "Bearer".into(),
-        expires_in,
-        refresh_token: refresh_token.into(),
-        refresh_token_expires_at: refresh_expires.and_utc(),
-        session_id,
-        user: Profile::from(user),
-    })
+        expires_in: tokens.expires_in,
+        refresh_token: tokens.refresh_token.into(),
+        refresh_token_expires_at: tokens.refresh_expires_at.and_utc(),
+        session_id: tokens.session_id,
+        user: Profile::from(&user),
+    }
 }
 
 /// Tokens are secrets: no cache may keep an answer that carries them.
@@ -148,19 +134,20 @@ pub async fn login(
     state: web::Data<AppState>,
     body: JsonBody<LoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let (user, session_id, issued) = password_login(&req, &state, body.into_inner()).await?;
-    let body = token_response(&state, &user, session_id, issued.token, issued.expires_at)?;
-    Ok(HttpResponse::Created().insert_header(no_store()).json(body))
+    let logged_in = password_login(&req, &state, body.into_inner()).await?;
+    Ok(HttpResponse::Created()
+        .insert_header(no_store())
+        .json(token_response(logged_in)))
 }
 
-/// Checks a username and password under the login limits and starts a session: the user,
-/// the session id and its first refresh token. Shared by `POST /v1/sessions` and the web
-/// client's login (`routes::web`).
+/// Checks the sizes and the per-address attempt limit, then logs in (the account limits,
+/// the password, a new session). Shared by `POST /v1/sessions` and the web client's login
+/// (`routes::web`).
 pub async fn password_login(
     req: &HttpRequest,
     state: &web::Data<AppState>,
     body: LoginRequest,
-) -> Result<(User, String, session_store::IssuedRefresh), ApiError> {
+) -> Result<LoggedIn, ApiError> {
     let mut checks = Checks::new();
     // Only sizes here: the rules of registration would tell which names cannot exist.
     checks.max_len("username", &body.username, USERNAME_MAX * 4);
@@ -170,42 +157,12 @@ pub async fn password_login(
 
     let client = client_addr(req, &state.config.trusted_proxies);
     state.login_ip_limiter.acquire(client).map_err(too_many)?;
-    // A place is taken before the password check, so that guesses sent in parallel cannot
-    // all pass before the first failure is counted.
-    let mut attempt = state
-        .login_throttle
-        .begin(&body.username, client)
-        .await
-        .map_err(too_many)?;
-    let user = match names::login_key(&body.username) {
-        Some(key) => {
-            store::run(&state.pool, move |conn| {
-                Ok::<_, ApiError>(users::find_by_login_key(conn, &key)?)
-            })
-            .await?
-        }
-        None => None,
+    let creds = Credentials {
+        username: body.username,
+        password: body.password,
+        client,
     };
-    if let Some(user) = &user {
-        attempt.account(&user.id).await.map_err(too_many)?;
-    }
-    let candidates = password_policy::candidates(body.password.expose());
-    let stored = user.as_ref().map(|u| u.password_hash.clone());
-    let ok = state.passwords.verify(candidates, stored).await?;
-    let Some(user) = user.filter(|_| ok) else {
-        attempt.failed();
-        return Err(ApiError::unauthenticated(BAD_CREDENTIALS));
-    };
-    attempt.succeeded();
-
-    let ttl = refresh_ttl(state);
-    let user_id = user.id.clone();
-    let (session_id, issued) = store::run(&state.pool, move |conn| {
-        Ok::<_, ApiError>(session_store::start(conn, &user_id, ttl)?)
-    })
-    .await?;
-    tracing::info!(user_id = %user.id, %session_id, "logged in");
-    Ok((user, session_id, issued))
+    Ok(login_case::login(&state.accounts(), creds).await?)
 }
 
 /// Exchange a refresh token for a new access token and a new refresh token.
@@ -229,27 +186,10 @@ pub async fn refresh(
     body: JsonBody<RefreshRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let presented = body.into_inner().refresh_token;
-    // Anything that cannot be a refresh token is simply not one: 401 like any unknown.
-    if presented.expose().is_empty() || presented.expose().len() > 200 {
-        return Err(ApiError::invalid_token("unknown refresh token"));
-    }
-    let hash = tokens::hash(presented.expose());
-    let ttl = refresh_ttl(&state);
-    let outcome = store::run(&state.pool, move |conn| {
-        Ok::<_, ApiError>(session_store::rotate(conn, &hash, ttl)?)
-    })
-    .await?;
-    match outcome {
-        Refreshed::Rotated {
-            user,
-            session_id,
-            refresh: issued,
-        } => {
-            let body = token_response(&state, &user, session_id, issued.token, issued.expires_at)?;
-            Ok(HttpResponse::Ok().insert_header(no_store()).json(body))
-        }
-        Refreshed::Rejected(why) => Err(ApiError::invalid_token(why)),
-    }
+    let logged_in = refresh_case::refresh(&state.accounts(), presented).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(no_store())
+        .json(token_response(logged_in)))
 }
 
 /// Log out: end the current login session (its refresh token and access tokens).
@@ -277,9 +217,5 @@ pub async fn logout(
 /// access token has none (403).
 pub async fn end_session(state: &AppState, auth: &Authenticated) -> Result<(), ApiError> {
     let session_id = auth.require_session()?.to_string();
-    store::run(&state.pool, move |conn| {
-        session_store::revoke(conn, &session_id, "logged out")?;
-        Ok(())
-    })
-    .await
+    Ok(logout_case::logout(&state.accounts(), session_id).await?)
 }

@@ -3,24 +3,21 @@
 //! Managing tokens needs a login session; a token cannot mint or list tokens.
 
 use actix_web::{HttpResponse, delete, get, http::header, post, web};
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::accounts::tokens::{self as token_store, Created};
-use crate::auth::{Authenticated, Scope, SecretString, tokens};
+use crate::accounts::PersonalAccessToken;
+use crate::accounts::tokens::{self as token_cases, NewToken};
+use crate::auth::{Authenticated, Scope, SecretString};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::pagination::{PageParams, next_link};
 use crate::state::AppState;
-use crate::store::{self, models::PersonalAccessToken};
 use crate::validate::{Checks, TOKEN_NAME_MAX};
 
-/// Live (unrevoked) tokens one account may hold.
-pub const MAX_TOKENS_PER_USER: i64 = 100;
-/// Longest lifetime a token may be given, in days.
-pub const MAX_TOKEN_DAYS: u32 = 3650;
+pub use crate::accounts::tokens::{MAX_TOKEN_DAYS, MAX_TOKENS_PER_USER};
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(create_token)
@@ -147,43 +144,22 @@ pub async fn create_token(
     let mut scopes = req.scopes;
     scopes.sort();
     scopes.dedup();
-    let token = tokens::generate(tokens::PAT_PREFIX);
-    let now = store::now();
-    let row = PersonalAccessToken {
-        id: uuid::Uuid::now_v7().to_string(),
+    let new = NewToken {
         user_id: auth.user_id.clone(),
-        name: req.name.trim().to_string(),
+        name: req.name,
         scopes: Scope::join(&scopes),
-        token_hash: tokens::hash(&token),
-        token_hint: tokens::hint(&token),
-        created_at: now,
-        expires_at: req
-            .expires_in_days
-            .map(|d| now + TimeDelta::days(i64::from(d))),
-        last_used_at: None,
-        revoked_at: None,
+        expires_in_days: req.expires_in_days,
     };
-    let created = store::run(&state.pool, move |conn| {
-        Ok::<_, ApiError>(token_store::create(conn, row, MAX_TOKENS_PER_USER)?)
-    })
-    .await?;
-    let row = match created {
-        Created::Created(row) => row,
-        Created::CapReached => {
-            return Err(ApiError::Conflict(format!(
-                "an account may hold at most {MAX_TOKENS_PER_USER} live tokens; revoke some first"
-            )));
-        }
-        Created::NoAccount => {
-            return Err(ApiError::invalid_token("the account no longer exists"));
-        }
-    };
+    let created = token_cases::create(&state.accounts(), new).await?;
     Ok(HttpResponse::Created()
-        .insert_header((header::LOCATION, format!("/v1/me/tokens/{}", row.id)))
+        .insert_header((
+            header::LOCATION,
+            format!("/v1/me/tokens/{}", created.row.id),
+        ))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(CreatedToken {
-            info: TokenInfo::from(&row),
-            token: token.into(),
+            info: TokenInfo::from(&created.row),
+            token: created.secret.into(),
         }))
 }
 
@@ -211,29 +187,14 @@ pub async fn list_tokens(
     auth.require_session()?;
     let limit = page.limit()?;
     let after = page.after()?.map(str::to_string);
-    let user_id = auth.user_id.clone();
-    let mut rows = store::run(&state.pool, move |conn| {
-        Ok::<_, ApiError>(token_store::list(
-            conn,
-            &user_id,
-            after.as_deref(),
-            i64::from(limit) + 1,
-        )?)
-    })
-    .await?;
-    let more = rows.len() > limit as usize;
-    rows.truncate(limit as usize);
-    let next_cursor = if more {
-        rows.last().map(|r| r.id.clone())
-    } else {
-        None
-    };
-    let next = next_cursor
+    let page = token_cases::list(&state.accounts(), auth.user_id.clone(), after, limit).await?;
+    let next = page
+        .next_cursor
         .as_deref()
         .map(|c| next_link("/v1/me/tokens", c, limit));
     Ok(HttpResponse::Ok().json(TokenList {
-        items: rows.iter().map(TokenInfo::from).collect(),
-        next_cursor,
+        items: page.items.iter().map(TokenInfo::from).collect(),
+        next_cursor: page.next_cursor,
         next,
     }))
 }
@@ -261,13 +222,6 @@ pub async fn revoke_token(
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
     let id = super::uuid_id(path.into_inner(), "token")?;
-    let user_id = auth.user_id.clone();
-    let found = store::run(&state.pool, move |conn| {
-        Ok::<_, ApiError>(token_store::revoke(conn, &user_id, &id)?)
-    })
-    .await?;
-    if !found {
-        return Err(ApiError::NotFound("no such token".into()));
-    }
+    token_cases::revoke(&state.accounts(), auth.user_id.clone(), id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -20,6 +20,9 @@ pub mod lease;
 pub mod models;
 pub mod outbox;
 pub mod schema;
+pub mod sessions;
+pub mod tokens;
+pub mod users;
 
 pub use error::{RunError, StoreError};
 

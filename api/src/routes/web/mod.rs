@@ -26,7 +26,7 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 
 use super::pages::{Asset, escape_html, html, not_found_page};
-use crate::accounts::{sessions as session_store, users};
+use crate::accounts::authenticate;
 use crate::auth::web_session;
 use crate::error::ApiError;
 use crate::games::queries::{self, ReadError};
@@ -99,18 +99,11 @@ async fn viewer(req: &HttpRequest, app: &web::Data<AppState>) -> Result<Option<V
         return Ok(None);
     };
     let secret = app.config.jwt_secret.expose().to_string();
-    let now = chrono::Utc::now().timestamp();
+    let now = app.clock.now().and_utc().timestamp();
     let Some((sid, uid)) = web_session::verify(&secret, &value, now) else {
         return Ok(None);
     };
-    let (s, u) = (sid.clone(), uid.clone());
-    let found = store::run(&app.pool, move |conn| {
-        if session_store::check(conn, &s, &u)? != session_store::SessionCheck::Live {
-            return Ok::<_, ApiError>(None);
-        }
-        Ok(users::find(conn, &u)?)
-    })
-    .await?;
+    let found = authenticate::session_user(&app.accounts(), sid.clone(), uid).await?;
     Ok(found.map(|user| Viewer {
         user_id: user.id,
         username: user.username,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::auth::{Authenticated, web_session};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
-use crate::routes::sessions::{LoginRequest, password_login, refresh_ttl};
+use crate::routes::sessions::{LoginRequest, password_login};
 use crate::state::AppState;
 
 #[derive(Serialize)]
@@ -61,10 +61,11 @@ pub async fn login(
     body: JsonBody<LoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
     same_origin(&req)?;
-    let (user, session_id, _refresh) = password_login(&req, &state, body.into_inner()).await?;
+    let logged_in = password_login(&req, &state, body.into_inner()).await?;
+    let (user, session_id) = (logged_in.user, logged_in.tokens.session_id);
     let secret = state.config.jwt_secret.expose();
-    let ttl = refresh_ttl(&state).num_seconds().max(60);
-    let expires = chrono::Utc::now().timestamp() + ttl;
+    let ttl = state.accounts().refresh_ttl.num_seconds().max(60);
+    let expires = state.clock.now().and_utc().timestamp() + ttl;
     let value = web_session::issue(secret, &session_id, &user.id, expires);
     let secure = web_session::secure(&req, &state.config.public_url);
     Ok(HttpResponse::Created()

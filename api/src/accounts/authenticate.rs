@@ -1,0 +1,120 @@
+//! What the `Authenticated` extractor asks of the store: is this personal access token
+//! good, is this access token's (or cookie's) session live.
+
+use chrono::TimeDelta;
+
+use super::{AccountError, Accounts, Rejected};
+use crate::auth::jwt::Claims;
+use crate::auth::tokens;
+use crate::store::{self, DbConnection, StoreError, models::User};
+
+/// How often a token's `last_used_at` is refreshed, at most.
+const LAST_USED_GRANULARITY: TimeDelta = TimeDelta::seconds(60);
+
+/// The caller a personal access token stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenCaller {
+    pub token_id: String,
+    pub user_id: String,
+    /// The space-separated scopes it was made with.
+    pub scopes: String,
+}
+
+/// Checks a presented personal access token at the clock's time and records its use (at
+/// most once a minute).
+pub async fn personal_token(ctx: &Accounts<'_>, token: &str) -> Result<TokenCaller, AccountError> {
+    let hash = tokens::hash(token);
+    let now = ctx.clock.now();
+    store::run(ctx.pool, move |conn| {
+        let Some(t) = store::tokens::find_by_hash(conn, &hash)? else {
+            return Err(Rejected::UnknownPersonalToken.into());
+        };
+        if t.revoked_at.is_some() {
+            return Err(Rejected::RevokedPersonalToken.into());
+        }
+        if t.expires_at.is_some_and(|e| e <= now) {
+            return Err(Rejected::ExpiredPersonalToken.into());
+        }
+        if t.last_used_at
+            .is_none_or(|u| now.signed_duration_since(u) > LAST_USED_GRANULARITY)
+        {
+            store::tokens::touch(conn, &t.id, now)?;
+        }
+        Ok(TokenCaller {
+            token_id: t.id,
+            user_id: t.user_id,
+            scopes: t.scopes,
+        })
+    })
+    .await
+}
+
+/// Verifies an access token (a JWT) and checks that its session is live and its
+/// subject's; answers its claims.
+pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, AccountError> {
+    let claims = ctx.jwt.verify(token)?;
+    let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
+    let check = store::run(ctx.pool, move |conn| {
+        Ok::<_, AccountError>(check(conn, &sid, &sub)?)
+    })
+    .await?;
+    match check {
+        SessionCheck::Live => Ok(claims),
+        SessionCheck::Unknown => Err(Rejected::UnknownSession.into()),
+        SessionCheck::OtherUser => Err(Rejected::SessionOfAnotherUser.into()),
+        SessionCheck::Ended => Err(Rejected::SessionEnded.into()),
+    }
+}
+
+/// Checks that the session of a web session cookie is live and `user_id`'s.
+pub async fn cookie_session(
+    ctx: &Accounts<'_>,
+    session_id: String,
+    user_id: String,
+) -> Result<(), AccountError> {
+    let check = store::run(ctx.pool, move |conn| {
+        Ok::<_, AccountError>(check(conn, &session_id, &user_id)?)
+    })
+    .await?;
+    match check {
+        SessionCheck::Live => Ok(()),
+        SessionCheck::Unknown | SessionCheck::OtherUser | SessionCheck::Ended => {
+            Err(Rejected::CookieSessionEnded.into())
+        }
+    }
+}
+
+/// The account of a web session cookie's session, or `None` when the session is not
+/// live or not `user_id`'s, or the account is gone (the web pages then show a login).
+pub async fn session_user(
+    ctx: &Accounts<'_>,
+    session_id: String,
+    user_id: String,
+) -> Result<Option<User>, AccountError> {
+    store::run(ctx.pool, move |conn| {
+        if check(conn, &session_id, &user_id)? != SessionCheck::Live {
+            return Ok(None);
+        }
+        Ok::<_, AccountError>(store::users::find(conn, &user_id)?)
+    })
+    .await
+}
+
+/// Whether a session admits a token whose subject is `user_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SessionCheck {
+    Live,
+    Unknown,
+    /// The session belongs to another user than the token's subject.
+    OtherUser,
+    Ended,
+}
+
+fn check(conn: &mut DbConnection, id: &str, user_id: &str) -> Result<SessionCheck, StoreError> {
+    Ok(match store::sessions::find(conn, id)? {
+        None => SessionCheck::Unknown,
+        Some(s) if s.user_id != user_id => SessionCheck::OtherUser,
+        Some(s) if s.revoked_at.is_some() => SessionCheck::Ended,
+        Some(_) => SessionCheck::Live,
+    })
+}

@@ -1,0 +1,90 @@
+//! [`AccountError`]: why an account, session or token use case refused or failed. Plain
+//! values; `error/accounts.rs` turns them into problems.
+
+use std::time::Duration;
+
+use crate::auth::jwt::JwtError;
+use crate::auth::passwords::PasswordError;
+use crate::store::{RunError, StoreError};
+
+/// One invalid field of an input, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    /// Fields of the input break the rules (every one listed).
+    #[error("{} fields are invalid", .0.len())]
+    Invalid(Vec<Invalid>),
+    /// A login with an unknown name or a wrong password (the same answer for both).
+    #[error("invalid username or password")]
+    BadCredentials,
+    /// The current password given to change the email or the password is wrong.
+    #[error("current_password: is not correct")]
+    WrongCurrentPassword,
+    /// Too many attempts: try again after this long.
+    #[error("too many attempts; retry after {0:?}")]
+    Throttled(Duration),
+    /// The caller's account was deleted.
+    #[error("the account no longer exists")]
+    AccountGone,
+    #[error("this username is taken, or looks too much like one that is")]
+    UsernameTaken,
+    /// The account already holds this many live personal access tokens.
+    #[error("an account may hold at most {0} live tokens; revoke some first")]
+    TokenCapReached(i64),
+    #[error("no such token")]
+    NoSuchToken,
+    /// A credential that does not authenticate: the reason is for the client.
+    #[error("{0}")]
+    Rejected(Rejected),
+    #[error(transparent)]
+    Passwords(#[from] PasswordError),
+    #[error(transparent)]
+    Jwt(#[from] JwtError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a presented credential (a refresh token, a personal access token, an access
+/// token's or a cookie's session) was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Rejected {
+    #[error("unknown refresh token")]
+    UnknownRefreshToken,
+    #[error("this session has ended")]
+    RefreshSessionEnded,
+    #[error("this refresh token was already used; the session has been revoked")]
+    RefreshTokenReused,
+    #[error("this refresh token has expired")]
+    RefreshTokenExpired,
+    #[error("unknown personal access token")]
+    UnknownPersonalToken,
+    #[error("this personal access token has been revoked")]
+    RevokedPersonalToken,
+    #[error("this personal access token has expired")]
+    ExpiredPersonalToken,
+    #[error("the access token's session does not exist")]
+    UnknownSession,
+    #[error("the access token is not valid")]
+    SessionOfAnotherUser,
+    #[error("the access token's session has ended (logged out or revoked)")]
+    SessionEnded,
+    #[error("the session has ended (logged out or revoked); log in again")]
+    CookieSessionEnded,
+}
+
+impl From<Rejected> for AccountError {
+    fn from(r: Rejected) -> Self {
+        AccountError::Rejected(r)
+    }
+}
+
+impl From<RunError> for AccountError {
+    fn from(e: RunError) -> Self {
+        AccountError::Store(e.into())
+    }
+}

@@ -1,0 +1,92 @@
+//! The `users` table: accounts, found by id or by login key, inserted, changed, locked.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error};
+
+use super::schema::users;
+use super::{DbConnection, StoreError, models::User};
+
+pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<User>, StoreError> {
+    Ok(users::table
+        .find(id)
+        .select(User::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// By the login key of a name (see `accounts::names::login_key`): the name in ASCII lower
+/// case.
+pub fn find_by_login_key(conn: &mut DbConnection, key: &str) -> Result<Option<User>, StoreError> {
+    Ok(users::table
+        .filter(users::username_key.eq(key))
+        .select(User::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Inserts a new account; `false` when the unique index on the login key or on the
+/// look-alike skeleton refused it (the name, or one like it, is taken). The indexes decide
+/// races between two registrations of similar names.
+pub fn insert(conn: &mut DbConnection, user: &User) -> Result<bool, StoreError> {
+    match diesel::insert_into(users::table).values(user).execute(conn) {
+        Ok(_) => Ok(true),
+        Err(Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Locks an account's row until the end of the transaction (PostgreSQL: `SELECT ... FOR
+/// UPDATE`). On SQLite the write transactions of [`super::transaction`] begin with
+/// `BEGIN IMMEDIATE`, which already serialises every writer, so nothing more is needed.
+/// Returns whether the account exists.
+pub fn lock(conn: &mut DbConnection, user_id: &str) -> Result<bool, StoreError> {
+    let found = match conn {
+        DbConnection::Pg(c) => users::table
+            .find(user_id)
+            .select(users::id)
+            .for_update()
+            .first::<String>(c)
+            .optional()?,
+        DbConnection::Sqlite(c) => users::table
+            .find(user_id)
+            .select(users::id)
+            .first::<String>(c)
+            .optional()?,
+    };
+    Ok(found.is_some())
+}
+
+/// What changes in an account's row; `None` leaves a column as it is.
+#[derive(Debug, Clone, Copy)]
+pub struct UserChanges<'a> {
+    pub email: Option<&'a str>,
+    pub password_hash: Option<&'a str>,
+    pub updated_at: NaiveDateTime,
+}
+
+/// Writes `changes` to the account's row (nothing when neither the email nor the hash
+/// changes).
+pub fn update(
+    conn: &mut DbConnection,
+    user_id: &str,
+    changes: UserChanges<'_>,
+) -> Result<(), StoreError> {
+    if let Some(email) = changes.email {
+        diesel::update(users::table.find(user_id))
+            .set((
+                users::email.eq(email),
+                users::updated_at.eq(changes.updated_at),
+            ))
+            .execute(conn)?;
+    }
+    if let Some(hash) = changes.password_hash {
+        diesel::update(users::table.find(user_id))
+            .set((
+                users::password_hash.eq(hash),
+                users::updated_at.eq(changes.updated_at),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
