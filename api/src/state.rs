@@ -62,3 +62,15 @@ impl AppState {
         })
     }
 }
+
+impl AppState {
+    /// The context of the notification use cases.
+    pub fn notifications(&self) -> crate::notifications::Notifications<'_> {
+        crate::notifications::Notifications {
+            pool: &self.pool,
+            clock: &*self.clock,
+            config: &self.config.notify,
+            signing_secret: self.config.jwt_secret.expose(),
+        }
+    }
+}

@@ -20,6 +20,8 @@ use utoipa::ToSchema;
 use crate::games::commands::CommandError;
 use crate::store::StoreError;
 
+mod notifications;
+
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 

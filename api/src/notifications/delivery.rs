@@ -34,7 +34,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 
 use super::config::NotifyConfig;
-use super::feed::NotificationView;
+use super::feed::FeedItem;
 use super::webhooks::{self, WebhookRow};
 use super::{settings, stable_id};
 use crate::shutdown::Pace;
@@ -52,23 +52,7 @@ pub const CONCURRENCY: usize = 8;
 /// Longest error text kept.
 const MAX_ERROR: usize = 500;
 
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
-#[diesel(table_name = deliveries)]
-pub struct DeliveryRow {
-    pub id: String,
-    pub notification_id: String,
-    pub user_id: String,
-    pub channel: String,
-    pub endpoint: String,
-    pub status: String,
-    pub attempts: i32,
-    pub next_attempt_at: NaiveDateTime,
-    pub lease_until: Option<NaiveDateTime>,
-    pub last_error: Option<String>,
-    pub last_status: Option<i32>,
-    pub created_at: NaiveDateTime,
-    pub delivered_at: Option<NaiveDateTime>,
-}
+pub use crate::store::deliveries::DeliveryRow;
 
 /// What the workers of this process did (read them for metrics).
 #[derive(Debug, Default)]
@@ -148,7 +132,7 @@ pub fn fan_out(
         for n in &rows {
             if !by_user.contains_key(&n.user_id) {
                 let s = settings::load(conn, &n.user_id)?;
-                let hooks: Vec<WebhookRow> = webhooks::list(conn, &n.user_id)?
+                let hooks: Vec<WebhookRow> = crate::store::webhooks::list(conn, &n.user_id)?
                     .into_iter()
                     .filter(|w| w.disabled_at.is_none())
                     .collect();
@@ -315,7 +299,7 @@ pub fn webhook_body(note: &NotificationRow) -> String {
     json!({
         "type": note.kind,
         "timestamp": note.created_at.and_utc(),
-        "data": NotificationView::of(note),
+        "data": FeedItem::of(note),
     })
     .to_string()
 }
@@ -627,21 +611,6 @@ pub fn spawn(app: web::Data<AppState>) {
             }
         }
     });
-}
-
-/// Recent deliveries to one endpoint, newest first.
-pub fn recent_for_endpoint(
-    conn: &mut DbConnection,
-    endpoint: &str,
-    limit: i64,
-) -> Result<Vec<(DeliveryRow, String)>, StoreError> {
-    Ok(deliveries::table
-        .inner_join(notifications::table.on(notifications::id.eq(deliveries::notification_id)))
-        .filter(deliveries::endpoint.eq(endpoint))
-        .order((deliveries::created_at.desc(), deliveries::id.desc()))
-        .limit(limit)
-        .select((DeliveryRow::as_select(), notifications::kind))
-        .load(conn)?)
 }
 
 #[cfg(test)]

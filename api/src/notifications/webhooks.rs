@@ -22,46 +22,20 @@ use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
-use chrono::NaiveDateTime;
-use diesel::prelude::*;
+use chrono::TimeDelta;
 use hmac::{KeyInit, Mac};
 
-use crate::store::DbConnection;
-use crate::store::StoreError;
-use crate::store::schema::webhooks;
+use super::{NotificationError, Notifications};
+use crate::store::{self, StoreError};
+
+pub use crate::store::deliveries::DeliveryRow;
+pub use crate::store::webhooks::WebhookRow;
 
 /// Endpoints per user.
 pub const MAX_PER_USER: i64 = 10;
 pub const MAX_URL_LEN: usize = 2000;
-
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
-#[diesel(table_name = webhooks)]
-pub struct WebhookRow {
-    pub id: String,
-    pub user_id: String,
-    pub url: String,
-    pub secret: String,
-    pub previous_secret: Option<String>,
-    pub previous_until: Option<NaiveDateTime>,
-    pub created_at: NaiveDateTime,
-    pub disabled_at: Option<NaiveDateTime>,
-    pub disabled_reason: Option<String>,
-    pub consecutive_failures: i32,
-}
-
-impl WebhookRow {
-    /// The secrets that sign at `now`: the current one, and the previous one during its
-    /// grace period.
-    pub fn signing_secrets(&self, now: NaiveDateTime) -> Vec<&str> {
-        let mut v = vec![self.secret.as_str()];
-        if let (Some(p), Some(until)) = (&self.previous_secret, self.previous_until) {
-            if until > now {
-                v.push(p);
-            }
-        }
-        v
-    }
-}
+/// The deliveries `GET /v1/me/webhooks/{id}/deliveries` shows.
+pub const RECENT_DELIVERIES: i64 = 50;
 
 /// A new secret: `whsec_` and the base64 of 32 random bytes.
 pub fn new_secret() -> String {
@@ -217,84 +191,105 @@ pub fn client(
         .map_err(|e| format!("webhook client: {e}"))
 }
 
-pub fn list(conn: &mut DbConnection, user: &str) -> Result<Vec<WebhookRow>, StoreError> {
-    Ok(webhooks::table
-        .filter(webhooks::user_id.eq(user))
-        .order((webhooks::created_at.asc(), webhooks::id.asc()))
-        .select(WebhookRow::as_select())
-        .load(conn)?)
-}
-
-pub fn get(
-    conn: &mut DbConnection,
-    user: &str,
-    id: &str,
-) -> Result<Option<WebhookRow>, StoreError> {
-    Ok(webhooks::table
-        .filter(webhooks::user_id.eq(user))
-        .filter(webhooks::id.eq(id))
-        .select(WebhookRow::as_select())
-        .first(conn)
-        .optional()?)
-}
-
-pub fn count(conn: &mut DbConnection, user: &str) -> Result<i64, StoreError> {
-    Ok(webhooks::table
-        .filter(webhooks::user_id.eq(user))
-        .count()
-        .get_result(conn)?)
-}
-
-pub fn insert(conn: &mut DbConnection, row: &WebhookRow) -> Result<(), StoreError> {
-    diesel::insert_into(webhooks::table)
-        .values(row)
-        .execute(conn)?;
-    Ok(())
-}
-
-/// Deletes an endpoint and its deliveries; `false` if there was none.
-pub fn delete(conn: &mut DbConnection, user: &str, id: &str) -> Result<bool, StoreError> {
-    use crate::store::schema::deliveries;
-    crate::store::transaction(conn, |conn| {
-        let n = diesel::delete(
-            webhooks::table
-                .filter(webhooks::user_id.eq(user))
-                .filter(webhooks::id.eq(id)),
-        )
-        .execute(conn)?;
-        if n > 0 {
-            diesel::delete(
-                deliveries::table
-                    .filter(deliveries::channel.eq("webhook"))
-                    .filter(deliveries::endpoint.eq(id)),
-            )
-            .execute(conn)?;
-        }
-        Ok(n > 0)
-    })
-}
-
-/// A new secret; the old one keeps signing until `previous_until`. Returns the row.
-pub fn rotate(
-    conn: &mut DbConnection,
-    user: &str,
-    id: &str,
-    previous_until: NaiveDateTime,
-) -> Result<Option<WebhookRow>, StoreError> {
-    crate::store::transaction(conn, |conn| {
-        let Some(row) = get(conn, user, id)? else {
-            return Ok(None);
+impl Notifications<'_> {
+    /// `POST /v1/me/webhooks`: registers an endpoint (its URL checked and resolved); the
+    /// answer is the only one that shows its secret.
+    pub async fn create_webhook(
+        &self,
+        user: &str,
+        url: &str,
+    ) -> Result<WebhookRow, NotificationError> {
+        let url = check_url_resolving(url, self.config.webhook_allow_private)
+            .await
+            .map_err(|m| NotificationError::field("url", m))?;
+        let row = WebhookRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            user_id: user.to_string(),
+            url: url.to_string(),
+            secret: new_secret(),
+            previous_secret: None,
+            previous_until: None,
+            created_at: self.clock.now(),
+            disabled_at: None,
+            disabled_reason: None,
+            consecutive_failures: 0,
         };
-        let secret = new_secret();
-        diesel::update(webhooks::table.find(id))
-            .set((
-                webhooks::secret.eq(&secret),
-                webhooks::previous_secret.eq(Some(&row.secret)),
-                webhooks::previous_until.eq(Some(previous_until)),
-            ))
-            .execute(conn)?;
-        get(conn, user, id)
-    })
+        let r = row.clone();
+        store::run(self.pool, move |conn| {
+            store::transaction(conn, |conn| {
+                if store::webhooks::count(conn, &r.user_id)? >= MAX_PER_USER {
+                    return Err(NotificationError::Conflict(format!(
+                        "at most {MAX_PER_USER} webhook endpoints"
+                    )));
+                }
+                store::webhooks::insert(conn, &r)?;
+                Ok(())
+            })
+        })
+        .await?;
+        Ok(row)
+    }
+
+    /// `GET /v1/me/webhooks`: the user's endpoints, oldest first.
+    pub async fn webhooks(&self, user: &str) -> Result<Vec<WebhookRow>, NotificationError> {
+        let user = user.to_string();
+        Ok(store::run(self.pool, move |conn| store::webhooks::list(conn, &user)).await?)
+    }
+
+    /// `DELETE /v1/me/webhooks/{id}`: the endpoint and its deliveries.
+    pub async fn delete_webhook(&self, user: &str, id: &str) -> Result<(), NotificationError> {
+        let (user, i) = (user.to_string(), id.to_string());
+        let found = store::run(self.pool, move |conn| {
+            store::webhooks::delete(conn, &user, &i)
+        })
+        .await
+        .map_err(|e: StoreError| NotificationError::from(e))?;
+        if !found {
+            return Err(no_webhook(id));
+        }
+        Ok(())
+    }
+
+    /// `POST /v1/me/webhooks/{id}/secret`: a new secret; the previous one keeps signing
+    /// for `webhook_secret_grace`.
+    pub async fn rotate_webhook_secret(
+        &self,
+        user: &str,
+        id: &str,
+    ) -> Result<WebhookRow, NotificationError> {
+        let grace = TimeDelta::from_std(self.config.webhook_secret_grace).unwrap_or_default();
+        let until = self.clock.now() + grace;
+        let (user, i, secret) = (user.to_string(), id.to_string(), new_secret());
+        store::run(self.pool, move |conn| {
+            store::webhooks::rotate(conn, &user, &i, &secret, until)
+        })
+        .await
+        .map_err(|e: StoreError| NotificationError::from(e))?
+        .ok_or_else(|| no_webhook(id))
+    }
+
+    /// `GET /v1/me/webhooks/{id}/deliveries`: the most recent deliveries to one of the
+    /// user's endpoints, newest first, each with its notification's kind.
+    pub async fn webhook_deliveries(
+        &self,
+        user: &str,
+        id: &str,
+    ) -> Result<Vec<(DeliveryRow, String)>, NotificationError> {
+        let (user, i) = (user.to_string(), id.to_string());
+        store::run(self.pool, move |conn| {
+            if store::webhooks::get(conn, &user, &i)?.is_none() {
+                return Ok(None);
+            }
+            store::deliveries::recent_for_endpoint(conn, &i, RECENT_DELIVERIES).map(Some)
+        })
+        .await
+        .map_err(|e: StoreError| NotificationError::from(e))?
+        .ok_or_else(|| no_webhook(id))
+    }
+}
+
+fn no_webhook(id: &str) -> NotificationError {
+    NotificationError::NotFound(format!("no webhook {id}"))
 }
 
 #[cfg(test)]

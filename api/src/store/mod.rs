@@ -12,13 +12,20 @@
 //! instances may start at once.
 
 pub mod cache;
+pub mod deliveries;
 mod error;
+pub mod feed;
 pub mod games;
 pub mod idempotency;
 pub mod lease;
 pub mod models;
 pub mod outbox;
+pub mod recipients;
 pub mod schema;
+pub mod settings;
+pub mod stats;
+pub mod vacations;
+pub mod webhooks;
 
 pub use error::{RunError, StoreError};
 
