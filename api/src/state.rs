@@ -24,7 +24,7 @@ pub struct AppState {
     /// Registrations per client address.
     pub register_ip_limiter: RateLimiter,
     /// Recently used game states (see `games::cache`).
-    pub games: GameCache,
+    pub games: Arc<GameCache>,
     /// The time of every command (tests inject their own).
     pub clock: Arc<dyn Clock>,
     // -- operations --
@@ -32,8 +32,6 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Draining state and the background workers' stop signal (see `shutdown`).
     pub shutdown: crate::shutdown::Shutdown,
-    /// Notification delivery: HTTP client, counters (see `notifications::delivery`).
-    pub delivery: crate::notifications::delivery::DeliveryState,
 }
 
 impl AppState {
@@ -52,11 +50,10 @@ impl AppState {
             ),
             jwt,
             passwords,
-            games: GameCache::new(crate::games::CACHE_CAPACITY),
+            games: Arc::new(GameCache::new(crate::games::CACHE_CAPACITY)),
             clock: Arc::new(SystemClock),
             metrics: Arc::new(crate::metrics::Metrics::new()),
             shutdown: crate::shutdown::Shutdown::new(),
-            delivery: crate::notifications::delivery::DeliveryState::new(&config.notify)?,
             pool,
             config,
         })
@@ -64,6 +61,35 @@ impl AppState {
 }
 
 impl AppState {
+    /// The contexts of the background workers (see `workers`).
+    pub fn janitor(&self) -> crate::workers::janitor::Janitor {
+        crate::workers::janitor::Janitor {
+            pool: self.pool.clone(),
+            clock: self.clock.clone(),
+            retention: self.config.idempotency_retention,
+        }
+    }
+
+    pub fn due_work(&self) -> crate::workers::due::DueWork {
+        crate::workers::due::DueWork {
+            pool: self.pool.clone(),
+            clock: self.clock.clone(),
+            games: self.games.clone(),
+            bots: crate::games::bots::BotSettings::of(&self.config),
+            every: self.config.due_interval,
+            lease: self.config.due_lease,
+        }
+    }
+
+    pub fn delivery(&self) -> Result<crate::workers::delivery::Delivery, String> {
+        crate::workers::delivery::Delivery::new(
+            &self.config,
+            self.pool.clone(),
+            self.clock.clone(),
+            self.games.clone(),
+        )
+    }
+
     /// The context of the notification use cases.
     pub fn notifications(&self) -> crate::notifications::Notifications<'_> {
         crate::notifications::Notifications {

@@ -19,10 +19,8 @@
 
 pub mod bots;
 pub mod commands;
-pub mod due;
 pub mod events;
 pub mod queries;
-pub mod reminders;
 pub mod state;
 pub mod timing;
 pub mod views;

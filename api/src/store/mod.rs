@@ -13,6 +13,7 @@
 
 pub mod cache;
 pub mod deliveries;
+pub mod due;
 mod error;
 pub mod feed;
 pub mod games;
@@ -21,6 +22,7 @@ pub mod lease;
 pub mod models;
 pub mod outbox;
 pub mod recipients;
+pub mod reminders;
 pub mod schema;
 pub mod settings;
 pub mod stats;
