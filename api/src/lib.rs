@@ -212,7 +212,7 @@ pub fn app(
             }),
         )
         // Prometheus metrics: not part of the public API document (see `metrics`).
-        .route("/metrics", web::get().to(metrics::endpoint))
+        .route("/metrics", web::get().to(routes::metrics::endpoint))
         .default_service(web::to(routes::fallback::not_found))
         .wrap(from_fn(body_limit::limit_body))
         // HEAD, OPTIONS, Cache-Control; CORS for DJAMBI_CORS_ORIGINS (accounts).

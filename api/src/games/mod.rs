@@ -22,6 +22,7 @@ pub mod commands;
 pub mod events;
 pub mod queries;
 pub mod state;
+pub mod stats;
 pub mod timing;
 pub mod views;
 
