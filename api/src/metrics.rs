@@ -141,10 +141,10 @@ impl Metrics {
     }
 
     /// Sets the gauges read at scrape time.
-    pub fn set_pool(&self, state: diesel::r2d2::State, max: u32) {
+    pub fn set_pool(&self, connections: u32, idle_connections: u32, max: u32) {
         self.with(|| {
-            let idle = f64::from(state.idle_connections);
-            let in_use = f64::from(state.connections.saturating_sub(state.idle_connections));
+            let idle = f64::from(idle_connections);
+            let in_use = f64::from(connections.saturating_sub(idle_connections));
             gauge!("djambi_db_pool_connections", "state" => "idle").set(idle);
             gauge!("djambi_db_pool_connections", "state" => "in_use").set(in_use);
             gauge!("djambi_db_pool_max_connections").set(f64::from(max));

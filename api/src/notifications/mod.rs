@@ -33,6 +33,7 @@ pub mod feed;
 pub mod settings;
 pub mod unsubscribe;
 pub mod vacation;
+pub mod webhook_endpoints;
 pub mod webhooks;
 
 pub use error::NotificationError;

@@ -16,26 +16,22 @@
 //! checked at registration and again at every connection (by the client's resolver, so
 //! a DNS change cannot point a registered host inward); `DJAMBI_WEBHOOK_ALLOW_PRIVATE=true`
 //! lifts this for development and tests. Redirects are not followed.
+//!
+//! The use cases of the endpoints (register, list, delete, rotate, deliveries) are
+//! [`super::webhook_endpoints`].
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
-use chrono::TimeDelta;
 use hmac::{KeyInit, Mac};
 
-use super::{NotificationError, Notifications};
-use crate::store::{self, StoreError};
-
+pub use super::webhook_endpoints::{MAX_PER_USER, RECENT_DELIVERIES};
 pub use crate::store::deliveries::DeliveryRow;
 pub use crate::store::webhooks::WebhookRow;
 
-/// Endpoints per user.
-pub const MAX_PER_USER: i64 = 10;
 pub const MAX_URL_LEN: usize = 2000;
-/// The deliveries `GET /v1/me/webhooks/{id}/deliveries` shows.
-pub const RECENT_DELIVERIES: i64 = 50;
 
 /// A new secret: `whsec_` and the base64 of 32 random bytes.
 pub fn new_secret() -> String {
@@ -189,107 +185,6 @@ pub fn client(
         .user_agent(concat!("Djambi-Webhooks/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("webhook client: {e}"))
-}
-
-impl Notifications<'_> {
-    /// `POST /v1/me/webhooks`: registers an endpoint (its URL checked and resolved); the
-    /// answer is the only one that shows its secret.
-    pub async fn create_webhook(
-        &self,
-        user: &str,
-        url: &str,
-    ) -> Result<WebhookRow, NotificationError> {
-        let url = check_url_resolving(url, self.config.webhook_allow_private)
-            .await
-            .map_err(|m| NotificationError::field("url", m))?;
-        let row = WebhookRow {
-            id: uuid::Uuid::now_v7().to_string(),
-            user_id: user.to_string(),
-            url: url.to_string(),
-            secret: new_secret(),
-            previous_secret: None,
-            previous_until: None,
-            created_at: self.clock.now(),
-            disabled_at: None,
-            disabled_reason: None,
-            consecutive_failures: 0,
-        };
-        let r = row.clone();
-        store::run(self.pool, move |conn| {
-            store::transaction(conn, |conn| {
-                if store::webhooks::count(conn, &r.user_id)? >= MAX_PER_USER {
-                    return Err(NotificationError::Conflict(format!(
-                        "at most {MAX_PER_USER} webhook endpoints"
-                    )));
-                }
-                store::webhooks::insert(conn, &r)?;
-                Ok(())
-            })
-        })
-        .await?;
-        Ok(row)
-    }
-
-    /// `GET /v1/me/webhooks`: the user's endpoints, oldest first.
-    pub async fn webhooks(&self, user: &str) -> Result<Vec<WebhookRow>, NotificationError> {
-        let user = user.to_string();
-        Ok(store::run(self.pool, move |conn| store::webhooks::list(conn, &user)).await?)
-    }
-
-    /// `DELETE /v1/me/webhooks/{id}`: the endpoint and its deliveries.
-    pub async fn delete_webhook(&self, user: &str, id: &str) -> Result<(), NotificationError> {
-        let (user, i) = (user.to_string(), id.to_string());
-        let found = store::run(self.pool, move |conn| {
-            store::webhooks::delete(conn, &user, &i)
-        })
-        .await
-        .map_err(|e: StoreError| NotificationError::from(e))?;
-        if !found {
-            return Err(no_webhook(id));
-        }
-        Ok(())
-    }
-
-    /// `POST /v1/me/webhooks/{id}/secret`: a new secret; the previous one keeps signing
-    /// for `webhook_secret_grace`.
-    pub async fn rotate_webhook_secret(
-        &self,
-        user: &str,
-        id: &str,
-    ) -> Result<WebhookRow, NotificationError> {
-        let grace = TimeDelta::from_std(self.config.webhook_secret_grace).unwrap_or_default();
-        let until = self.clock.now() + grace;
-        let (user, i, secret) = (user.to_string(), id.to_string(), new_secret());
-        store::run(self.pool, move |conn| {
-            store::webhooks::rotate(conn, &user, &i, &secret, until)
-        })
-        .await
-        .map_err(|e: StoreError| NotificationError::from(e))?
-        .ok_or_else(|| no_webhook(id))
-    }
-
-    /// `GET /v1/me/webhooks/{id}/deliveries`: the most recent deliveries to one of the
-    /// user's endpoints, newest first, each with its notification's kind.
-    pub async fn webhook_deliveries(
-        &self,
-        user: &str,
-        id: &str,
-    ) -> Result<Vec<(DeliveryRow, String)>, NotificationError> {
-        let (user, i) = (user.to_string(), id.to_string());
-        store::run(self.pool, move |conn| {
-            if store::webhooks::get(conn, &user, &i)?.is_none() {
-                return Ok(None);
-            }
-            store::deliveries::recent_for_endpoint(conn, &i, RECENT_DELIVERIES).map(Some)
-        })
-        .await
-        .map_err(|e: StoreError| NotificationError::from(e))?
-        .ok_or_else(|| no_webhook(id))
-    }
-}
-
-fn no_webhook(id: &str) -> NotificationError {
-    NotificationError::NotFound(format!("no webhook {id}"))
 }
 
 #[cfg(test)]

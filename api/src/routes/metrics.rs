@@ -29,7 +29,12 @@ pub async fn endpoint(
         }
     }
     let metrics = &state.metrics;
-    metrics.set_pool(state.pool.state(), state.config.database.pool_size);
+    let pool = state.pool.state();
+    metrics.set_pool(
+        pool.connections,
+        pool.idle_connections,
+        state.config.database.pool_size,
+    );
     match crate::games::stats::games_by_status(&state.pool).await {
         Ok(rows) => metrics.set_games(&rows),
         Err(e) => tracing::warn!(error = %e, "metrics: cannot count games"),
