@@ -7,7 +7,7 @@
 //! tokens, the `Authenticated` extractor), [`games`] (the event-sourced games: events,
 //! store, cache, commands, idempotency), [`routes`] (one module per resource),
 //! [`openapi`], [`rate_limit`], [`body_limit`], [`validate`], [`pagination`], [`state`],
-//! [`janitor`] (background clean-up), [`accounts`] (the accounts store and the username
+//! [`workers`] (the background loops), [`accounts`] (the accounts store and the username
 //! and password profiles), [`http_policy`] (HEAD, OPTIONS, CORS, Cache-Control),
 //! [`notifications`] (the outbox, the feed and its stream).
 //!
@@ -24,7 +24,6 @@ pub mod error;
 pub mod extract;
 pub mod games;
 pub mod http_policy;
-pub mod janitor;
 pub mod maintenance;
 pub mod notifications;
 pub mod openapi;
@@ -34,6 +33,7 @@ pub mod routes;
 pub mod state;
 pub mod store;
 pub mod validate;
+pub mod workers;
 // -- operations --
 pub mod config_reference;
 pub mod dev_secret;
@@ -137,11 +137,12 @@ pub async fn start_with_clock(
     let grace = config.shutdown_grace;
     let mut state = AppState::new(config, pool).map_err(StartError::Setup)?;
     state.clock = clock;
+    let delivery = state.delivery().map_err(StartError::Setup)?;
     let state = web::Data::new(state);
     let _ = openapi::document_json();
-    janitor::spawn(state.clone());
-    games::due::spawn(state.clone());
-    notifications::delivery::spawn(state.clone());
+    workers::janitor::spawn(state.janitor(), &state.shutdown);
+    workers::due::spawn(state.due_work(), &state.shutdown);
+    workers::delivery::spawn(std::sync::Arc::new(delivery), &state.shutdown);
     let shutdown = state.shutdown.clone();
     let app_state = state.clone();
     let mut server = HttpServer::new(move || app(app_state.clone()))
@@ -211,7 +212,7 @@ pub fn app(
             }),
         )
         // Prometheus metrics: not part of the public API document (see `metrics`).
-        .route("/metrics", web::get().to(metrics::endpoint))
+        .route("/metrics", web::get().to(routes::metrics::endpoint))
         .default_service(web::to(routes::fallback::not_found))
         .wrap(from_fn(body_limit::limit_body))
         // HEAD, OPTIONS, Cache-Control; CORS for DJAMBI_CORS_ORIGINS (accounts).

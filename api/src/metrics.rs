@@ -1,7 +1,8 @@
 //! Prometheus metrics, served at `/metrics` (text exposition format) by
-//! `metrics-exporter-prometheus`, without an HTTP listener of its own.
+//! `metrics-exporter-prometheus`, without an HTTP listener of its own (the endpoint is
+//! `crate::routes::metrics`; the database-backed gauges are read by `crate::games::stats`).
 //!
-//! Each server has its own recorder ([`Metrics`], in [`AppState`]), so several servers in one
+//! Each server has its own recorder ([`Metrics`], in `AppState`), so several servers in one
 //! process (the tests) count separately. What is measured:
 //!
 //! | metric | kind | labels |
@@ -21,17 +22,10 @@
 
 use std::time::Duration;
 
-use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, web};
-use diesel::prelude::*;
 use metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
 use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
-
-use crate::error::ApiError;
-use crate::state::AppState;
-use crate::store::{self, RunError};
 
 /// The route label of requests that matched no route (keeps the label set bounded).
 pub const UNMATCHED_ROUTE: &str = "unmatched";
@@ -147,10 +141,10 @@ impl Metrics {
     }
 
     /// Sets the gauges read at scrape time.
-    pub fn set_pool(&self, state: diesel::r2d2::State, max: u32) {
+    pub fn set_pool(&self, connections: u32, idle_connections: u32, max: u32) {
         self.with(|| {
-            let idle = f64::from(state.idle_connections);
-            let in_use = f64::from(state.connections.saturating_sub(state.idle_connections));
+            let idle = f64::from(idle_connections);
+            let in_use = f64::from(connections.saturating_sub(idle_connections));
             gauge!("djambi_db_pool_connections", "state" => "idle").set(idle);
             gauge!("djambi_db_pool_connections", "state" => "in_use").set(in_use);
             gauge!("djambi_db_pool_max_connections").set(f64::from(max));
@@ -178,55 +172,6 @@ impl Metrics {
         self.handle.run_upkeep();
         self.handle.render()
     }
-}
-
-/// Games by status, for `djambi_games`.
-pub fn count_games_by_status(conn: &mut store::DbConnection) -> QueryResult<Vec<(String, i64)>> {
-    use crate::store::schema::games::dsl::*;
-    games
-        .group_by(status)
-        .select((status, diesel::dsl::count_star()))
-        .load(conn)
-}
-
-/// `GET /metrics`: the Prometheus text format. Registered outside the OpenAPI document.
-pub async fn endpoint(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-) -> Result<HttpResponse, ApiError> {
-    if !state.config.metrics_enabled {
-        return Err(ApiError::NotFound("nothing at /metrics".into()));
-    }
-    if let Some(token) = &state.config.metrics_token {
-        let given = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        if !constant_time_eq(given.trim().as_bytes(), token.expose().as_bytes()) {
-            return Err(ApiError::unauthenticated(
-                "/metrics needs the bearer token set in DJAMBI_METRICS_TOKEN",
-            ));
-        }
-    }
-    let metrics = &state.metrics;
-    metrics.set_pool(state.pool.state(), state.config.database.pool_size);
-    match store::run(&state.pool, |conn| {
-        count_games_by_status(conn).map_err(|e| RunError::NoConnection(e.to_string()))
-    })
-    .await
-    {
-        Ok(rows) => metrics.set_games(&rows),
-        Err(e) => tracing::warn!(error = %e, "metrics: cannot count games"),
-    }
-    Ok(HttpResponse::Ok()
-        .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(metrics.render()))
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]

@@ -32,8 +32,6 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Draining state and the background workers' stop signal (see `shutdown`).
     pub shutdown: crate::shutdown::Shutdown,
-    /// Notification delivery: HTTP client, counters (see `notifications::delivery`).
-    pub delivery: crate::notifications::delivery::DeliveryState,
 }
 
 impl AppState {
@@ -65,7 +63,6 @@ impl AppState {
             clock: Arc::new(SystemClock),
             metrics: Arc::new(crate::metrics::Metrics::new()),
             shutdown: crate::shutdown::Shutdown::new(),
-            delivery: crate::notifications::delivery::DeliveryState::new(&config.notify)?,
             pool,
             config,
         })
@@ -81,6 +78,47 @@ impl AppState {
             throttle: &self.login_throttle,
             refresh_ttl: chrono::TimeDelta::from_std(self.config.refresh_token_ttl)
                 .unwrap_or(chrono::TimeDelta::days(30)),
+        }
+    }
+}
+
+impl AppState {
+    /// The contexts of the background workers (see `workers`).
+    pub fn janitor(&self) -> crate::workers::janitor::Janitor {
+        crate::workers::janitor::Janitor {
+            pool: self.pool.clone(),
+            clock: self.clock.clone(),
+            retention: self.config.idempotency_retention,
+        }
+    }
+
+    pub fn due_work(&self) -> crate::workers::due::DueWork {
+        crate::workers::due::DueWork {
+            pool: self.pool.clone(),
+            clock: self.clock.clone(),
+            games: self.games.clone(),
+            bots: crate::games::bots::BotSettings::of(&self.config),
+            every: self.config.due_interval,
+            lease: self.config.due_lease,
+        }
+    }
+
+    pub fn delivery(&self) -> Result<crate::workers::delivery::Delivery, String> {
+        crate::workers::delivery::Delivery::new(
+            &self.config,
+            self.pool.clone(),
+            self.clock.clone(),
+            self.games.clone(),
+        )
+    }
+
+    /// The context of the notification use cases.
+    pub fn notifications(&self) -> crate::notifications::Notifications<'_> {
+        crate::notifications::Notifications {
+            pool: &self.pool,
+            clock: &*self.clock,
+            config: &self.config.notify,
+            signing_secret: self.config.jwt_secret.expose(),
         }
     }
 }

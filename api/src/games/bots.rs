@@ -113,8 +113,6 @@ pub fn bot_command(
     Some(Command::BotMove { seat, mv })
 }
 
-/// The projection's `bots` column: `B3,G5` (seat and level, in seat order); `None`
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,11 +19,10 @@
 
 pub mod bots;
 pub mod commands;
-pub mod due;
 pub mod events;
 pub mod queries;
-pub mod reminders;
 pub mod state;
+pub mod stats;
 pub mod timing;
 pub mod write;
 

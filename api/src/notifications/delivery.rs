@@ -1,5 +1,7 @@
 //! The delivery queue: notifications sent outside the app (webhooks, e-mail), with
-//! retries, exponential back-off and a dead letter.
+//! retries, exponential back-off and a dead letter. This module holds its decisions over
+//! the store (fan-out, loading claimed jobs, recording outcomes) and the webhook body;
+//! the loop that claims and sends is [`crate::workers::delivery`].
 //!
 //! The notification row is the durable outbox item (written with its events, on both
 //! write paths). A worker in every server process:
@@ -10,7 +12,7 @@
 //!    channel, endpoint) and marks the notifications fanned out. A crash before the commit
 //!    leaves the notifications to fan out again; nothing pending is lost;
 //! 2. **claims** due deliveries (`status = 'pending' AND next_attempt_at <= now`) for a
-//!    lease, like the due-work worker ([`crate::games::due`]): `UPDATE .. WHERE id IN
+//!    lease, like the due-work worker ([`crate::workers::due`]): `UPDATE .. WHERE id IN
 //!    (SELECT .. FOR UPDATE SKIP LOCKED) RETURNING id`, so several instances share the
 //!    work and each delivery is attempted by one instance at a time;
 //! 3. **sends** them (outside any transaction) and **records** each outcome, guarded by
@@ -27,23 +29,16 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use actix_web::web;
 use chrono::{NaiveDateTime, TimeDelta};
-use diesel::prelude::*;
-use futures_util::StreamExt;
 use serde_json::json;
 
 use super::config::NotifyConfig;
-use super::feed::NotificationView;
-use super::webhooks::{self, WebhookRow};
+use super::email::{self, Mail, MailContext};
+use super::feed::FeedItem;
+use super::webhooks::WebhookRow;
 use super::{settings, stable_id};
-use crate::shutdown::Pace;
-use crate::state::AppState;
-use crate::store::StoreError;
-use crate::store::lease::Queue;
 use crate::store::outbox::NotificationRow;
-use crate::store::schema::{deliveries, notifications, users, webhooks as webhooks_t};
-use crate::store::{self, DbConnection};
+use crate::store::{self, DbConnection, StoreError};
 
 /// Notifications fanned out, and deliveries claimed, per statement.
 pub const BATCH: i64 = 100;
@@ -52,23 +47,7 @@ pub const CONCURRENCY: usize = 8;
 /// Longest error text kept.
 const MAX_ERROR: usize = 500;
 
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
-#[diesel(table_name = deliveries)]
-pub struct DeliveryRow {
-    pub id: String,
-    pub notification_id: String,
-    pub user_id: String,
-    pub channel: String,
-    pub endpoint: String,
-    pub status: String,
-    pub attempts: i32,
-    pub next_attempt_at: NaiveDateTime,
-    pub lease_until: Option<NaiveDateTime>,
-    pub last_error: Option<String>,
-    pub last_status: Option<i32>,
-    pub created_at: NaiveDateTime,
-    pub delivered_at: Option<NaiveDateTime>,
-}
+pub use crate::store::deliveries::DeliveryRow;
 
 /// What the workers of this process did (read them for metrics).
 #[derive(Debug, Default)]
@@ -83,27 +62,8 @@ pub struct Counters {
 }
 
 impl Counters {
-    fn add(c: &AtomicU64, n: usize) {
+    pub fn add(c: &AtomicU64, n: usize) {
         c.fetch_add(n as u64, Ordering::Relaxed);
-    }
-}
-
-/// What deliveries need at run time: the HTTP client and the counters.
-#[derive(Debug)]
-pub struct DeliveryState {
-    pub client: reqwest::Client,
-    /// `None` without an SMTP server.
-    pub mailer: Option<super::email::Mailer>,
-    pub counters: Counters,
-}
-
-impl DeliveryState {
-    pub fn new(cfg: &NotifyConfig) -> Result<DeliveryState, String> {
-        Ok(DeliveryState {
-            client: webhooks::client(cfg.webhook_timeout, cfg.webhook_allow_private)?,
-            mailer: cfg.smtp.as_ref().map(super::email::mailer).transpose()?,
-            counters: Counters::default(),
-        })
     }
 }
 
@@ -113,7 +73,7 @@ pub fn backoff(cfg: &NotifyConfig, attempts: u32) -> Duration {
     cfg.backoff.saturating_mul(factor).min(cfg.backoff_max)
 }
 
-fn delta(d: Duration) -> TimeDelta {
+pub fn delta(d: Duration) -> TimeDelta {
     TimeDelta::from_std(d).unwrap_or(TimeDelta::MAX)
 }
 
@@ -124,19 +84,7 @@ pub fn fan_out(
     now: NaiveDateTime,
 ) -> Result<(usize, usize), StoreError> {
     store::transaction(conn, |conn| {
-        macro_rules! q {
-            () => {
-                notifications::table
-                    .filter(notifications::fanned_out_at.is_null())
-                    .order((notifications::created_at.asc(), notifications::id.asc()))
-                    .limit(BATCH)
-                    .select(NotificationRow::as_select())
-            };
-        }
-        let rows: Vec<NotificationRow> = match conn {
-            DbConnection::Pg(c) => q!().for_update().skip_locked().load(c)?,
-            DbConnection::Sqlite(c) => q!().load(c)?,
-        };
+        let rows = store::deliveries::lock_unfanned(conn, BATCH)?;
         if rows.is_empty() {
             return Ok((0, 0));
         }
@@ -148,14 +96,11 @@ pub fn fan_out(
         for n in &rows {
             if !by_user.contains_key(&n.user_id) {
                 let s = settings::load(conn, &n.user_id)?;
-                let hooks: Vec<WebhookRow> = webhooks::list(conn, &n.user_id)?
+                let hooks: Vec<WebhookRow> = store::webhooks::list(conn, &n.user_id)?
                     .into_iter()
                     .filter(|w| w.disabled_at.is_none())
                     .collect();
-                let email: String = users::table
-                    .find(&n.user_id)
-                    .select(users::email)
-                    .first(conn)?;
+                let email = store::recipients::email(conn, &n.user_id)?;
                 by_user.insert(n.user_id.clone(), (s, hooks, email));
             }
             let (s, hooks, email) = &by_user[&n.user_id];
@@ -189,37 +134,14 @@ pub fn fan_out(
                     created_at: now,
                     delivered_at: None,
                 };
-                diesel::insert_into(deliveries::table)
-                    .values(&row)
-                    .execute(conn)?;
+                store::deliveries::insert(conn, &row)?;
                 created += 1;
             }
         }
         let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-        diesel::update(notifications::table.filter(notifications::id.eq_any(ids)))
-            .set(notifications::fanned_out_at.eq(Some(now)))
-            .execute(conn)?;
+        store::deliveries::mark_fanned_out(conn, &ids, now)?;
         Ok((rows.len(), created))
     })
-}
-
-/// The deliveries waiting for an attempt.
-const PENDING_DELIVERIES: Queue = Queue {
-    table: "deliveries",
-    id: "id",
-    due: "next_attempt_at",
-    lease: "lease_until",
-    only: "status = 'pending'",
-};
-
-/// Claims up to `limit` due deliveries until `until`.
-pub fn claim(
-    conn: &mut DbConnection,
-    now: NaiveDateTime,
-    until: NaiveDateTime,
-    limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    Ok(PENDING_DELIVERIES.claim(conn, now, until, limit)?)
 }
 
 /// Where a claimed delivery goes.
@@ -228,12 +150,12 @@ pub enum Target {
     Webhook(WebhookRow),
     Email {
         to: String,
-        mail: super::email::Mail,
+        mail: Mail,
     },
     /// An item of a daily digest (sent together with the others claimed for `to`).
     Digest {
         to: String,
-        mail: super::email::Mail,
+        mail: Mail,
     },
     /// Nothing to send to any more (the endpoint was disabled or deleted).
     Gone(String),
@@ -248,41 +170,29 @@ pub struct Job {
     pub lease: NaiveDateTime,
 }
 
-/// Loads the claimed deliveries.
+/// Loads the claimed deliveries (composing their mails).
 pub fn load_jobs(
     conn: &mut DbConnection,
-    app: &AppState,
+    mail: &MailContext<'_>,
     ids: &[String],
     lease: NaiveDateTime,
 ) -> Result<Vec<Job>, StoreError> {
-    let rows: Vec<DeliveryRow> = deliveries::table
-        .filter(deliveries::id.eq_any(ids))
-        .select(DeliveryRow::as_select())
-        .load(conn)?;
+    let rows = store::deliveries::load(conn, ids)?;
     let mut jobs = Vec::with_capacity(rows.len());
-    for d in rows {
-        let note: NotificationRow = notifications::table
-            .find(&d.notification_id)
-            .select(NotificationRow::as_select())
-            .first(conn)?;
+    for (d, note) in rows {
         let target = match d.channel.as_str() {
-            "webhook" => match webhooks_t::table
-                .find(&d.endpoint)
-                .select(WebhookRow::as_select())
-                .first(conn)
-                .optional()?
-            {
+            "webhook" => match store::webhooks::find(conn, &d.endpoint)? {
                 Some(w) if w.disabled_at.is_none() => Target::Webhook(w),
                 Some(_) => Target::Gone("the endpoint is disabled".into()),
                 None => Target::Gone("the endpoint was deleted".into()),
             },
             "email" => Target::Email {
                 to: d.endpoint.clone(),
-                mail: super::email::compose(conn, app, &note)?,
+                mail: email::compose(conn, mail, &note)?,
             },
             "digest" => Target::Digest {
                 to: d.endpoint.clone(),
-                mail: super::email::compose(conn, app, &note)?,
+                mail: email::compose(conn, mail, &note)?,
             },
             other => Target::Gone(format!("unknown channel {other}")),
         };
@@ -315,64 +225,9 @@ pub fn webhook_body(note: &NotificationRow) -> String {
     json!({
         "type": note.kind,
         "timestamp": note.created_at.and_utc(),
-        "data": NotificationView::of(note),
+        "data": FeedItem::of(note),
     })
     .to_string()
-}
-
-/// Sends one webhook delivery.
-pub async fn send_webhook(
-    client: &reqwest::Client,
-    hook: &WebhookRow,
-    note: &NotificationRow,
-    now: NaiveDateTime,
-) -> Outcome {
-    let body = webhook_body(note);
-    let ts = now.and_utc().timestamp();
-    let sig = webhooks::signature_header(&hook.signing_secrets(now), &note.id, ts, body.as_bytes());
-    let res = client
-        .post(&hook.url)
-        .header("content-type", "application/json")
-        .header("webhook-id", &note.id)
-        .header("webhook-timestamp", ts.to_string())
-        .header("webhook-signature", sig)
-        .body(body)
-        .send()
-        .await;
-    match res {
-        Ok(r) if r.status().is_success() => Outcome::Delivered {
-            status: Some(i32::from(r.status().as_u16())),
-        },
-        Ok(r) => Outcome::Failed {
-            status: Some(i32::from(r.status().as_u16())),
-            error: format!("the endpoint answered {}", r.status()),
-        },
-        Err(e) => {
-            use std::error::Error;
-            let mut text = e.to_string();
-            let mut src = e.source();
-            while let Some(s) = src {
-                text.push_str(": ");
-                text.push_str(&s.to_string());
-                src = s.source();
-            }
-            Outcome::Failed {
-                status: None,
-                error: text,
-            }
-        }
-    }
-}
-
-/// Sends one job.
-pub async fn send(app: &AppState, job: &Job, now: NaiveDateTime) -> Outcome {
-    match &job.target {
-        Target::Webhook(hook) => send_webhook(&app.delivery.client, hook, &job.note, now).await,
-        Target::Email { to, mail } | Target::Digest { to, mail } => {
-            super::email::send(app, to, mail, &job.delivery.id).await
-        }
-        Target::Gone(why) => Outcome::Dead(why.clone()),
-    }
 }
 
 fn clip(s: &str) -> String {
@@ -382,67 +237,45 @@ fn clip(s: &str) -> String {
 /// Records an attempt's outcome (if the lease is still this attempt's).
 pub fn record(
     conn: &mut DbConnection,
-    app: &AppState,
+    cfg: &NotifyConfig,
+    c: &Counters,
     job: &Job,
     outcome: &Outcome,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    let cfg = &app.config.notify;
-    let c = &app.delivery.counters;
     let d = &job.delivery;
     let attempts = d.attempts + 1;
-    let mine = deliveries::table
-        .filter(deliveries::id.eq(&d.id))
-        .filter(deliveries::status.eq("pending"))
-        .filter(deliveries::lease_until.eq(Some(job.lease)));
     store::transaction(conn, |conn| {
         match outcome {
             Outcome::Delivered { status } => {
-                diesel::update(mine)
-                    .set((
-                        deliveries::status.eq("delivered"),
-                        deliveries::attempts.eq(attempts),
-                        deliveries::delivered_at.eq(Some(now)),
-                        deliveries::lease_until.eq(None::<NaiveDateTime>),
-                        deliveries::last_status.eq(*status),
-                        deliveries::last_error.eq(None::<String>),
-                    ))
-                    .execute(conn)?;
+                store::deliveries::delivered(conn, &d.id, job.lease, attempts, *status, now)?;
                 Counters::add(&c.delivered, 1);
                 if d.channel == "webhook" {
-                    diesel::update(webhooks_t::table.find(&d.endpoint))
-                        .set(webhooks_t::consecutive_failures.eq(0))
-                        .execute(conn)?;
+                    store::webhooks::reset_failures(conn, &d.endpoint)?;
                 }
                 tracing::info!(delivery = %d.id, channel = %d.channel, notification = %d.notification_id, "delivered");
             }
             Outcome::Failed { status, error } => {
                 let dead = attempts as u32 >= cfg.max_attempts;
                 let next = now + delta(backoff(cfg, attempts as u32));
-                diesel::update(mine)
-                    .set((
-                        deliveries::status.eq(if dead { "dead" } else { "pending" }),
-                        deliveries::attempts.eq(attempts),
-                        deliveries::next_attempt_at.eq(next),
-                        deliveries::lease_until.eq(None::<NaiveDateTime>),
-                        deliveries::last_status.eq(*status),
-                        deliveries::last_error.eq(Some(clip(error))),
-                    ))
-                    .execute(conn)?;
+                store::deliveries::failed(
+                    conn,
+                    &d.id,
+                    job.lease,
+                    attempts,
+                    dead,
+                    next,
+                    *status,
+                    &clip(error),
+                )?;
                 Counters::add(if dead { &c.dead } else { &c.failed }, 1);
                 tracing::warn!(delivery = %d.id, channel = %d.channel, attempts, dead, error = %error, "delivery failed");
                 if d.channel == "webhook" {
-                    endpoint_failed(conn, app, &d.endpoint, now)?;
+                    endpoint_failed(conn, cfg, c, &d.endpoint, now)?;
                 }
             }
             Outcome::Dead(why) => {
-                diesel::update(mine)
-                    .set((
-                        deliveries::status.eq("dead"),
-                        deliveries::lease_until.eq(None::<NaiveDateTime>),
-                        deliveries::last_error.eq(Some(clip(why))),
-                    ))
-                    .execute(conn)?;
+                store::deliveries::dead(conn, &d.id, job.lease, &clip(why))?;
                 Counters::add(&c.dead, 1);
                 tracing::warn!(delivery = %d.id, reason = %why, "delivery dropped");
             }
@@ -454,51 +287,24 @@ pub fn record(
 /// Counts a failed attempt against an endpoint; disables it at the limit.
 fn endpoint_failed(
     conn: &mut DbConnection,
-    app: &AppState,
+    cfg: &NotifyConfig,
+    c: &Counters,
     id: &str,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    diesel::update(webhooks_t::table.find(id))
-        .set(webhooks_t::consecutive_failures.eq(webhooks_t::consecutive_failures + 1))
-        .execute(conn)?;
-    let Some(hook) = webhooks_t::table
-        .find(id)
-        .select(WebhookRow::as_select())
-        .first(conn)
-        .optional()?
-    else {
+    store::webhooks::add_failure(conn, id)?;
+    let Some(hook) = store::webhooks::find(conn, id)? else {
         return Ok(());
     };
-    if hook.disabled_at.is_some()
-        || (hook.consecutive_failures as u32) < app.config.notify.webhook_disable_after
+    if hook.disabled_at.is_some() || (hook.consecutive_failures as u32) < cfg.webhook_disable_after
     {
         return Ok(());
     }
     let reason = format!("{} failed attempts in a row", hook.consecutive_failures);
-    let n = diesel::update(
-        webhooks_t::table
-            .find(id)
-            .filter(webhooks_t::disabled_at.is_null()),
-    )
-    .set((
-        webhooks_t::disabled_at.eq(Some(now)),
-        webhooks_t::disabled_reason.eq(Some(&reason)),
-    ))
-    .execute(conn)?;
-    if n == 0 {
+    if !store::webhooks::disable(conn, id, now, &reason)? {
         return Ok(());
     }
-    diesel::update(
-        deliveries::table
-            .filter(deliveries::channel.eq("webhook"))
-            .filter(deliveries::endpoint.eq(id))
-            .filter(deliveries::status.eq("pending")),
-    )
-    .set((
-        deliveries::status.eq("dead"),
-        deliveries::last_error.eq(Some("the endpoint was disabled")),
-    ))
-    .execute(conn)?;
+    store::deliveries::kill_pending_of_endpoint(conn, id, "the endpoint was disabled")?;
     let at = now.to_string();
     let note = NotificationRow {
         id: stable_id(&["webhook_disabled", id, &at]),
@@ -510,138 +316,10 @@ fn endpoint_failed(
         created_at: now,
         read_at: None,
     };
-    crate::store::outbox::enqueue(conn, std::slice::from_ref(&note))?;
-    Counters::add(&app.delivery.counters.disabled_endpoints, 1);
+    store::outbox::enqueue(conn, std::slice::from_ref(&note))?;
+    Counters::add(&c.disabled_endpoints, 1);
     tracing::warn!(webhook = %id, user = %hook.user_id, %reason, "webhook endpoint disabled");
     Ok(())
-}
-
-/// One round: fan out, claim, send, record. Returns the number of deliveries claimed.
-pub async fn round(app: &web::Data<AppState>) -> Result<usize, store::RunError> {
-    let cfg = app.config.notify.clone();
-    let now = app.clock.now();
-    let until = now + delta(cfg.delivery_lease);
-    let a = app.clone();
-    let jobs = store::run(&app.pool, move |conn| {
-        loop {
-            match fan_out(conn, &cfg, now) {
-                Ok((n, created)) => {
-                    Counters::add(&a.delivery.counters.fanned_out, n);
-                    Counters::add(&a.delivery.counters.created, created);
-                    if (n as i64) < BATCH {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "fanning out notifications failed");
-                    break;
-                }
-            }
-        }
-        let jobs = claim(conn, now, until, BATCH).and_then(|ids| load_jobs(conn, &a, &ids, until));
-        Ok::<_, store::RunError>(jobs.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "claiming deliveries failed");
-            Vec::new()
-        }))
-    })
-    .await?;
-    let claimed = jobs.len();
-    if claimed == 0 {
-        return Ok(0);
-    }
-    Counters::add(&app.delivery.counters.claimed, claimed);
-    // Digest items go out as one mail per address; everything else one by one.
-    let mut groups: Vec<Vec<Job>> = Vec::new();
-    let mut digests: HashMap<String, usize> = HashMap::new();
-    for job in jobs {
-        if let Target::Digest { to, .. } = &job.target {
-            if let Some(&i) = digests.get(to) {
-                groups[i].push(job);
-                continue;
-            }
-            digests.insert(to.clone(), groups.len());
-        }
-        groups.push(vec![job]);
-    }
-    let results: Vec<(Job, Outcome)> = futures_util::stream::iter(groups)
-        .map(|group| async move {
-            let outcome = match &group[0].target {
-                Target::Digest { to, .. } => {
-                    let mails: Vec<&super::email::Mail> = group
-                        .iter()
-                        .filter_map(|j| match &j.target {
-                            Target::Digest { mail, .. } => Some(mail),
-                            _ => None,
-                        })
-                        .collect();
-                    let day = group[0].delivery.next_attempt_at.date() - chrono::Days::new(1);
-                    let mail = super::email::digest(&mails, &day.to_string());
-                    let id = stable_id(&["digest", to, &day.to_string()]);
-                    super::email::send(app, to, &mail, &id).await
-                }
-                _ => send(app, &group[0], app.clock.now()).await,
-            };
-            group
-                .into_iter()
-                .map(|j| (j, outcome.clone()))
-                .collect::<Vec<_>>()
-        })
-        .buffer_unordered(CONCURRENCY)
-        .map(futures_util::stream::iter)
-        .flatten()
-        .collect()
-        .await;
-    let a = app.clone();
-    store::run(&app.pool, move |conn| {
-        let now = a.clock.now();
-        for (job, outcome) in &results {
-            if let Err(e) = record(conn, &a, job, outcome, now) {
-                // The lease runs out and the delivery is tried again.
-                tracing::warn!(delivery = %job.delivery.id, error = %e, "recording a delivery failed");
-            }
-        }
-        Ok::<_, store::RunError>(())
-    })
-    .await?;
-    Ok(claimed)
-}
-
-/// Starts the delivery worker on the server's runtime.
-pub fn spawn(app: web::Data<AppState>) {
-    let every = app
-        .config
-        .notify
-        .delivery_interval
-        .max(Duration::from_millis(1));
-    let shutdown = app.shutdown.clone();
-    shutdown.spawn_periodic("delivery", every, move || {
-        let app = app.clone();
-        async move {
-            match round(&app).await {
-                Ok(n) if n as i64 >= BATCH => Pace::Again,
-                Ok(_) => Pace::Rest,
-                Err(e) => {
-                    tracing::warn!(error = %e, "delivery round could not run");
-                    Pace::Rest
-                }
-            }
-        }
-    });
-}
-
-/// Recent deliveries to one endpoint, newest first.
-pub fn recent_for_endpoint(
-    conn: &mut DbConnection,
-    endpoint: &str,
-    limit: i64,
-) -> Result<Vec<(DeliveryRow, String)>, StoreError> {
-    Ok(deliveries::table
-        .inner_join(notifications::table.on(notifications::id.eq(deliveries::notification_id)))
-        .filter(deliveries::endpoint.eq(endpoint))
-        .order((deliveries::created_at.desc(), deliveries::id.desc()))
-        .limit(limit)
-        .select((DeliveryRow::as_select(), notifications::kind))
-        .load(conn)?)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! E-mail notifications over SMTP (lettre): one mail per notification, or one daily
-//! digest, each with a one-click unsubscribe (RFC 8058).
+//! E-mail notifications: one mail per notification, or one daily digest, each with a
+//! one-click unsubscribe (RFC 8058). This module composes them; the delivery worker sends
+//! them over SMTP ([`crate::workers::email`]).
 //!
 //! A mail names the game and its players, whose turn it is and the deadline, the last
 //! moves, and links to the game page (`{DJAMBI_PUBLIC_URL}/games/{id}`) and its board
@@ -16,23 +17,25 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
 use chrono::NaiveDateTime;
-use diesel::prelude::*;
 use hmac::{KeyInit, Mac};
-use lettre::message::header::{HeaderName, HeaderValue};
-use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 
-use super::config::{SmtpConfig, SmtpTls};
-use super::delivery::Outcome;
 use crate::games::events::Event;
-use crate::state::AppState;
-use crate::store::DbConnection;
-use crate::store::StoreError;
+use crate::store::cache::GameCache;
 use crate::store::games::{self as game_store};
 use crate::store::outbox::NotificationRow;
-use crate::store::schema::users;
+use crate::store::recipients::username;
+use crate::store::{DbConnection, StoreError};
 
-pub type Mailer = AsyncSmtpTransport<Tokio1Executor>;
+/// What composing a mail needs besides the database.
+#[derive(Debug, Clone, Copy)]
+pub struct MailContext<'a> {
+    /// `DJAMBI_PUBLIC_URL`, the base of the links.
+    pub public_url: &'a str,
+    /// The key of the unsubscribe tokens (the server's signing secret).
+    pub signing_secret: &'a str,
+    pub games: &'a GameCache,
+}
 
 /// A mail's contents, composed from the database before sending.
 #[derive(Debug, Clone)]
@@ -40,25 +43,6 @@ pub struct Mail {
     pub subject: String,
     pub body: String,
     pub unsubscribe_url: String,
-}
-
-/// The SMTP transport the settings describe.
-pub fn mailer(cfg: &SmtpConfig) -> Result<Mailer, String> {
-    use lettre::transport::smtp::authentication::Credentials;
-    use lettre::transport::smtp::client::{Tls, TlsParameters};
-    let tls = |host: &str| TlsParameters::new(host.into()).map_err(|e| format!("SMTP TLS: {e}"));
-    let mut b = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(cfg.host.as_str())
-        .port(cfg.port)
-        .timeout(Some(std::time::Duration::from_secs(20)));
-    b = match cfg.tls {
-        SmtpTls::None => b.tls(Tls::None),
-        SmtpTls::StartTls => b.tls(Tls::Required(tls(&cfg.host)?)),
-        SmtpTls::Tls => b.tls(Tls::Wrapper(tls(&cfg.host)?)),
-    };
-    if let (Some(u), Some(p)) = (&cfg.username, &cfg.password) {
-        b = b.credentials(Credentials::new(u.clone(), p.expose().to_string()));
-    }
-    Ok(b.build())
 }
 
 fn unsubscribe_mac(secret: &str, user: &str) -> String {
@@ -103,15 +87,6 @@ fn subject_of(kind: &str) -> &'static str {
     }
 }
 
-fn username(conn: &mut DbConnection, id: &str) -> Result<String, StoreError> {
-    Ok(users::table
-        .find(id)
-        .select(users::username)
-        .first(conn)
-        .optional()?
-        .unwrap_or_else(|| "?".into()))
-}
-
 fn at(t: NaiveDateTime) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
 }
@@ -119,24 +94,19 @@ fn at(t: NaiveDateTime) -> String {
 /// Composes the mail of one notification.
 pub fn compose(
     conn: &mut DbConnection,
-    app: &AppState,
+    ctx: &MailContext<'_>,
     note: &NotificationRow,
 ) -> Result<Mail, StoreError> {
-    let public = app
-        .config
-        .public_url
-        .as_str()
-        .trim_end_matches('/')
-        .to_string();
+    let public = ctx.public_url.trim_end_matches('/').to_string();
     let unsubscribe_url = format!(
         "{public}/v1/unsubscribe/{}",
-        unsubscribe_token(app.config.jwt_secret.expose(), &note.user_id)
+        unsubscribe_token(ctx.signing_secret, &note.user_id)
     );
     let payload: Value = serde_json::from_str(&note.payload).unwrap_or(Value::Null);
     let mut body = String::new();
     let mut subject = subject_of(&note.kind).to_string();
     if let Some(game_id) = &note.game_id {
-        let state = game_store::current_state(conn, &app.games, game_id)?;
+        let state = game_store::current_state(conn, ctx.games, game_id)?;
         let short = &game_id[..game_id.len().min(8)];
         let mut names = Vec::new();
         for s in domain::Seat::ALL {
@@ -230,47 +200,5 @@ pub fn digest(mails: &[&Mail], day: &str) -> Mail {
         subject: format!("[Djambi] Your daily digest of {day}: {} items", mails.len()),
         body,
         unsubscribe_url,
-    }
-}
-
-/// Sends one mail; `id` becomes its Message-ID.
-pub async fn send(app: &AppState, to: &str, mail: &Mail, id: &str) -> Outcome {
-    let (Some(mailer), Some(cfg)) = (&app.delivery.mailer, &app.config.notify.smtp) else {
-        return Outcome::Dead("no SMTP server is configured".into());
-    };
-    let (from, to_box) = match (cfg.from.parse(), to.parse()) {
-        (Ok(f), Ok(t)) => (f, t),
-        _ => return Outcome::Dead(format!("bad address: {to} or {}", cfg.from)),
-    };
-    let message = Message::builder()
-        .from(from)
-        .to(to_box)
-        .subject(&mail.subject)
-        .message_id(Some(format!("<{id}@djambi>")))
-        .raw_header(HeaderValue::new(
-            HeaderName::new_from_ascii_str("List-Unsubscribe"),
-            format!("<{}>", mail.unsubscribe_url),
-        ))
-        .raw_header(HeaderValue::new(
-            HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
-            "List-Unsubscribe=One-Click".into(),
-        ))
-        .raw_header(HeaderValue::new(
-            HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
-            id.to_string(),
-        ))
-        .body(mail.body.clone());
-    let message = match message {
-        Ok(m) => m,
-        Err(e) => return Outcome::Dead(format!("cannot build the mail: {e}")),
-    };
-    match mailer.send(message).await {
-        Ok(r) => Outcome::Delivered {
-            status: r.code().to_string().parse().ok(),
-        },
-        Err(e) => Outcome::Failed {
-            status: e.status().and_then(|c| c.to_string().parse().ok()),
-            error: format!("SMTP: {e}"),
-        },
     }
 }

@@ -9,45 +9,32 @@
 use std::collections::HashMap;
 
 use chrono::{NaiveDateTime, TimeDelta};
-use diesel::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
-use utoipa::ToSchema;
 
-use crate::store::DbConnection;
-use crate::store::StoreError;
-use crate::store::outbox::NotificationRow;
-use crate::store::schema::notifications;
+use super::{NotificationError, Notifications};
+use crate::store::{self, DbConnection, DbPool, StoreError};
+
+pub use crate::store::outbox::NotificationRow;
 
 /// How far before the newest sent item a stream looks for late commits.
 pub const LOOK_BACK: TimeDelta = TimeDelta::seconds(30);
 
-/// A notification as served.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(example = json!({
-    "id": "6f1c2a9e-0d3b-4c1a-9e8f-2b7d5a4c3e21", "kind": "your_turn",
-    "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "version": 12,
-    "payload": {"seat": "B", "deadline": "2026-12-03T12:05:00Z", "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "version": 12},
-    "created_at": "2026-11-30T12:05:00Z", "read": false
-}))]
-pub struct NotificationView {
-    /// Stable: the same notification always has this id (de-duplicate by it).
+/// A notification as the feed and the webhooks show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeedItem {
     pub id: String,
-    /// your_turn, reminder, timeout, chief_killed, seat_eliminated, game_started,
-    /// game_ended or draw_offered.
     pub kind: String,
     pub game_id: Option<String>,
-    /// The game's version that caused it.
     pub version: Option<i64>,
-    #[schema(value_type = Object)]
     pub payload: Value,
     pub created_at: chrono::DateTime<chrono::Utc>,
     pub read: bool,
 }
 
-impl NotificationView {
-    pub fn of(row: &NotificationRow) -> NotificationView {
-        NotificationView {
+impl FeedItem {
+    pub fn of(row: &NotificationRow) -> FeedItem {
+        FeedItem {
             id: row.id.clone(),
             kind: row.kind.clone(),
             game_id: row.game_id.clone(),
@@ -57,95 +44,6 @@ impl NotificationView {
             read: row.read_at.is_some(),
         }
     }
-}
-
-/// Newest first, after the keyset `after`; `limit + 1` rows.
-pub fn page(
-    conn: &mut DbConnection,
-    user: &str,
-    after: Option<(NaiveDateTime, String)>,
-    unread_only: bool,
-    limit: i64,
-) -> Result<Vec<NotificationRow>, StoreError> {
-    let mut q = notifications::table
-        .filter(notifications::user_id.eq(user))
-        .order((notifications::created_at.desc(), notifications::id.desc()))
-        .limit(limit + 1)
-        .select(NotificationRow::as_select())
-        .into_boxed();
-    if let Some((t, id)) = after {
-        q = q.filter(
-            notifications::created_at.lt(t).or(notifications::created_at
-                .eq(t)
-                .and(notifications::id.lt(id))),
-        );
-    }
-    if unread_only {
-        q = q.filter(notifications::read_at.is_null());
-    }
-    Ok(q.load(conn)?)
-}
-
-/// The number of unread notifications.
-pub fn unread_count(conn: &mut DbConnection, user: &str) -> Result<i64, StoreError> {
-    Ok(notifications::table
-        .filter(notifications::user_id.eq(user))
-        .filter(notifications::read_at.is_null())
-        .count()
-        .get_result(conn)?)
-}
-
-/// Marks the given ids read, or every notification up to and including `up_to` (by the
-/// feed's order); returns how many changed.
-pub fn mark_read(
-    conn: &mut DbConnection,
-    user: &str,
-    ids: &[String],
-    up_to: Option<&str>,
-    at: NaiveDateTime,
-) -> Result<usize, StoreError> {
-    let mut changed = 0;
-    if !ids.is_empty() {
-        changed += diesel::update(
-            notifications::table
-                .filter(notifications::user_id.eq(user))
-                .filter(notifications::id.eq_any(ids))
-                .filter(notifications::read_at.is_null()),
-        )
-        .set(notifications::read_at.eq(Some(at)))
-        .execute(conn)?;
-    }
-    if let Some(id) = up_to {
-        if let Some(t) = created_at_of(conn, user, id)? {
-            changed += diesel::update(
-                notifications::table
-                    .filter(notifications::user_id.eq(user))
-                    .filter(notifications::read_at.is_null())
-                    .filter(
-                        notifications::created_at.lt(t).or(notifications::created_at
-                            .eq(t)
-                            .and(notifications::id.le(id))),
-                    ),
-            )
-            .set(notifications::read_at.eq(Some(at)))
-            .execute(conn)?;
-        }
-    }
-    Ok(changed)
-}
-
-/// When one of the user's notifications was made (`None`: no such notification).
-pub fn created_at_of(
-    conn: &mut DbConnection,
-    user: &str,
-    id: &str,
-) -> Result<Option<NaiveDateTime>, StoreError> {
-    Ok(notifications::table
-        .filter(notifications::user_id.eq(user))
-        .filter(notifications::id.eq(id))
-        .select(notifications::created_at)
-        .first(conn)
-        .optional()?)
 }
 
 /// Where a stream is: the newest item sent and the ids sent within [`LOOK_BACK`] of it.
@@ -164,32 +62,18 @@ impl StreamCursor {
         last: Option<&str>,
     ) -> Result<StreamCursor, StoreError> {
         let anchor: Option<(NaiveDateTime, String)> = match last {
-            Some(id) => created_at_of(conn, user, id)?.map(|t| (t, id.to_string())),
+            Some(id) => store::feed::created_at_of(conn, user, id)?.map(|t| (t, id.to_string())),
             None => None,
         };
         let anchor = match anchor {
             Some(a) => Some(a),
             None if last.is_some() => None, // unknown id: send everything we have
-            None => notifications::table
-                .filter(notifications::user_id.eq(user))
-                .order((notifications::created_at.desc(), notifications::id.desc()))
-                .select((notifications::created_at, notifications::id))
-                .first(conn)
-                .optional()?,
+            None => store::feed::newest(conn, user)?,
         };
         let mut cursor = StreamCursor::default();
         if let Some((t, id)) = anchor {
             cursor.newest = Some(t);
-            let seen: Vec<(String, NaiveDateTime)> = notifications::table
-                .filter(notifications::user_id.eq(user))
-                .filter(notifications::created_at.ge(t - LOOK_BACK))
-                .filter(
-                    notifications::created_at.lt(t).or(notifications::created_at
-                        .eq(t)
-                        .and(notifications::id.le(id))),
-                )
-                .select((notifications::id, notifications::created_at))
-                .load(conn)?;
+            let seen = store::feed::ids_between(conn, user, t - LOOK_BACK, (t, &id))?;
             cursor.sent.extend(seen);
         }
         Ok(cursor)
@@ -202,16 +86,8 @@ impl StreamCursor {
         user: &str,
         limit: i64,
     ) -> Result<Vec<NotificationRow>, StoreError> {
-        let mut q = notifications::table
-            .filter(notifications::user_id.eq(user))
-            .order((notifications::created_at.asc(), notifications::id.asc()))
-            .limit(limit + self.sent.len() as i64)
-            .select(NotificationRow::as_select())
-            .into_boxed();
-        if let Some(t) = self.newest {
-            q = q.filter(notifications::created_at.ge(t - LOOK_BACK));
-        }
-        let rows: Vec<NotificationRow> = q.load(conn)?;
+        let since = self.newest.map(|t| t - LOOK_BACK);
+        let rows = store::feed::oldest_since(conn, user, since, limit + self.sent.len() as i64)?;
         let fresh: Vec<NotificationRow> = rows
             .into_iter()
             .filter(|r| !self.sent.contains_key(&r.id))
@@ -227,5 +103,115 @@ impl StreamCursor {
             self.sent.retain(|_, t| *t >= n - LOOK_BACK);
         }
         Ok(fresh)
+    }
+}
+
+/// A page of the feed: `limit + 1` rows (the extra one says there is more), and the
+/// unread count.
+#[derive(Debug, Clone)]
+pub struct FeedPage {
+    pub rows: Vec<NotificationRow>,
+    pub unread_count: i64,
+}
+
+/// One user's stream: it polls the store on its own (owned, so a response body can keep
+/// it).
+#[derive(Debug, Clone)]
+pub struct FeedStream {
+    pool: DbPool,
+    user: String,
+}
+
+impl FeedStream {
+    /// The items not sent yet (at most 100). A failed poll is logged and sends nothing;
+    /// the next poll tries again.
+    pub async fn poll(&self, cursor: StreamCursor) -> (StreamCursor, Vec<NotificationRow>) {
+        let before = cursor.clone();
+        let (mut cursor, user) = (cursor, self.user.clone());
+        let polled = store::run(&self.pool, move |conn| {
+            let rows = cursor.poll(conn, &user, 100);
+            Ok::<_, StoreError>((cursor, rows))
+        })
+        .await;
+        match polled {
+            Ok((cursor, Ok(rows))) => (cursor, rows),
+            Ok((cursor, Err(e))) => {
+                tracing::warn!(error = %e, "notification stream poll failed");
+                (cursor, Vec::new())
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "notification stream poll failed");
+                (before, Vec::new())
+            }
+        }
+    }
+}
+
+/// The most ids one mark-read takes.
+pub const MAX_MARK_IDS: usize = 500;
+
+impl Notifications<'_> {
+    /// `GET /v1/me/notifications`: newest first, after the keyset `after`.
+    pub async fn feed(
+        &self,
+        user: &str,
+        after: Option<(NaiveDateTime, String)>,
+        unread_only: bool,
+        limit: u32,
+    ) -> Result<FeedPage, NotificationError> {
+        let user = user.to_string();
+        Ok(store::run(self.pool, move |conn| {
+            let rows = store::feed::page(conn, &user, after, unread_only, i64::from(limit))?;
+            let unread_count = store::feed::unread_count(conn, &user)?;
+            Ok::<_, StoreError>(FeedPage { rows, unread_count })
+        })
+        .await?)
+    }
+
+    /// `POST /v1/me/notifications/read`: marks `ids`, or everything up to `up_to`;
+    /// answers how many changed and the unread count. Strings that cannot be notification
+    /// ids match nothing (and never reach the database).
+    pub async fn mark_read(
+        &self,
+        user: &str,
+        ids: Vec<String>,
+        up_to: Option<String>,
+    ) -> Result<(usize, i64), NotificationError> {
+        if ids.len() > MAX_MARK_IDS {
+            return Err(NotificationError::field("ids", "at most 500 ids"));
+        }
+        let is_id = |s: &String| {
+            (1..=64).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
+        };
+        let ids: Vec<String> = ids.into_iter().filter(is_id).collect();
+        let up_to = up_to.filter(is_id);
+        let user = user.to_string();
+        let at = self.clock.now();
+        Ok(store::run(self.pool, move |conn| {
+            let n = store::feed::mark_read(conn, &user, &ids, up_to.as_deref(), at)?;
+            Ok::<_, StoreError>((n, store::feed::unread_count(conn, &user)?))
+        })
+        .await?)
+    }
+
+    /// `GET /v1/me/notifications/stream`: where the stream starts (after `last`, the
+    /// `Last-Event-ID`, or with what comes next) and the stream.
+    pub async fn stream(
+        &self,
+        user: &str,
+        last: Option<String>,
+    ) -> Result<(StreamCursor, FeedStream), NotificationError> {
+        let u = user.to_string();
+        let cursor = store::run(self.pool, move |conn| {
+            StreamCursor::start(conn, &u, last.as_deref())
+        })
+        .await?;
+        Ok((
+            cursor,
+            FeedStream {
+                pool: self.pool.clone(),
+                user: user.to_string(),
+            },
+        ))
     }
 }

@@ -28,19 +28,37 @@
 pub mod config;
 pub mod delivery;
 pub mod email;
+mod error;
 pub mod feed;
 pub mod settings;
+pub mod unsubscribe;
 pub mod vacation;
+pub mod webhook_endpoints;
 pub mod webhooks;
+
+pub use error::NotificationError;
 
 use chrono::NaiveDateTime;
 use domain::{Effect, Kind, Seat, Step};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::clock::Clock;
 use crate::games::events::{Event, Status};
 use crate::games::state::GameState;
+use crate::store::DbPool;
 use crate::store::outbox::NotificationRow;
+
+/// What the use cases of notifications need: the store, the clock, the settings, and the
+/// key that signs unsubscribe links. Built by `AppState::notifications`.
+#[derive(Debug, Clone, Copy)]
+pub struct Notifications<'a> {
+    pub pool: &'a DbPool,
+    pub clock: &'a dyn Clock,
+    pub config: &'a config::NotifyConfig,
+    /// The server's signing secret (unsubscribe tokens are keyed by it).
+    pub signing_secret: &'a str,
+}
 
 /// Every kind of notification.
 pub const KINDS: [&str; 8] = [

@@ -4,23 +4,17 @@
 
 use std::collections::BTreeMap;
 
-use chrono::NaiveDateTime;
-use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-use super::KINDS;
-use crate::error::{ApiError, FieldError};
-use crate::store::DbConnection;
-use crate::store::StoreError;
-use crate::store::schema::notification_settings;
+use super::{KINDS, NotificationError, Notifications};
+use crate::store::{self, DbConnection, StoreError};
 
 /// The longest reminder offset (seconds) and how many offsets a user may have.
 pub const MAX_REMINDER_OFFSET_SECS: i64 = 30 * 86_400;
 pub const MAX_REMINDERS: usize = 4;
 
 /// Where one kind of notification goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KindChannels {
     /// The in-app feed and its stream: always on (`false` is refused).
@@ -37,22 +31,8 @@ fn yes() -> bool {
 }
 
 /// A user's notification settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({
-    "kinds": {
-        "your_turn": {"feed": true, "email": true, "webhook": true},
-        "reminder": {"feed": true, "email": true, "webhook": true},
-        "timeout": {"feed": true, "email": true, "webhook": true},
-        "chief_killed": {"feed": true, "email": false, "webhook": true},
-        "seat_eliminated": {"feed": true, "email": false, "webhook": true},
-        "game_started": {"feed": true, "email": false, "webhook": true},
-        "game_ended": {"feed": true, "email": true, "webhook": true},
-        "draw_offered": {"feed": true, "email": true, "webhook": true}
-    },
-    "reminder_offsets_secs": [86400, 3600],
-    "email_digest": false
-}))]
 pub struct NotificationSettings {
     /// Channels per kind (every kind; kinds left out of a PUT get their defaults).
     #[serde(default)]
@@ -107,24 +87,21 @@ impl NotificationSettings {
     }
 
     /// Checks a document sent by a client and completes it (missing kinds, sorted offsets).
-    pub fn checked(mut self) -> Result<NotificationSettings, ApiError> {
+    pub fn checked(mut self) -> Result<NotificationSettings, NotificationError> {
         let mut errors = Vec::new();
         for (kind, ch) in &self.kinds {
             if !KINDS.contains(&kind.as_str()) {
-                errors.push(FieldError::new(
+                errors.push((
                     format!("kinds.{kind}"),
                     format!("unknown kind (known: {})", KINDS.join(", ")),
                 ));
             } else if !ch.feed {
-                errors.push(FieldError::new(
-                    format!("kinds.{kind}.feed"),
-                    "the feed is always on",
-                ));
+                errors.push((format!("kinds.{kind}.feed"), "the feed is always on".into()));
             }
         }
         if self.reminder_offsets_secs.len() > MAX_REMINDERS {
-            errors.push(FieldError::new(
-                "reminder_offsets_secs",
+            errors.push((
+                "reminder_offsets_secs".into(),
                 format!("at most {MAX_REMINDERS} reminders"),
             ));
         }
@@ -133,13 +110,13 @@ impl NotificationSettings {
             .iter()
             .any(|s| !(60..=MAX_REMINDER_OFFSET_SECS).contains(s))
         {
-            errors.push(FieldError::new(
-                "reminder_offsets_secs",
+            errors.push((
+                "reminder_offsets_secs".into(),
                 format!("each must be 60 to {MAX_REMINDER_OFFSET_SECS} seconds"),
             ));
         }
         if !errors.is_empty() {
-            return Err(ApiError::fields(errors));
+            return Err(NotificationError::Invalid(errors));
         }
         for k in KINDS {
             self.kinds
@@ -152,14 +129,10 @@ impl NotificationSettings {
     }
 }
 
-/// A user's settings (the defaults when none were saved).
+/// A user's settings (the defaults when none were saved, or when the saved document no
+/// longer passes the checks).
 pub fn load(conn: &mut DbConnection, user: &str) -> Result<NotificationSettings, StoreError> {
-    let text: Option<String> = notification_settings::table
-        .find(user)
-        .select(notification_settings::settings)
-        .first(conn)
-        .optional()?;
-    Ok(text
+    Ok(store::settings::load(conn, user)?
         .and_then(|t| serde_json::from_str::<NotificationSettings>(&t).ok())
         .and_then(|s| s.checked().ok())
         .unwrap_or_default())
@@ -170,23 +143,29 @@ pub fn save(
     conn: &mut DbConnection,
     user: &str,
     settings: &NotificationSettings,
-    at: NaiveDateTime,
+    at: chrono::NaiveDateTime,
 ) -> Result<(), StoreError> {
     let text = serde_json::to_string(settings).unwrap_or_default();
-    let n = diesel::update(notification_settings::table.find(user))
-        .set((
-            notification_settings::settings.eq(&text),
-            notification_settings::updated_at.eq(at),
-        ))
-        .execute(conn)?;
-    if n == 0 {
-        diesel::insert_into(notification_settings::table)
-            .values((
-                notification_settings::user_id.eq(user),
-                notification_settings::settings.eq(&text),
-                notification_settings::updated_at.eq(at),
-            ))
-            .execute(conn)?;
+    store::settings::save(conn, user, &text, at)
+}
+
+impl Notifications<'_> {
+    /// `GET /v1/me/notification-settings`: the user's settings.
+    pub async fn settings(&self, user: &str) -> Result<NotificationSettings, NotificationError> {
+        let user = user.to_string();
+        Ok(store::run(self.pool, move |conn| load(conn, &user)).await?)
     }
-    Ok(())
+
+    /// `PUT /v1/me/notification-settings`: checks, completes and saves; answers what was
+    /// saved.
+    pub async fn replace_settings(
+        &self,
+        user: &str,
+        settings: NotificationSettings,
+    ) -> Result<NotificationSettings, NotificationError> {
+        let settings = settings.checked()?;
+        let (user, at, saved) = (user.to_string(), self.clock.now(), settings.clone());
+        store::run(self.pool, move |conn| save(conn, &user, &saved, at)).await?;
+        Ok(settings)
+    }
 }

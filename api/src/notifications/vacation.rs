@@ -9,25 +9,15 @@
 //! due-work worker applies it before timing a seat out.
 
 use chrono::{Datelike, NaiveDate, NaiveDateTime, TimeDelta};
-use diesel::prelude::*;
 
-use crate::error::ApiError;
-use crate::store::DbConnection;
-use crate::store::StoreError;
-use crate::store::schema::vacations;
+use super::{NotificationError, Notifications};
+use crate::games::state::GameState;
+use crate::store::{self, DbConnection, StoreError};
+
+pub use crate::store::vacations::VacationRow;
 
 /// The shortest vacation.
 pub const MIN_SECS: i64 = 3600;
-
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
-#[diesel(table_name = vacations)]
-pub struct VacationRow {
-    pub id: String,
-    pub user_id: String,
-    pub starts_at: NaiveDateTime,
-    pub ends_at: NaiveDateTime,
-    pub created_at: NaiveDateTime,
-}
 
 /// The user's vacations that may still matter for a running turn (ended in the last
 /// 120 days, or later), as (start, end).
@@ -36,11 +26,23 @@ pub fn pauses(
     user: &str,
     now: NaiveDateTime,
 ) -> Result<Vec<(NaiveDateTime, NaiveDateTime)>, StoreError> {
-    Ok(vacations::table
-        .filter(vacations::user_id.eq(user))
-        .filter(vacations::ends_at.ge(now - TimeDelta::days(120)))
-        .select((vacations::starts_at, vacations::ends_at))
-        .load(conn)?)
+    store::vacations::pauses(conn, user, now)
+}
+
+/// The deadline of the seat to move with its player's vacations (`pauses`): its clock
+/// does not run during them ([`crate::games::timing::paused_deadline`]).
+pub fn paused_deadline_of(
+    state: &GameState,
+    pauses: &[(NaiveDateTime, NaiveDateTime)],
+) -> Option<NaiveDateTime> {
+    let seat = state.to_move()?;
+    state.deadline()?;
+    let start = state.clocks.turn_started?;
+    Some(crate::games::timing::paused_deadline(
+        start,
+        state.clocks.time_secs[seat.index()],
+        pauses,
+    ))
 }
 
 fn year_bounds(year: i32) -> (NaiveDateTime, NaiveDateTime) {
@@ -59,27 +61,8 @@ fn overlap(a: (NaiveDateTime, NaiveDateTime), b: (NaiveDateTime, NaiveDateTime))
 /// Seconds of vacation in calendar year `year`.
 pub fn used_secs(conn: &mut DbConnection, user: &str, year: i32) -> Result<i64, StoreError> {
     let y = year_bounds(year);
-    let rows: Vec<(NaiveDateTime, NaiveDateTime)> = vacations::table
-        .filter(vacations::user_id.eq(user))
-        .filter(vacations::ends_at.gt(y.0))
-        .filter(vacations::starts_at.lt(y.1))
-        .select((vacations::starts_at, vacations::ends_at))
-        .load(conn)?;
+    let rows = store::vacations::overlapping(conn, user, y.0, y.1)?;
     Ok(rows.into_iter().map(|v| overlap(v, y)).sum())
-}
-
-/// The user's vacations running at `now` or coming, soonest first.
-pub fn running_and_coming(
-    conn: &mut DbConnection,
-    user: &str,
-    now: NaiveDateTime,
-) -> Result<Vec<VacationRow>, StoreError> {
-    Ok(vacations::table
-        .filter(vacations::user_id.eq(user))
-        .filter(vacations::ends_at.gt(now))
-        .order((vacations::starts_at.asc(), vacations::id.asc()))
-        .select(VacationRow::as_select())
-        .load(conn)?)
 }
 
 /// Books a vacation (checks the policy; inside the caller's transaction).
@@ -90,28 +73,27 @@ pub fn create(
     ends_at: NaiveDateTime,
     now: NaiveDateTime,
     allowance_days: u32,
-) -> Result<VacationRow, ApiError> {
+) -> Result<VacationRow, NotificationError> {
     if starts_at < now - TimeDelta::minutes(1) {
-        return Err(ApiError::field("starts_at", "must not be in the past"));
+        return Err(NotificationError::field(
+            "starts_at",
+            "must not be in the past",
+        ));
     }
     if (ends_at - starts_at).num_seconds() < MIN_SECS {
-        return Err(ApiError::field(
+        return Err(NotificationError::field(
             "ends_at",
             "must be at least an hour after starts_at",
         ));
     }
     if ends_at > now + TimeDelta::days(400) {
-        return Err(ApiError::field("ends_at", "at most 400 days ahead"));
+        return Err(NotificationError::field(
+            "ends_at",
+            "at most 400 days ahead",
+        ));
     }
-    let clash = vacations::table
-        .filter(vacations::user_id.eq(user))
-        .filter(vacations::ends_at.gt(starts_at))
-        .filter(vacations::starts_at.lt(ends_at))
-        .count()
-        .get_result::<i64>(conn)
-        .map_err(StoreError::from)?;
-    if clash > 0 {
-        return Err(ApiError::Conflict(
+    if store::vacations::count_overlapping(conn, user, starts_at, ends_at)? > 0 {
+        return Err(NotificationError::Conflict(
             "another vacation overlaps this one; end it first".into(),
         ));
     }
@@ -121,7 +103,7 @@ pub fn create(
         let used = used_secs(conn, user, year)?;
         let wanted = overlap((starts_at, ends_at), y);
         if used + wanted > allowance {
-            return Err(ApiError::field(
+            return Err(NotificationError::field(
                 "ends_at",
                 format!(
                     "the allowance is {allowance_days} days per calendar year; {year} has {:.1} days left",
@@ -137,10 +119,7 @@ pub fn create(
         ends_at,
         created_at: now,
     };
-    diesel::insert_into(vacations::table)
-        .values(&row)
-        .execute(conn)
-        .map_err(StoreError::from)?;
+    store::vacations::insert(conn, &row)?;
     Ok(row)
 }
 
@@ -152,31 +131,88 @@ pub fn end(
     id: &str,
     now: NaiveDateTime,
 ) -> Result<Option<VacationRow>, StoreError> {
-    let Some(v) = vacations::table
-        .filter(vacations::id.eq(id))
-        .filter(vacations::user_id.eq(user))
-        .filter(vacations::ends_at.gt(now))
-        .select(VacationRow::as_select())
-        .first(conn)
-        .optional()?
-    else {
+    let Some(v) = store::vacations::running_or_coming(conn, user, id, now)? else {
         return Ok(None);
     };
     if v.starts_at > now {
-        diesel::delete(vacations::table.find(&v.id)).execute(conn)?;
+        store::vacations::delete(conn, &v.id)?;
     } else {
-        diesel::update(vacations::table.find(&v.id))
-            .set(vacations::ends_at.eq(now))
-            .execute(conn)?;
+        store::vacations::end_at(conn, &v.id, now)?;
         // Deadlines the worker moved for this vacation come back: it looks at them again.
-        use crate::store::schema::games;
-        diesel::update(
-            games::table
-                .filter(games::to_move_user_id.eq(user))
-                .filter(games::due_at.gt(now)),
-        )
-        .set(games::due_at.eq(Some(now)))
-        .execute(conn)?;
+        store::vacations::recheck_deadlines(conn, user, now)?;
     }
     Ok(Some(VacationRow { ends_at: now, ..v }))
+}
+
+/// A user's running and coming vacations and this year's allowance.
+#[derive(Debug, Clone)]
+pub struct VacationList {
+    /// Soonest first.
+    pub items: Vec<VacationRow>,
+    pub now: NaiveDateTime,
+    pub allowance_days: u32,
+    pub used_secs_this_year: i64,
+}
+
+impl VacationList {
+    pub fn on_vacation(&self) -> bool {
+        self.items.iter().any(|v| v.starts_at <= self.now)
+    }
+
+    pub fn left_secs_this_year(&self) -> i64 {
+        (i64::from(self.allowance_days) * 86_400 - self.used_secs_this_year).max(0)
+    }
+}
+
+impl Notifications<'_> {
+    /// `GET /v1/me/vacations`.
+    pub async fn vacations(&self, user: &str) -> Result<VacationList, NotificationError> {
+        let now = self.clock.now();
+        let allowance_days = self.config.vacation_days;
+        let user = user.to_string();
+        Ok(store::run(self.pool, move |conn| {
+            let items = store::vacations::running_and_coming(conn, &user, now)?;
+            let used = used_secs(conn, &user, now.year())?;
+            Ok::<_, StoreError>(VacationList {
+                items,
+                now,
+                allowance_days,
+                used_secs_this_year: used,
+            })
+        })
+        .await?)
+    }
+
+    /// `POST /v1/me/vacations`: books a vacation from `starts_at` (default: now) to
+    /// `ends_at`; answers it and the time it was booked at.
+    pub async fn declare_vacation(
+        &self,
+        user: &str,
+        starts_at: Option<NaiveDateTime>,
+        ends_at: NaiveDateTime,
+    ) -> Result<(VacationRow, NaiveDateTime), NotificationError> {
+        let now = self.clock.now();
+        let starts = starts_at.unwrap_or(now);
+        let user = user.to_string();
+        let days = self.config.vacation_days;
+        let row = store::run(self.pool, move |conn| {
+            store::transaction(conn, |conn| create(conn, &user, starts, ends_at, now, days))
+        })
+        .await?;
+        Ok((row, now))
+    }
+
+    /// `DELETE /v1/me/vacations/{id}`: ends a running vacation now, or cancels a coming
+    /// one.
+    pub async fn end_vacation(&self, user: &str, id: &str) -> Result<(), NotificationError> {
+        let now = self.clock.now();
+        let (user, id) = (user.to_string(), id.to_string());
+        let ended = store::run(self.pool, move |conn| {
+            store::transaction(conn, |conn| end(conn, &user, &id, now))
+        })
+        .await?;
+        ended.map(|_| ()).ok_or_else(|| {
+            NotificationError::NotFound("no running or coming vacation of yours has this id".into())
+        })
+    }
 }

@@ -16,52 +16,22 @@
 //! checked at registration and again at every connection (by the client's resolver, so
 //! a DNS change cannot point a registered host inward); `DJAMBI_WEBHOOK_ALLOW_PRIVATE=true`
 //! lifts this for development and tests. Redirects are not followed.
+//!
+//! The use cases of the endpoints (register, list, delete, rotate, deliveries) are
+//! [`super::webhook_endpoints`].
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
-use chrono::NaiveDateTime;
-use diesel::prelude::*;
 use hmac::{KeyInit, Mac};
 
-use crate::store::DbConnection;
-use crate::store::StoreError;
-use crate::store::schema::webhooks;
+pub use super::webhook_endpoints::{MAX_PER_USER, RECENT_DELIVERIES};
+pub use crate::store::deliveries::DeliveryRow;
+pub use crate::store::webhooks::WebhookRow;
 
-/// Endpoints per user.
-pub const MAX_PER_USER: i64 = 10;
 pub const MAX_URL_LEN: usize = 2000;
-
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
-#[diesel(table_name = webhooks)]
-pub struct WebhookRow {
-    pub id: String,
-    pub user_id: String,
-    pub url: String,
-    pub secret: String,
-    pub previous_secret: Option<String>,
-    pub previous_until: Option<NaiveDateTime>,
-    pub created_at: NaiveDateTime,
-    pub disabled_at: Option<NaiveDateTime>,
-    pub disabled_reason: Option<String>,
-    pub consecutive_failures: i32,
-}
-
-impl WebhookRow {
-    /// The secrets that sign at `now`: the current one, and the previous one during its
-    /// grace period.
-    pub fn signing_secrets(&self, now: NaiveDateTime) -> Vec<&str> {
-        let mut v = vec![self.secret.as_str()];
-        if let (Some(p), Some(until)) = (&self.previous_secret, self.previous_until) {
-            if until > now {
-                v.push(p);
-            }
-        }
-        v
-    }
-}
 
 /// A new secret: `whsec_` and the base64 of 32 random bytes.
 pub fn new_secret() -> String {
@@ -215,86 +185,6 @@ pub fn client(
         .user_agent(concat!("Djambi-Webhooks/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("webhook client: {e}"))
-}
-
-pub fn list(conn: &mut DbConnection, user: &str) -> Result<Vec<WebhookRow>, StoreError> {
-    Ok(webhooks::table
-        .filter(webhooks::user_id.eq(user))
-        .order((webhooks::created_at.asc(), webhooks::id.asc()))
-        .select(WebhookRow::as_select())
-        .load(conn)?)
-}
-
-pub fn get(
-    conn: &mut DbConnection,
-    user: &str,
-    id: &str,
-) -> Result<Option<WebhookRow>, StoreError> {
-    Ok(webhooks::table
-        .filter(webhooks::user_id.eq(user))
-        .filter(webhooks::id.eq(id))
-        .select(WebhookRow::as_select())
-        .first(conn)
-        .optional()?)
-}
-
-pub fn count(conn: &mut DbConnection, user: &str) -> Result<i64, StoreError> {
-    Ok(webhooks::table
-        .filter(webhooks::user_id.eq(user))
-        .count()
-        .get_result(conn)?)
-}
-
-pub fn insert(conn: &mut DbConnection, row: &WebhookRow) -> Result<(), StoreError> {
-    diesel::insert_into(webhooks::table)
-        .values(row)
-        .execute(conn)?;
-    Ok(())
-}
-
-/// Deletes an endpoint and its deliveries; `false` if there was none.
-pub fn delete(conn: &mut DbConnection, user: &str, id: &str) -> Result<bool, StoreError> {
-    use crate::store::schema::deliveries;
-    crate::store::transaction(conn, |conn| {
-        let n = diesel::delete(
-            webhooks::table
-                .filter(webhooks::user_id.eq(user))
-                .filter(webhooks::id.eq(id)),
-        )
-        .execute(conn)?;
-        if n > 0 {
-            diesel::delete(
-                deliveries::table
-                    .filter(deliveries::channel.eq("webhook"))
-                    .filter(deliveries::endpoint.eq(id)),
-            )
-            .execute(conn)?;
-        }
-        Ok(n > 0)
-    })
-}
-
-/// A new secret; the old one keeps signing until `previous_until`. Returns the row.
-pub fn rotate(
-    conn: &mut DbConnection,
-    user: &str,
-    id: &str,
-    previous_until: NaiveDateTime,
-) -> Result<Option<WebhookRow>, StoreError> {
-    crate::store::transaction(conn, |conn| {
-        let Some(row) = get(conn, user, id)? else {
-            return Ok(None);
-        };
-        let secret = new_secret();
-        diesel::update(webhooks::table.find(id))
-            .set((
-                webhooks::secret.eq(&secret),
-                webhooks::previous_secret.eq(Some(&row.secret)),
-                webhooks::previous_until.eq(Some(previous_until)),
-            ))
-            .execute(conn)?;
-        get(conn, user, id)
-    })
 }
 
 #[cfg(test)]

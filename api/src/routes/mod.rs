@@ -10,6 +10,7 @@ pub mod fallback;
 pub mod games;
 pub mod health;
 pub mod me;
+pub mod metrics;
 pub mod my_games;
 pub mod notification_settings;
 pub mod notifications;

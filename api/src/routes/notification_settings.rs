@@ -1,22 +1,117 @@
 //! `GET/PUT /v1/me/notification-settings`: which kinds of notification go to which
 //! channel, reminder offsets and the daily digest (see [`crate::notifications::settings`]).
 
+use std::collections::BTreeMap;
+
 use actix_web::{HttpResponse, get, put, web};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::notifications::settings::{self, NotificationSettings};
+use crate::notifications::settings as plain;
 use crate::state::AppState;
-use crate::store;
-use crate::store::StoreError;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(get_settings).service(put_settings);
 }
 
 const PROBLEM: &str = "application/problem+json";
+
+/// Where one kind of notification goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KindChannels {
+    /// The in-app feed and its stream: always on (`false` is refused).
+    #[serde(default = "yes")]
+    pub feed: bool,
+    /// A mail per notification (or in the daily digest when `email_digest` is on).
+    pub email: bool,
+    /// A POST to each of the user's enabled webhooks.
+    pub webhook: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A user's notification settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({
+    "kinds": {
+        "your_turn": {"feed": true, "email": true, "webhook": true},
+        "reminder": {"feed": true, "email": true, "webhook": true},
+        "timeout": {"feed": true, "email": true, "webhook": true},
+        "chief_killed": {"feed": true, "email": false, "webhook": true},
+        "seat_eliminated": {"feed": true, "email": false, "webhook": true},
+        "game_started": {"feed": true, "email": false, "webhook": true},
+        "game_ended": {"feed": true, "email": true, "webhook": true},
+        "draw_offered": {"feed": true, "email": true, "webhook": true}
+    },
+    "reminder_offsets_secs": [86400, 3600],
+    "email_digest": false
+}))]
+pub struct NotificationSettings {
+    /// Channels per kind (every kind; kinds left out of a PUT get their defaults).
+    #[serde(default)]
+    pub kinds: BTreeMap<String, KindChannels>,
+    /// Reminders before a deadline, in seconds before it (at most 4, 60 s to 30 days;
+    /// default 24 h and 1 h). `[]`: no reminders.
+    #[serde(default = "default_offsets")]
+    pub reminder_offsets_secs: Vec<i64>,
+    /// `true`: instead of a mail per item, one mail a day collecting the day's items.
+    #[serde(default)]
+    pub email_digest: bool,
+}
+
+fn default_offsets() -> Vec<i64> {
+    plain::NotificationSettings::default().reminder_offsets_secs
+}
+
+impl From<plain::NotificationSettings> for NotificationSettings {
+    fn from(s: plain::NotificationSettings) -> Self {
+        NotificationSettings {
+            kinds: s
+                .kinds
+                .into_iter()
+                .map(|(k, c)| {
+                    let c = KindChannels {
+                        feed: c.feed,
+                        email: c.email,
+                        webhook: c.webhook,
+                    };
+                    (k, c)
+                })
+                .collect(),
+            reminder_offsets_secs: s.reminder_offsets_secs,
+            email_digest: s.email_digest,
+        }
+    }
+}
+
+impl From<NotificationSettings> for plain::NotificationSettings {
+    fn from(s: NotificationSettings) -> Self {
+        plain::NotificationSettings {
+            kinds: s
+                .kinds
+                .into_iter()
+                .map(|(k, c)| {
+                    let c = plain::KindChannels {
+                        feed: c.feed,
+                        email: c.email,
+                        webhook: c.webhook,
+                    };
+                    (k, c)
+                })
+                .collect(),
+            reminder_offsets_secs: s.reminder_offsets_secs,
+            email_digest: s.email_digest,
+        }
+    }
+}
 
 /// My notification settings.
 ///
@@ -36,11 +131,8 @@ pub async fn get_settings(
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
-    let user = auth.user_id.clone();
-    let s = store::run(&app.pool, move |conn| settings::load(conn, &user))
-        .await
-        .map_err(ApiError::from)?;
-    Ok(HttpResponse::Ok().json(s))
+    let s = app.notifications().settings(&auth.user_id).await?;
+    Ok(HttpResponse::Ok().json(NotificationSettings::from(s)))
 }
 
 /// Replace my notification settings.
@@ -65,14 +157,9 @@ pub async fn put_settings(
     body: JsonBody<NotificationSettings>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let s = body.into_inner().checked()?;
-    let user = auth.user_id.clone();
-    let at = app.clock.now();
-    let saved = s.clone();
-    store::run(&app.pool, move |conn| {
-        settings::save(conn, &user, &saved, at)
-    })
-    .await
-    .map_err(|e: StoreError| ApiError::from(e))?;
-    Ok(HttpResponse::Ok().json(s))
+    let saved = app
+        .notifications()
+        .replace_settings(&auth.user_id, body.into_inner().into())
+        .await?;
+    Ok(HttpResponse::Ok().json(NotificationSettings::from(saved)))
 }

@@ -11,13 +11,10 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::auth::{Authenticated, Scope};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::notifications::feed::{self, NotificationView, StreamCursor};
+use crate::notifications::feed::{NotificationRow, StreamCursor};
 use crate::pagination::{Keyset, Page, check_cursor, check_limit};
 use crate::routes::sse;
 use crate::state::AppState;
-use crate::store;
-use crate::store::StoreError;
-use crate::store::outbox::NotificationRow;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(list_notifications)
@@ -26,6 +23,44 @@ pub fn configure(cfg: &mut ServiceConfig) {
 }
 
 const PROBLEM: &str = "application/problem+json";
+
+/// A notification as served.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "6f1c2a9e-0d3b-4c1a-9e8f-2b7d5a4c3e21", "kind": "your_turn",
+    "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "version": 12,
+    "payload": {"seat": "B", "deadline": "2026-12-03T12:05:00Z", "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "version": 12},
+    "created_at": "2026-11-30T12:05:00Z", "read": false
+}))]
+pub struct NotificationView {
+    /// Stable: the same notification always has this id (de-duplicate by it).
+    pub id: String,
+    /// your_turn, reminder, timeout, chief_killed, seat_eliminated, game_started,
+    /// game_ended or draw_offered.
+    pub kind: String,
+    pub game_id: Option<String>,
+    /// The game's version that caused it.
+    pub version: Option<i64>,
+    #[schema(value_type = Object)]
+    pub payload: serde_json::Value,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub read: bool,
+}
+
+impl NotificationView {
+    pub fn of(row: &NotificationRow) -> NotificationView {
+        let item = crate::notifications::feed::FeedItem::of(row);
+        NotificationView {
+            id: item.id,
+            kind: item.kind,
+            game_id: item.game_id,
+            version: item.version,
+            payload: item.payload,
+            created_at: item.created_at,
+            read: item.read,
+        }
+    }
+}
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -83,13 +118,11 @@ pub async fn list_notifications(
         .map(Keyset::decode)
         .transpose()?;
     let unread = q.unread.unwrap_or(false);
-    let user = auth.user_id.clone();
-    let (rows, unread_count) = store::run(&app.pool, move |conn| {
-        let rows = feed::page(conn, &user, after, unread, i64::from(limit))?;
-        let n = feed::unread_count(conn, &user)?;
-        Ok::<_, StoreError>((rows, n))
-    })
-    .await?;
+    let feed = app
+        .notifications()
+        .feed(&auth.user_id, after, unread, limit)
+        .await?;
+    let (rows, unread_count) = (feed.rows, feed.unread_count);
     let extra = if unread { "&unread=true" } else { "" };
     let page = Page::cut(rows, limit, "/v1/me/notifications", extra, |r| {
         Keyset::encode(r.created_at, &r.id)
@@ -104,7 +137,7 @@ pub async fn list_notifications(
 }
 
 /// The most ids one `POST /v1/me/notifications/read` takes.
-pub const MAX_MARK_IDS: usize = 500;
+pub use crate::notifications::feed::MAX_MARK_IDS;
 
 /// Which notifications to mark read (neither `ids` nor `up_to`: nothing is marked).
 #[derive(Debug, Deserialize, ToSchema)]
@@ -146,22 +179,10 @@ pub async fn mark_read(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
     let b = body.into_inner();
-    if b.ids.len() > MAX_MARK_IDS {
-        return Err(ApiError::field("ids", "at most 500 ids"));
-    }
-    // Strings that cannot be notification ids match nothing (and never reach the database).
-    let is_id = |s: &String| {
-        (1..=64).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
-    };
-    let ids: Vec<String> = b.ids.into_iter().filter(is_id).collect();
-    let up_to = b.up_to.filter(is_id);
-    let user = auth.user_id.clone();
-    let at = app.clock.now();
-    let (marked, unread_count) = store::run(&app.pool, move |conn| {
-        let n = feed::mark_read(conn, &user, &ids, up_to.as_deref(), at)?;
-        Ok::<_, StoreError>((n, feed::unread_count(conn, &user)?))
-    })
-    .await?;
+    let (marked, unread_count) = app
+        .notifications()
+        .mark_read(&auth.user_id, b.ids, b.up_to)
+        .await?;
     Ok(HttpResponse::Ok().json(MarkReadResult {
         marked,
         unread_count,
@@ -217,37 +238,12 @@ pub async fn stream_notifications(
         .map(str::trim)
         .filter(|v| !v.is_empty() && v.len() <= 64)
         .map(str::to_string);
-    let user = auth.user_id.clone();
-    let u = user.clone();
-    let cursor = store::run(&app.pool, move |conn| {
-        StreamCursor::start(conn, &u, last.as_deref())
-    })
-    .await?;
-    let pool = app.pool.clone();
-    Ok(sse::polled(
-        &app,
-        cursor,
-        move |mut cursor: StreamCursor| {
-            let (pool, user) = (pool.clone(), user.clone());
-            async move {
-                let before = cursor.clone();
-                let polled = store::run(&pool, move |conn| {
-                    let rows = cursor.poll(conn, &user, 100);
-                    Ok::<_, StoreError>((cursor, rows))
-                })
-                .await;
-                match polled {
-                    Ok((cursor, Ok(rows))) => (cursor, rows.iter().map(sse_event).collect()),
-                    Ok((cursor, Err(e))) => {
-                        tracing::warn!(error = %e, "notification stream poll failed");
-                        (cursor, String::new())
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "notification stream poll failed");
-                        (before, String::new())
-                    }
-                }
-            }
-        },
-    ))
+    let (cursor, stream) = app.notifications().stream(&auth.user_id, last).await?;
+    Ok(sse::polled(&app, cursor, move |cursor: StreamCursor| {
+        let stream = stream.clone();
+        async move {
+            let (cursor, rows) = stream.poll(cursor).await;
+            (cursor, rows.iter().map(sse_event).collect())
+        }
+    }))
 }

@@ -8,11 +8,7 @@ use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::error::{ApiError, Problem};
-use crate::notifications::email::check_unsubscribe_token;
-use crate::notifications::settings;
 use crate::state::AppState;
-use crate::store;
-use crate::store::StoreError;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(unsubscribe).service(unsubscribe_page);
@@ -24,11 +20,6 @@ const PROBLEM: &str = "application/problem+json";
 pub struct Unsubscribed {
     /// Mail is now off for every kind of notification.
     pub unsubscribed: bool,
-}
-
-fn user_of(app: &AppState, token: &str) -> Result<String, ApiError> {
-    check_unsubscribe_token(app.config.jwt_secret.expose(), token)
-        .ok_or_else(|| ApiError::NotFound("no such unsubscribe link".into()))
 }
 
 /// Stop notification mails (one click, no login).
@@ -48,20 +39,7 @@ pub async fn unsubscribe(
     app: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = user_of(&app, &path.into_inner())?;
-    let at = app.clock.now();
-    store::run(&app.pool, move |conn| {
-        store::transaction(conn, |conn| {
-            let mut s = settings::load(conn, &user)?;
-            for ch in s.kinds.values_mut() {
-                ch.email = false;
-            }
-            s.email_digest = false;
-            settings::save(conn, &user, &s, at)
-        })
-    })
-    .await
-    .map_err(|e: StoreError| ApiError::from(e))?;
+    app.notifications().unsubscribe(&path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(Unsubscribed { unsubscribed: true }))
 }
 
@@ -80,7 +58,7 @@ pub async fn unsubscribe_page(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let token = path.into_inner();
-    user_of(&app, &token)?;
+    app.notifications().unsubscribe_user(&token)?;
     let html = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Djambi: stop mails</title></head>\
          <body><form method=\"post\" action=\"/v1/unsubscribe/{token}\">\

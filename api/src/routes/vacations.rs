@@ -2,7 +2,7 @@
 //! which one's clocks stop (see [`crate::notifications::vacation`] for the policy).
 
 use actix_web::{HttpResponse, delete, get, http::header, post, web};
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -10,9 +10,8 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::auth::{Authenticated, Scope};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::notifications::vacation::{self, VacationRow};
+use crate::notifications::vacation::VacationRow;
 use crate::state::AppState;
-use crate::store;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(list_vacations)
@@ -87,21 +86,19 @@ pub async fn list_vacations(
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
-    let now = app.clock.now();
-    let allowance_days = app.config.notify.vacation_days;
-    let user = auth.user_id.clone();
-    let list = store::run(&app.pool, move |conn| {
-        let rows = vacation::running_and_coming(conn, &user, now)?;
-        let used = vacation::used_secs(conn, &user, now.year())?;
-        Ok::<_, ApiError>(Vacations {
-            on_vacation: rows.iter().any(|v| v.starts_at <= now),
-            items: rows.iter().map(|v| VacationView::of(v, now)).collect(),
-            allowance_days,
-            used_secs_this_year: used,
-            left_secs_this_year: (i64::from(allowance_days) * 86_400 - used).max(0),
-        })
-    })
-    .await?;
+    let list = app.notifications().vacations(&auth.user_id).await?;
+    let now = list.now;
+    let list = Vacations {
+        on_vacation: list.on_vacation(),
+        items: list
+            .items
+            .iter()
+            .map(|v| VacationView::of(v, now))
+            .collect(),
+        allowance_days: list.allowance_days,
+        used_secs_this_year: list.used_secs_this_year,
+        left_secs_this_year: list.left_secs_this_year(),
+    };
     Ok(HttpResponse::Ok().json(list))
 }
 
@@ -131,17 +128,14 @@ pub async fn declare_vacation(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Play)?;
     let b = body.into_inner();
-    let now = app.clock.now();
-    let starts = b.starts_at.map(|t| t.naive_utc()).unwrap_or(now);
-    let ends = b.ends_at.naive_utc();
-    let user = auth.user_id.clone();
-    let days = app.config.notify.vacation_days;
-    let row = store::run(&app.pool, move |conn| {
-        store::transaction(conn, |conn| {
-            vacation::create(conn, &user, starts, ends, now, days)
-        })
-    })
-    .await?;
+    let (row, now) = app
+        .notifications()
+        .declare_vacation(
+            &auth.user_id,
+            b.starts_at.map(|t| t.naive_utc()),
+            b.ends_at.naive_utc(),
+        )
+        .await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/me/vacations/{}", row.id)))
         .json(VacationView::of(&row, now)))
@@ -166,19 +160,7 @@ pub async fn end_vacation(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Play)?;
-    let user = auth.user_id.clone();
-    let now = app.clock.now();
     let id = super::uuid_id(id.into_inner(), "vacation")?;
-    let ended = store::run(&app.pool, move |conn| {
-        store::transaction(conn, |conn| {
-            Ok::<_, ApiError>(vacation::end(conn, &user, &id, now)?)
-        })
-    })
-    .await?;
-    match ended {
-        Some(_) => Ok(HttpResponse::NoContent().finish()),
-        None => Err(ApiError::NotFound(
-            "no running or coming vacation of yours has this id".into(),
-        )),
-    }
+    app.notifications().end_vacation(&auth.user_id, &id).await?;
+    Ok(HttpResponse::NoContent().finish())
 }

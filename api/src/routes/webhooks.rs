@@ -3,7 +3,7 @@
 //! See [`crate::notifications::webhooks`] for the signatures and the address rules.
 
 use actix_web::{HttpResponse, delete, get, post, web};
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -11,11 +11,8 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::auth::{Authenticated, Scope};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::notifications::delivery::{self, DeliveryRow};
-use crate::notifications::webhooks::{self, WebhookRow};
+use crate::notifications::webhooks::{DeliveryRow, WebhookRow};
 use crate::state::AppState;
-use crate::store;
-use crate::store::StoreError;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(create_webhook)
@@ -98,36 +95,10 @@ pub async fn create_webhook(
     body: JsonBody<CreateWebhookRequest>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let allow = app.config.notify.webhook_allow_private;
-    let url = webhooks::check_url_resolving(&body.into_inner().url, allow)
-        .await
-        .map_err(|m| ApiError::field("url", m))?;
-    let row = WebhookRow {
-        id: uuid::Uuid::now_v7().to_string(),
-        user_id: auth.user_id.clone(),
-        url: url.to_string(),
-        secret: webhooks::new_secret(),
-        previous_secret: None,
-        previous_until: None,
-        created_at: app.clock.now(),
-        disabled_at: None,
-        disabled_reason: None,
-        consecutive_failures: 0,
-    };
-    let r = row.clone();
-    store::run(&app.pool, move |conn| {
-        store::transaction(conn, |conn| {
-            if webhooks::count(conn, &r.user_id)? >= webhooks::MAX_PER_USER {
-                return Err(ApiError::Conflict(format!(
-                    "at most {} webhook endpoints",
-                    webhooks::MAX_PER_USER
-                )));
-            }
-            webhooks::insert(conn, &r)?;
-            Ok(())
-        })
-    })
-    .await?;
+    let row = app
+        .notifications()
+        .create_webhook(&auth.user_id, &body.into_inner().url)
+        .await?;
     Ok(HttpResponse::Created().json(WebhookView::of(&row, true)))
 }
 
@@ -146,10 +117,7 @@ pub async fn list_webhooks(
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
-    let user = auth.user_id.clone();
-    let rows = store::run(&app.pool, move |conn| webhooks::list(conn, &user))
-        .await
-        .map_err(|e: StoreError| ApiError::from(e))?;
+    let rows = app.notifications().webhooks(&auth.user_id).await?;
     let v: Vec<WebhookView> = rows.iter().map(|w| WebhookView::of(w, false)).collect();
     Ok(HttpResponse::Ok().json(v))
 }
@@ -173,14 +141,9 @@ pub async fn delete_webhook(
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
     let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
-    let user = auth.user_id.clone();
-    let i = id.clone();
-    let found = store::run(&app.pool, move |conn| webhooks::delete(conn, &user, &i))
-        .await
-        .map_err(|e: StoreError| ApiError::from(e))?;
-    if !found {
-        return Err(ApiError::NotFound(format!("no webhook {id}")));
-    }
+    app.notifications()
+        .delete_webhook(&auth.user_id, &id)
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -206,16 +169,10 @@ pub async fn rotate_secret(
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
     let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
-    let user = auth.user_id.clone();
-    let grace = TimeDelta::from_std(app.config.notify.webhook_secret_grace).unwrap_or_default();
-    let until = app.clock.now() + grace;
-    let i = id.clone();
-    let row = store::run(&app.pool, move |conn| {
-        webhooks::rotate(conn, &user, &i, until)
-    })
-    .await
-    .map_err(|e: StoreError| ApiError::from(e))?
-    .ok_or_else(|| ApiError::NotFound(format!("no webhook {id}")))?;
+    let row = app
+        .notifications()
+        .rotate_webhook_secret(&auth.user_id, &id)
+        .await?;
     Ok(HttpResponse::Ok().json(WebhookView::of(&row, true)))
 }
 
@@ -274,17 +231,10 @@ pub async fn list_deliveries(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
     let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
-    let user = auth.user_id.clone();
-    let i = id.clone();
-    let rows = store::run(&app.pool, move |conn| {
-        if webhooks::get(conn, &user, &i)?.is_none() {
-            return Ok(None);
-        }
-        delivery::recent_for_endpoint(conn, &i, 50).map(Some)
-    })
-    .await
-    .map_err(|e: StoreError| ApiError::from(e))?
-    .ok_or_else(|| ApiError::NotFound(format!("no webhook {id}")))?;
+    let rows = app
+        .notifications()
+        .webhook_deliveries(&auth.user_id, &id)
+        .await?;
     let v: Vec<DeliveryView> = rows
         .into_iter()
         .map(|(d, kind)| DeliveryView::of(&d, kind))

@@ -5,7 +5,7 @@
 //! the same transaction as the write itself, with a hash of the request. A later request
 //! of the same user with the same key gets the stored answer again if it is the same
 //! request, or is refused if it is another. Only successful writes are stored. Answers
-//! are kept for `DJAMBI_IDEMPOTENCY_RETENTION` (the [`crate::janitor`] forgets older ones).
+//! are kept for `DJAMBI_IDEMPOTENCY_RETENTION` (the [`crate::workers::janitor`] forgets older ones).
 
 use diesel::prelude::*;
 

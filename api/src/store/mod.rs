@@ -12,17 +12,26 @@
 //! instances may start at once.
 
 pub mod cache;
+pub mod deliveries;
+pub mod due;
 mod error;
+pub mod feed;
 pub mod game_lists;
 pub mod games;
 pub mod idempotency;
 pub mod lease;
 pub mod models;
 pub mod outbox;
+pub mod recipients;
+pub mod reminders;
 pub mod schema;
 pub mod sessions;
+pub mod settings;
+pub mod stats;
 pub mod tokens;
 pub mod users;
+pub mod vacations;
+pub mod webhooks;
 
 pub use error::{RunError, StoreError};
 

@@ -31,7 +31,6 @@ use crate::auth::web_session;
 use crate::error::ApiError;
 use crate::games::queries::{self, ReadError};
 use crate::state::AppState;
-use crate::store;
 
 const SHELL: &str = include_str!("../../../assets/web/page.html");
 const LOGIN: &str = include_str!("../../../assets/web/login.html");

@@ -1,7 +1,7 @@
 //! Work the clock makes due: a worker in every server process finds the games whose
 //! `due_at` (the deadline of the seat to move, or when a computer player is to move the
 //! time of the last event; computed by [`crate::store::games::GameRow::of`]) has passed and runs
-//! the command [`super::bots::bot_command`] or [`due_command`] decides for each, through
+//! the command [`crate::games::bots::bot_command`] or [`due_command`] decides for each, through
 //! the one write path ([`commands::execute`]) as [`Actor::System`].
 //!
 //! Several instances on one PostgreSQL database share the work: a pass *claims* due games
@@ -23,21 +23,33 @@
 
 use std::time::Duration;
 
-use actix_web::web;
-use chrono::{NaiveDateTime, TimeDelta};
-use diesel::prelude::*;
+use std::sync::Arc;
 
-use super::bots::{self, BotSettings};
-use super::commands::{self, Actor, Command, CommandError, Write};
-use super::state::GameState;
+use chrono::{NaiveDateTime, TimeDelta};
+
 use crate::clock::Clock;
-use crate::shutdown::Pace;
-use crate::state::AppState;
-use crate::store::StoreError;
+use crate::games::bots::{self, BotSettings};
+use crate::games::commands::{self, Actor, Command, CommandError, Write};
+use crate::games::state::GameState;
+use crate::notifications::vacation::paused_deadline_of;
+use crate::shutdown::{Pace, Shutdown};
+use crate::store::cache::GameCache;
 use crate::store::games::{self as game_store};
-use crate::store::lease::Queue;
-use crate::store::schema::games;
-use crate::store::{self, DbConnection};
+use crate::store::{self, DbConnection, DbPool};
+
+/// What the due-work worker needs: the store, the clock, the game cache the commands
+/// share with the requests, the computer players' settings, and its pace.
+#[derive(Debug, Clone)]
+pub struct DueWork {
+    pub pool: DbPool,
+    pub clock: Arc<dyn Clock>,
+    pub games: Arc<GameCache>,
+    pub bots: BotSettings,
+    /// How often a pass runs (`DJAMBI_DUE_INTERVAL`).
+    pub every: Duration,
+    /// How long a claimed game is held (`DJAMBI_DUE_LEASE`).
+    pub lease: Duration,
+}
 
 /// Games claimed by one statement.
 pub const BATCH: i64 = 100;
@@ -49,7 +61,7 @@ pub fn due_command(state: &GameState, now: NaiveDateTime) -> Option<Command> {
 }
 
 /// [`due_command`] when the player to move has `pauses` (vacations): its clock does not
-/// run during them ([`super::timing::paused_deadline`]).
+/// run during them ([`crate::games::timing::paused_deadline`]).
 pub fn due_command_paused(
     state: &GameState,
     now: NaiveDateTime,
@@ -58,21 +70,6 @@ pub fn due_command_paused(
     let seat = state.to_move()?;
     let deadline = paused_deadline_of(state, pauses)?;
     (deadline <= now).then_some(Command::TimeOut { seat })
-}
-
-/// The deadline of the seat to move with its player's vacations.
-pub fn paused_deadline_of(
-    state: &GameState,
-    pauses: &[(NaiveDateTime, NaiveDateTime)],
-) -> Option<NaiveDateTime> {
-    let seat = state.to_move()?;
-    state.deadline()?;
-    let start = state.clocks.turn_started?;
-    Some(super::timing::paused_deadline(
-        start,
-        state.clocks.time_secs[seat.index()],
-        pauses,
-    ))
 }
 
 /// What one pass did.
@@ -86,50 +83,23 @@ pub struct Pass {
     pub failed: usize,
 }
 
-/// The games whose due work (a deadline, a bot's turn) has come.
-const DUE_GAMES: Queue = Queue {
-    table: "games",
-    id: "id",
-    due: "due_at",
-    lease: "due_lease_until",
-    only: "",
-};
-
-/// Claims up to `limit` games due at `now` for `lease`.
-pub fn claim(
-    conn: &mut DbConnection,
-    now: NaiveDateTime,
-    lease: TimeDelta,
-    limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    Ok(DUE_GAMES.claim(conn, now, now + lease, limit)?)
-}
-
-/// Releases a claim.
-pub fn release(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
-    diesel::update(games::table.find(id))
-        .set(games::due_lease_until.eq(None::<NaiveDateTime>))
-        .execute(conn)?;
-    Ok(())
-}
-
 /// Handles one claimed game: `Ok(true)` if a command was written, `Ok(false)` if nothing
 /// was due any more or another write came first. Bot moves due one after the other (a
 /// game with only bots left) are played in a row under the same claim, up to
 /// [`bots::RUN_MOVES`] moves or [`bots::RUN_BUDGET`].
 pub fn handle(
     conn: &mut DbConnection,
-    app: &AppState,
+    work: &DueWork,
     clock: &dyn Clock,
     id: &str,
 ) -> Result<bool, CommandError> {
-    let settings = BotSettings::of(&app.config);
+    let settings = &work.bots;
     let started = std::time::Instant::now();
     let (mut wrote, mut moves) = (false, 0);
     loop {
-        let state = game_store::current_state(conn, &app.games, id)?;
+        let state = game_store::current_state(conn, &work.games, id)?;
         let now = clock.now();
-        let bot = bots::bot_command(&state, now, &settings);
+        let bot = bots::bot_command(&state, now, settings);
         let bot_turn = bot.is_some();
         let command = match bot {
             Some(command) => command,
@@ -141,14 +111,7 @@ pub fn handle(
                 let Some(command) = due_command_paused(&state, now, &pauses) else {
                     // On vacation: the deadline moved; look again then, not at every pass.
                     if let Some(d) = paused_deadline_of(&state, &pauses) {
-                        diesel::update(
-                            games::table
-                                .find(id)
-                                .filter(games::version.eq(state.version)),
-                        )
-                        .set(games::due_at.eq(Some(d)))
-                        .execute(conn)
-                        .map_err(StoreError::from)?;
+                        store::due::postpone(conn, id, state.version, d)?;
                     }
                     return Ok(wrote);
                 };
@@ -162,7 +125,7 @@ pub fn handle(
             expected: Some(state.version),
             session: None,
         };
-        match commands::execute(conn, &app.games, clock, &write) {
+        match commands::execute(conn, &work.games, clock, &write) {
             Ok(written) => {
                 tracing::info!(game = %id, version = written.state.version, "due command written");
                 wrote = true;
@@ -181,11 +144,11 @@ pub fn handle(
 }
 
 /// One pass: claim and handle due games until none is left.
-pub fn pass(conn: &mut DbConnection, app: &AppState, lease: TimeDelta) -> Pass {
-    let clock = app.clock.clone();
+pub fn pass(conn: &mut DbConnection, work: &DueWork, lease: TimeDelta) -> Pass {
+    let clock = work.clock.clone();
     let mut done = Pass::default();
     loop {
-        let ids = match claim(conn, clock.now(), lease, BATCH) {
+        let ids = match store::due::claim(conn, clock.now(), lease, BATCH) {
             Ok(ids) => ids,
             Err(e) => {
                 tracing::warn!(error = %e, "claiming due games failed");
@@ -194,7 +157,7 @@ pub fn pass(conn: &mut DbConnection, app: &AppState, lease: TimeDelta) -> Pass {
         };
         done.claimed += ids.len();
         for id in &ids {
-            match handle(conn, app, &*clock, id) {
+            match handle(conn, work, &*clock, id) {
                 Ok(true) => done.written += 1,
                 Ok(false) => done.overtaken += 1,
                 Err(e) => {
@@ -204,7 +167,7 @@ pub fn pass(conn: &mut DbConnection, app: &AppState, lease: TimeDelta) -> Pass {
                     continue;
                 }
             }
-            if let Err(e) = release(conn, id) {
+            if let Err(e) = store::due::release(conn, id) {
                 tracing::warn!(game = %id, error = %e, "releasing a due game failed");
             }
         }
@@ -215,20 +178,20 @@ pub fn pass(conn: &mut DbConnection, app: &AppState, lease: TimeDelta) -> Pass {
 }
 
 /// Starts the worker on the server's runtime: a pass at once (overdue deadlines of the
-/// time no server ran), then one every `config.due_interval`, until the server stops.
-pub fn spawn(app: web::Data<AppState>) {
-    let every = app.config.due_interval.max(Duration::from_millis(1));
-    let Ok(lease) = TimeDelta::from_std(app.config.due_lease) else {
+/// time no server ran), then one every `work.every`, until the server stops. Each pass
+/// also runs the reminders ([`super::reminders`]) on the same connection.
+pub fn spawn(work: DueWork, shutdown: &Shutdown) {
+    let every = work.every.max(Duration::from_millis(1));
+    let Ok(lease) = TimeDelta::from_std(work.lease) else {
         return;
     };
-    let shutdown = app.shutdown.clone();
     shutdown.spawn_periodic("due", every, move || {
-        let app = app.clone();
+        let work = work.clone();
         async move {
-            let app2 = app.clone();
-            let result = store::run(&app.pool, move |conn| {
-                let p = pass(conn, &app2, lease);
-                super::reminders::pass(conn, &app2, lease);
+            let pool = work.pool.clone();
+            let result = store::run(&pool, move |conn| {
+                let p = pass(conn, &work, lease);
+                super::reminders::pass(conn, &work.games, work.clock.now(), lease);
                 Ok::<_, store::RunError>(p)
             })
             .await;

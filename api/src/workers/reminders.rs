@@ -1,4 +1,5 @@
-//! Reminders before a deadline: due work like timeouts ([`super::due`]).
+//! Reminders before a deadline: due work like timeouts ([`super::due`]), run by the same
+//! worker on the same connection.
 //!
 //! Each player chooses offsets (`reminder_offsets_secs`, default 24 h and 1 h). For the
 //! turn of a timed game (a version), the reminder of offset `o` is due at
@@ -13,20 +14,42 @@
 //! computes the next time.
 
 use chrono::{NaiveDateTime, TimeDelta};
-use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 use serde_json::json;
 
-use super::due::paused_deadline_of;
-use super::state::GameState;
+use crate::games::state::GameState;
+use crate::notifications::vacation::paused_deadline_of;
 use crate::notifications::{settings, stable_id, vacation};
-use crate::state::AppState;
-use crate::store::DbConnection;
-use crate::store::StoreError;
+use crate::store::cache::GameCache;
 use crate::store::games::{self as game_store};
-use crate::store::lease::Queue;
+use crate::store::reminders::{self as schedule, Reminder};
+use crate::store::{DbConnection, StoreError};
 
-const BATCH: i64 = 100;
+fn insert_reminder(
+    conn: &mut DbConnection,
+    state: &GameState,
+    turn: &Turn,
+    offset: i64,
+    now: NaiveDateTime,
+) -> Result<usize, StoreError> {
+    let version = state.version.to_string();
+    let id = stable_id(&[&state.id, &version, "reminder", &offset.to_string()]);
+    let payload = json!({
+        "game_id": state.id, "version": state.version, "seat": state.to_move(),
+        "deadline": turn.deadline.and_utc(), "offset_secs": offset,
+    })
+    .to_string();
+    schedule::insert_reminder(
+        conn,
+        &Reminder {
+            id: &id,
+            user: &turn.user,
+            game: &state.id,
+            version: state.version,
+            payload: &payload,
+            at: now,
+        },
+    )
+}
 
 /// The reminders of a turn: (offset, when), for offsets that fall inside the turn.
 pub fn plan(
@@ -70,109 +93,15 @@ fn turn_of(
     }))
 }
 
-fn upsert(
-    conn: &mut DbConnection,
-    game: &str,
-    version: i64,
-    at: Option<NaiveDateTime>,
-) -> Result<(), StoreError> {
-    let sql = "INSERT INTO reminder_schedule (game_id, version, remind_at, lease_until) \
-               VALUES ($1, $2, $3, NULL) ON CONFLICT (game_id) DO UPDATE SET \
-               version = excluded.version, remind_at = excluded.remind_at, lease_until = NULL \
-               WHERE reminder_schedule.version <= excluded.version";
-    match conn {
-        DbConnection::Pg(c) => diesel::sql_query(sql)
-            .bind::<Text, _>(game)
-            .bind::<BigInt, _>(version)
-            .bind::<Nullable<Timestamp>, _>(at)
-            .execute(c)?,
-        DbConnection::Sqlite(c) => diesel::sql_query(sql.replace('$', "?"))
-            .bind::<Text, _>(game)
-            .bind::<BigInt, _>(version)
-            .bind::<Nullable<Timestamp>, _>(at)
-            .execute(c)?,
-    };
-    Ok(())
-}
-
-fn insert_reminder(
-    conn: &mut DbConnection,
-    state: &GameState,
-    turn: &Turn,
-    offset: i64,
-    now: NaiveDateTime,
-) -> Result<usize, StoreError> {
-    let version = state.version.to_string();
-    let id = stable_id(&[&state.id, &version, "reminder", &offset.to_string()]);
-    let payload = json!({
-        "game_id": state.id, "version": state.version, "seat": state.to_move(),
-        "deadline": turn.deadline.and_utc(), "offset_secs": offset,
-    })
-    .to_string();
-    let sql = "INSERT INTO notifications (id, user_id, kind, game_id, version, payload, created_at) \
-               VALUES ($1, $2, 'reminder', $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING";
-    macro_rules! run {
-        ($c:expr, $sql:expr) => {
-            diesel::sql_query($sql)
-                .bind::<Text, _>(&id)
-                .bind::<Text, _>(&turn.user)
-                .bind::<Text, _>(&state.id)
-                .bind::<BigInt, _>(state.version)
-                .bind::<Text, _>(&payload)
-                .bind::<Timestamp, _>(now)
-                .execute($c)?
-        };
-    }
-    Ok(match conn {
-        DbConnection::Pg(c) => run!(c, sql),
-        DbConnection::Sqlite(c) => run!(c, sql.replace('$', "?")),
-    })
-}
-
-#[derive(QueryableByName)]
-struct Pending {
-    #[diesel(sql_type = Text)]
-    id: String,
-}
-
-/// Games whose schedule is missing or older than their version.
-fn unscheduled(conn: &mut DbConnection) -> Result<Vec<String>, StoreError> {
-    let sql = "SELECT g.id FROM games g LEFT JOIN reminder_schedule r ON r.game_id = g.id \
-               WHERE g.due_at IS NOT NULL AND (r.game_id IS NULL OR r.version < g.version) \
-               LIMIT 100";
-    let rows: Vec<Pending> = match conn {
-        DbConnection::Pg(c) => diesel::sql_query(sql).load(c)?,
-        DbConnection::Sqlite(c) => diesel::sql_query(sql).load(c)?,
-    };
-    Ok(rows.into_iter().map(|r| r.id).collect())
-}
-
-/// The games whose next reminder is due.
-const DUE_REMINDERS: Queue = Queue {
-    table: "reminder_schedule",
-    id: "game_id",
-    due: "remind_at",
-    lease: "lease_until",
-    only: "",
-};
-
-fn claim(
-    conn: &mut DbConnection,
-    now: NaiveDateTime,
-    until: NaiveDateTime,
-) -> Result<Vec<String>, StoreError> {
-    Ok(DUE_REMINDERS.claim(conn, now, until, BATCH)?)
-}
-
 /// Schedules one game's current turn; with `fire`, writes the reminders due by `now`.
 fn handle(
     conn: &mut DbConnection,
-    app: &AppState,
+    games: &GameCache,
     id: &str,
     now: NaiveDateTime,
     fire: bool,
 ) -> Result<usize, StoreError> {
-    let state = game_store::current_state(conn, &app.games, id)?;
+    let state = game_store::current_state(conn, games, id)?;
     let turn = turn_of(conn, &state, now)?;
     let mut written = 0;
     let next = match &turn {
@@ -192,28 +121,32 @@ fn handle(
                 .min()
         }
     };
-    upsert(conn, id, state.version, next)?;
+    schedule::upsert(conn, id, state.version, next)?;
     Ok(written)
 }
 
-/// One pass; returns the reminders written.
-pub fn pass(conn: &mut DbConnection, app: &AppState, lease: TimeDelta) -> usize {
-    let now = app.clock.now();
+/// One pass at `now`, on the due-work worker's connection; returns the reminders written.
+pub fn pass(
+    conn: &mut DbConnection,
+    games: &GameCache,
+    now: NaiveDateTime,
+    lease: TimeDelta,
+) -> usize {
     let mut written = 0;
-    match unscheduled(conn) {
+    match schedule::unscheduled(conn) {
         Ok(ids) => {
             for id in ids {
-                if let Err(e) = handle(conn, app, &id, now, false) {
+                if let Err(e) = handle(conn, games, &id, now, false) {
                     tracing::warn!(game = %id, error = %e, "scheduling reminders failed");
                 }
             }
         }
         Err(e) => tracing::warn!(error = %e, "finding games to remind failed"),
     }
-    match claim(conn, now, now + lease) {
+    match schedule::claim(conn, now, now + lease) {
         Ok(ids) => {
             for id in ids {
-                match handle(conn, app, &id, now, true) {
+                match handle(conn, games, &id, now, true) {
                     Ok(n) => written += n,
                     Err(e) => tracing::warn!(game = %id, error = %e, "reminders failed"),
                 }

@@ -1,0 +1,42 @@
+//! `notification_settings`: one JSON document per user (what it says is
+//! `crate::notifications::settings`).
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::schema::notification_settings;
+use super::{DbConnection, StoreError};
+
+/// A user's saved document, if any.
+pub fn load(conn: &mut DbConnection, user: &str) -> Result<Option<String>, StoreError> {
+    Ok(notification_settings::table
+        .find(user)
+        .select(notification_settings::settings)
+        .first(conn)
+        .optional()?)
+}
+
+/// Saves a user's document (replacing the previous one).
+pub fn save(
+    conn: &mut DbConnection,
+    user: &str,
+    text: &str,
+    at: NaiveDateTime,
+) -> Result<(), StoreError> {
+    let n = diesel::update(notification_settings::table.find(user))
+        .set((
+            notification_settings::settings.eq(text),
+            notification_settings::updated_at.eq(at),
+        ))
+        .execute(conn)?;
+    if n == 0 {
+        diesel::insert_into(notification_settings::table)
+            .values((
+                notification_settings::user_id.eq(user),
+                notification_settings::settings.eq(text),
+                notification_settings::updated_at.eq(at),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}

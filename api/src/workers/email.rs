@@ -1,0 +1,79 @@
+//! Sending notification mails over SMTP (lettre). What a mail says is
+//! [`crate::notifications::email`]; every mail carries `List-Unsubscribe` and
+//! `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058).
+
+use lettre::message::header::{HeaderName, HeaderValue};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+
+use crate::notifications::config::{SmtpConfig, SmtpTls};
+use crate::notifications::delivery::Outcome;
+use crate::notifications::email::Mail;
+
+pub type Mailer = AsyncSmtpTransport<Tokio1Executor>;
+
+/// The SMTP transport the settings describe.
+pub fn mailer(cfg: &SmtpConfig) -> Result<Mailer, String> {
+    use lettre::transport::smtp::authentication::Credentials;
+    use lettre::transport::smtp::client::{Tls, TlsParameters};
+    let tls = |host: &str| TlsParameters::new(host.into()).map_err(|e| format!("SMTP TLS: {e}"));
+    let mut b = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(cfg.host.as_str())
+        .port(cfg.port)
+        .timeout(Some(std::time::Duration::from_secs(20)));
+    b = match cfg.tls {
+        SmtpTls::None => b.tls(Tls::None),
+        SmtpTls::StartTls => b.tls(Tls::Required(tls(&cfg.host)?)),
+        SmtpTls::Tls => b.tls(Tls::Wrapper(tls(&cfg.host)?)),
+    };
+    if let (Some(u), Some(p)) = (&cfg.username, &cfg.password) {
+        b = b.credentials(Credentials::new(u.clone(), p.expose().to_string()));
+    }
+    Ok(b.build())
+}
+
+/// Sends one mail; `id` becomes its Message-ID.
+pub async fn send(
+    mailer: Option<&Mailer>,
+    smtp: Option<&SmtpConfig>,
+    to: &str,
+    mail: &Mail,
+    id: &str,
+) -> Outcome {
+    let (Some(mailer), Some(cfg)) = (mailer, smtp) else {
+        return Outcome::Dead("no SMTP server is configured".into());
+    };
+    let (from, to_box) = match (cfg.from.parse(), to.parse()) {
+        (Ok(f), Ok(t)) => (f, t),
+        _ => return Outcome::Dead(format!("bad address: {to} or {}", cfg.from)),
+    };
+    let message = Message::builder()
+        .from(from)
+        .to(to_box)
+        .subject(&mail.subject)
+        .message_id(Some(format!("<{id}@djambi>")))
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("List-Unsubscribe"),
+            format!("<{}>", mail.unsubscribe_url),
+        ))
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
+            "List-Unsubscribe=One-Click".into(),
+        ))
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
+            id.to_string(),
+        ))
+        .body(mail.body.clone());
+    let message = match message {
+        Ok(m) => m,
+        Err(e) => return Outcome::Dead(format!("cannot build the mail: {e}")),
+    };
+    match mailer.send(message).await {
+        Ok(r) => Outcome::Delivered {
+            status: r.code().to_string().parse().ok(),
+        },
+        Err(e) => Outcome::Failed {
+            status: e.status().and_then(|c| c.to_string().parse().ok()),
+            error: format!("SMTP: {e}"),
+        },
+    }
+}

@@ -1,0 +1,15 @@
+//! Background loops, run on the server's runtime until it stops (see `shutdown`). Each
+//! takes a narrow context (the pool, the clock, what it sends with), never the whole
+//! application state; what they change in a game they change through the same game
+//! command as a player.
+//!
+//! - [`due`]: deadlines and computer players' turns, and (on the same pass) the
+//!   [`reminders`] before deadlines;
+//! - [`delivery`]: notifications sent on to webhooks and by mail ([`email`]);
+//! - [`janitor`]: forgets expired idempotent answers.
+
+pub mod delivery;
+pub mod due;
+pub mod email;
+pub mod janitor;
+pub mod reminders;
