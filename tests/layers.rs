@@ -98,10 +98,7 @@ fn use_cases_know_no_http() {
 fn the_store_knows_no_http_and_calls_nothing_above_it() {
     let mut banned = HTTP.to_vec();
     banned.extend([
-        "crate::games::commands",
-        "crate::games::queries",
-        "crate::games::write",
-        "crate::games::bots",
+        "crate::games",
         "crate::notifications",
         "crate::accounts",
         "crate::workers",
@@ -124,4 +121,31 @@ fn routes_reach_the_database_only_through_use_cases() {
             "diesel",
         ],
     );
+}
+
+#[test]
+fn the_model_is_pure() {
+    // Its types carry their OpenAPI schema as data (see `model/mod.rs`); nothing else of
+    // HTTP, and nothing of the layers above or of the store.
+    let banned: Vec<&str> = HTTP
+        .iter()
+        .copied()
+        .filter(|w| *w != "utoipa")
+        .chain([
+            "crate::store",
+            "crate::games",
+            "crate::accounts",
+            "crate::notifications",
+            "crate::workers",
+            "diesel",
+        ])
+        .collect();
+    forbid("the model", &["model"], &banned);
+}
+
+#[test]
+fn workers_take_narrow_contexts() {
+    let mut banned = HTTP.to_vec();
+    banned.extend(["AppState", "crate::state"]);
+    forbid("a worker", &["workers"], &banned);
 }

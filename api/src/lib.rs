@@ -38,6 +38,7 @@ pub mod workers;
 pub mod config_reference;
 pub mod dev_secret;
 pub mod metrics;
+pub mod model;
 pub mod shutdown;
 pub mod telemetry;
 

@@ -38,8 +38,8 @@ use domain::Seat;
 use domain::search::derive_seed;
 
 use super::commands::Command;
-use super::state::GameState;
 use crate::config::Config;
+use crate::model::game_state::GameState;
 
 /// How long one claim of a game may go on playing bot moves in a row...
 pub const RUN_BUDGET: Duration = Duration::from_secs(2);
@@ -116,7 +116,7 @@ pub fn bot_command(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::events::{Event, GameKind, Status, Visibility};
+    use crate::model::events::{Event, GameKind, Status, Visibility};
     use domain::Ruleset;
 
     fn t(secs: i64) -> NaiveDateTime {
@@ -219,7 +219,7 @@ mod tests {
                 invite_code: None,
                 kind: GameKind::Play,
                 record_headers: Vec::new(),
-                time_control: Some(crate::games::timing::TimeControl {
+                time_control: Some(crate::model::timing::TimeControl {
                     per_move_secs: 86_400,
                     max_bank_secs: None,
                 }),
@@ -247,7 +247,7 @@ mod tests {
                         s.apply(&Event::MovePlayed { seat, mv, text }, t(at))
                             .unwrap();
                         if let Some(result) =
-                            crate::games::state::result_of(&s.game, s.actions.last().unwrap())
+                            crate::model::game_state::result_of(&s.game, s.actions.last().unwrap())
                         {
                             s.apply(&Event::Ended { result }, t(at)).unwrap();
                         }

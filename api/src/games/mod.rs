@@ -19,11 +19,8 @@
 
 pub mod bots;
 pub mod commands;
-pub mod events;
 pub mod queries;
-pub mod state;
 pub mod stats;
-pub mod timing;
 pub mod write;
 
 /// How many game states the cache keeps (and as many checkpoints).

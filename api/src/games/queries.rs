@@ -7,8 +7,8 @@ use std::sync::Arc;
 use domain::Step;
 
 use super::Ctx;
-use super::events::Status;
-use super::state::{FoldError, GameState};
+use crate::model::events::Status;
+use crate::model::game_state::{FoldError, GameState};
 use crate::store::game_lists::{self, GamesWithPlayers, Keyset};
 use crate::store::games as game_store;
 use crate::store::{self, StoreError};

@@ -20,7 +20,7 @@ use chrono::NaiveDateTime;
 use hmac::{KeyInit, Mac};
 use serde_json::Value;
 
-use crate::games::events::Event;
+use crate::model::events::Event;
 use crate::store::cache::GameCache;
 use crate::store::games::{self as game_store};
 use crate::store::outbox::NotificationRow;

@@ -44,8 +44,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
-use crate::games::events::{Event, Status};
-use crate::games::state::GameState;
+use crate::model::events::{Event, Status};
+use crate::model::game_state::GameState;
 use crate::store::DbPool;
 use crate::store::outbox::NotificationRow;
 

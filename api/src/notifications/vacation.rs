@@ -5,13 +5,13 @@
 //! over the part of each vacation inside that year; one vacation at a time (no overlap).
 //! Ending a vacation early (`DELETE /v1/me/vacations/{id}`) gives back the unused part; a vacation that has not
 //! started is simply removed. The deadline of a seat to move is its turn's time counted
-//! outside its player's vacations ([`crate::games::timing::paused_deadline`]); the
+//! outside its player's vacations ([`crate::model::timing::paused_deadline`]); the
 //! due-work worker applies it before timing a seat out.
 
 use chrono::{Datelike, NaiveDate, NaiveDateTime, TimeDelta};
 
 use super::{NotificationError, Notifications};
-use crate::games::state::GameState;
+use crate::model::game_state::GameState;
 use crate::store::{self, DbConnection, StoreError};
 
 pub use crate::store::vacations::VacationRow;
@@ -30,7 +30,7 @@ pub fn pauses(
 }
 
 /// The deadline of the seat to move with its player's vacations (`pauses`): its clock
-/// does not run during them ([`crate::games::timing::paused_deadline`]).
+/// does not run during them ([`crate::model::timing::paused_deadline`]).
 pub fn paused_deadline_of(
     state: &GameState,
     pauses: &[(NaiveDateTime, NaiveDateTime)],
@@ -38,7 +38,7 @@ pub fn paused_deadline_of(
     let seat = state.to_move()?;
     state.deadline()?;
     let start = state.clocks.turn_started?;
-    Some(crate::games::timing::paused_deadline(
+    Some(crate::model::timing::paused_deadline(
         start,
         state.clocks.time_secs[seat.index()],
         pauses,

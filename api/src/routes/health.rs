@@ -44,7 +44,7 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    crate::store::ping(&state.pool).await?;
+    crate::games::stats::database_ready(&state.pool).await?;
     Ok(HttpResponse::Ok().json(Health {
         status: "ready".into(),
     }))

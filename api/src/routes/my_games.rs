@@ -7,8 +7,8 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::{Authenticated, Scope};
 use crate::error::{ApiError, Problem};
-use crate::games::events::Status;
 use crate::games::queries;
+use crate::model::events::Status;
 use crate::pagination::{Keyset, PageParams};
 use crate::routes::games::views::GamePage;
 use crate::state::AppState;

@@ -17,9 +17,10 @@ use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
-use crate::games::events::GameKind;
+use crate::games::queries;
 use crate::games::queries::ReadError;
-use crate::games::{queries, state::GameState};
+use crate::model::events::GameKind;
+use crate::model::game_state::GameState;
 use crate::state::AppState;
 
 /// The Content-Security-Policy of the pages: everything from this server only, no inline

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::games::state::GameState;
+use crate::model::game_state::GameState;
 
 #[derive(Debug)]
 struct Entry {
@@ -204,7 +204,7 @@ fn evict_oldest<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Entry>, n: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::events::{Event, Visibility};
+    use crate::model::events::{Event, Visibility};
 
     fn state(id: &str, version: i64) -> Arc<GameState> {
         let created = Event::Created {
@@ -214,7 +214,7 @@ mod tests {
             visibility: Visibility::Public,
             created_by: "u".into(),
             invite_code: None,
-            kind: crate::games::events::GameKind::Play,
+            kind: crate::model::events::GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
         };

@@ -4,8 +4,8 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use crate::games::events::{Status, Visibility};
-use crate::games::state::GameState;
+use crate::model::events::{Status, Visibility};
+use crate::model::game_state::GameState;
 use crate::store::DbConnection;
 use crate::store::StoreError;
 use crate::store::games::{self as game_store, EventRow, GameRow, PlayerRow};

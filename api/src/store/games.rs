@@ -33,8 +33,8 @@ use diesel::sql_types::Bool;
 use domain::Seat;
 
 use super::cache::GameCache;
-use crate::games::events::Event;
-use crate::games::state::{FoldError, GameState};
+use crate::model::events::Event;
+use crate::model::game_state::{FoldError, GameState};
 use crate::store::outbox::NotificationRow;
 use crate::store::schema::{game_events, game_players, games, sessions, users};
 use crate::store::{DbConnection, StoreError};

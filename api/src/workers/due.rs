@@ -30,7 +30,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use crate::clock::Clock;
 use crate::games::bots::{self, BotSettings};
 use crate::games::commands::{self, Actor, Command, CommandError, Write};
-use crate::games::state::GameState;
+use crate::model::game_state::GameState;
 use crate::notifications::vacation::paused_deadline_of;
 use crate::shutdown::{Pace, Shutdown};
 use crate::store::cache::GameCache;
@@ -61,7 +61,7 @@ pub fn due_command(state: &GameState, now: NaiveDateTime) -> Option<Command> {
 }
 
 /// [`due_command`] when the player to move has `pauses` (vacations): its clock does not
-/// run during them ([`crate::games::timing::paused_deadline`]).
+/// run during them ([`crate::model::timing::paused_deadline`]).
 pub fn due_command_paused(
     state: &GameState,
     now: NaiveDateTime,

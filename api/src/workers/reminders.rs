@@ -16,7 +16,7 @@
 use chrono::{NaiveDateTime, TimeDelta};
 use serde_json::json;
 
-use crate::games::state::GameState;
+use crate::model::game_state::GameState;
 use crate::notifications::vacation::paused_deadline_of;
 use crate::notifications::{settings, stable_id, vacation};
 use crate::store::cache::GameCache;

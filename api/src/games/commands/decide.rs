@@ -13,8 +13,8 @@ use super::{
     Actor, Command, CommandError, DrawAction, ImportRecord, MAX_RECORD_ACTIONS, NewGame, Write,
     Written,
 };
-use crate::games::events::{Event, GameKind, Status, Visibility};
-use crate::games::state::{FoldError, GameState, result_of};
+use crate::model::events::{Event, GameKind, Status, Visibility};
+use crate::model::game_state::{FoldError, GameState, result_of};
 use crate::store::StoreError;
 
 /// The events a command is writing, folded as they are added.
@@ -215,7 +215,7 @@ fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), 
                 let result = drawn
                     .apply(&Action::AgreedDraw)
                     .ok()
-                    .and_then(|_| crate::games::state::result_of(&drawn, &Action::AgreedDraw));
+                    .and_then(|_| crate::model::game_state::result_of(&drawn, &Action::AgreedDraw));
                 match result {
                     Some(result) => Event::Ended { result },
                     None => {

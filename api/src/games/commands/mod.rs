@@ -34,9 +34,9 @@ use std::sync::Arc;
 
 use domain::{GameSettings, Move, RecordError, Seat, Step};
 
-use super::events::{Event, Visibility};
-use super::state::GameState;
-use super::timing::TimeControl;
+use crate::model::events::{Event, Visibility};
+use crate::model::game_state::GameState;
+use crate::model::timing::TimeControl;
 use crate::notifications;
 use crate::store::{self, StoreError};
 

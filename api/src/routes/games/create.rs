@@ -11,8 +11,8 @@ use super::PROBLEM;
 use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::{Command, NewGame};
-use crate::games::events::Visibility;
-use crate::games::timing::TimeControl;
+use crate::model::events::Visibility;
+use crate::model::timing::TimeControl;
 use crate::routes::games::views::GameSummary;
 use crate::state::AppState;
 

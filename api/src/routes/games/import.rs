@@ -14,7 +14,7 @@ use crate::auth::{Authenticated, Scope};
 use crate::error::{ApiError, Problem};
 use crate::extract::parse_json_object;
 use crate::games::commands::{Command, ImportRecord, MAX_RECORD_BYTES};
-use crate::games::events::Visibility;
+use crate::model::events::Visibility;
 use crate::routes::games::views::GameSummary;
 use crate::state::AppState;
 

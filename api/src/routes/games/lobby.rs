@@ -6,8 +6,8 @@ use utoipa::IntoParams;
 
 use super::{MaybeAuthenticated, PROBLEM};
 use crate::error::{ApiError, Problem};
-use crate::games::events::Status;
 use crate::games::queries;
+use crate::model::events::Status;
 use crate::pagination::{Keyset, PageParams};
 use crate::routes::games::views::GamePage;
 use crate::state::AppState;

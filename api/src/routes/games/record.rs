@@ -4,9 +4,9 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, get, web};
 use chrono::NaiveDateTime;
 
-use crate::games::events::GameKind;
 use crate::games::queries::PlayerRow;
-use crate::games::state::GameState;
+use crate::model::events::GameKind;
+use crate::model::game_state::GameState;
 
 use super::{PROBLEM, etag, game_id};
 use crate::error::{ApiError, Problem};

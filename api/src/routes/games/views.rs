@@ -6,10 +6,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use crate::games::events::{Event, GameKind, GameResult, Status, Visibility};
 use crate::games::queries::{EventRow, GameRow, PlayerRow, seat_of};
-use crate::games::state::{DrawOffer, GameState};
-use crate::games::timing::TimeControl;
+use crate::model::events::{Event, GameKind, GameResult, Status, Visibility};
+use crate::model::game_state::{DrawOffer, GameState};
+use crate::model::timing::TimeControl;
 use crate::pagination::{Keyset, Page};
 
 /// The JSON form of a move (RULES.md section 8); absent and null are the same. Squares

@@ -26,14 +26,14 @@
 //! Only the actions are truth for the rules: kills, control changes, whose turn, the
 //! outcome all come from replaying `move_played`, `resigned`, `timed_out` and the agreed
 //! draw through
-//! [`domain::Game`] (see [`super::state`]). The `text` of a move and the `result` of an
+//! [`domain::Game`] (see [`crate::model::game_state`]). The `text` of a move and the `result` of an
 //! `ended` event are stored for readers of the raw log and checked on replay.
 
 use domain::{Move, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::timing::TimeControl;
+use crate::model::timing::TimeControl;
 
 /// Who may find and join a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -191,7 +191,7 @@ pub enum Event {
         /// players are names as written, not accounts).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         record_headers: Vec<(String, String)>,
-        /// The time control (see [`super::timing`]); absent: no deadlines.
+        /// The time control (see [`crate::model::timing`]); absent: no deadlines.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_control: Option<TimeControl>,
     },

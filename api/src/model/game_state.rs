@@ -6,8 +6,10 @@
 use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
-use super::events::{Event, GameKind, GameResult, ResultKind, ResultReason, Status, Visibility};
-use super::timing::{SeatClocks, TimeControl};
+use crate::model::events::{
+    Event, GameKind, GameResult, ResultKind, ResultReason, Status, Visibility,
+};
+use crate::model::timing::{SeatClocks, TimeControl};
 
 /// A pending draw offer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -237,7 +239,7 @@ impl GameState {
         Ok(step)
     }
 
-    /// The clocks after `event` (see [`super::timing`]).
+    /// The clocks after `event` (see [`crate::model::timing`]).
     fn tick_clocks(
         &mut self,
         tc: &TimeControl,
