@@ -369,10 +369,15 @@ fn study_games_take_no_seats_and_no_actions(backend: Backend) {
     assert_eq!(lobby["items"], json!([]));
 }
 
-/// The client's own picture of version `n` of a log.
+/// The client's own picture of version `n` of a log (before a played game's `started`
+/// event: the picture of a game waiting for players).
 fn expected_svg(events: &[Value], n: usize) -> String {
     let (settings, actions) = actions_of(&events[..n]);
     let (game, _) = Game::replay(settings, &actions).unwrap();
+    let study = events[0]["payload"]["kind"] == "study";
+    if !study && !events[..n].iter().any(|e| e["kind"] == "started") {
+        return domain::board_svg_before_start(game.position(), &SvgOptions::default());
+    }
     let last = actions.iter().rev().find_map(|a| match a {
         Action::Move(mv) => Some(*mv),
         _ => None,

@@ -2,8 +2,10 @@
 //! Chromium (`tests/browser/play_test.py`, see `tests/browser/README.md`) with four
 //! isolated sessions that sign up, create and join a game in the lobby and play it by
 //! clicking, through the choice dialogs, the text box and a stale page, to the end by
-//! resignations clicked in the page. Chromium is installed by `scripts/ensure-chromium.sh`
-//! when missing; if it cannot be, this test FAILS.
+//! resignations clicked in the page; every page is checked with axe-core (no WCAG 2.1 A or
+//! AA violation), for errors in its console, and the board in Chromium's accessibility
+//! tree. Chromium is installed by `scripts/ensure-chromium.sh` when missing (axe-core by
+//! `scripts/ensure-axe.sh`); if it cannot be, this test FAILS.
 //!
 //! The moves are planned here with the rules crate: random play from the start, steered
 //! (a chief goes to the maze when it can; an exit from the maze or a placement is taken
@@ -99,6 +101,7 @@ fn four_players_play_a_game_by_clicking_in_chromium() {
         "play-stale.png",
         "play-phone.png",
         "play-end.png",
+        "lobby-phone.png",
     ] {
         assert!(outdir.join(shot).is_file(), "{shot}");
     }

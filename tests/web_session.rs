@@ -218,6 +218,32 @@ fn revoking_the_session_elsewhere_ends_the_cookie() {
     assert_eq!(page.status.as_u16(), 303);
 }
 
+/// The page links the icon, as an ICO and as SVG, each versioned and served for good.
+#[track_caller]
+fn assert_icon_linked(srv: &TestServer, path: &str, html: &str) {
+    for (file, media) in [
+        ("/favicon.ico", "image/x-icon"),
+        ("/favicon.svg", "image/svg+xml"),
+    ] {
+        let prefix = "<link rel=\"icon\" href=\"";
+        let start = html
+            .find(&format!("{prefix}{file}?v="))
+            .unwrap_or_else(|| panic!("{path}: no icon link to {file}:\n{html}"));
+        let link: String = html[start + prefix.len()..]
+            .chars()
+            .take_while(|c| *c != '"')
+            .collect();
+        let r = send(raw().get(srv.url(&link)));
+        assert_eq!(r.status.as_u16(), 200, "{path}: {link}");
+        assert_eq!(r.content_type(), media, "{path}: {link}");
+        assert_eq!(
+            r.header("cache-control"),
+            Some("public, max-age=31536000, immutable"),
+            "{path}: {link}"
+        );
+    }
+}
+
 #[test]
 fn every_page_has_the_strict_csp_and_no_store() {
     let srv = TestServer::start(Backend::Postgres);
@@ -232,6 +258,7 @@ fn every_page_has_the_strict_csp_and_no_store() {
     );
     let id = game.expect(201)["id"].as_str().expect("id").to_string();
     let play = format!("/play/{id}");
+    let replay = format!("/games/{id}");
     for path in [
         "/",
         "/login",
@@ -239,6 +266,7 @@ fn every_page_has_the_strict_csp_and_no_store() {
         "/lobby",
         "/settings",
         play.as_str(),
+        replay.as_str(),
     ] {
         let r = get_with(&srv, path, &w.cookie);
         assert_eq!(r.status.as_u16(), 200, "{path}: {}", r.text);
@@ -254,10 +282,13 @@ fn every_page_has_the_strict_csp_and_no_store() {
             "{path}"
         );
         assert!(!r.text.contains("<script>"), "{path}: inline script");
-        assert!(
-            r.text.contains(&format!("content=\"{}\"", w.csrf)),
-            "{path}: CSRF meta"
-        );
+        assert_icon_linked(&srv, path, &r.text);
+        if path != replay {
+            assert!(
+                r.text.contains(&format!("content=\"{}\"", w.csrf)),
+                "{path}: CSRF meta"
+            );
+        }
     }
     // Signed out: the private pages send to the login form; the home page is the form.
     for (path, to) in [
@@ -279,7 +310,18 @@ fn every_page_has_the_strict_csp_and_no_store() {
         assert_eq!(r.status.as_u16(), 404, "{path}");
         assert!(r.content_type().starts_with("text/html"), "{path}");
         assert!(r.header("content-security-policy").is_some(), "{path}");
+        assert_eq!(r.header("cache-control"), Some("no-store"), "{path}");
+        assert_icon_linked(&srv, path, &r.text);
     }
+    // The icon where browsers look for it unasked: an ICO, cached for long.
+    let ico = send(raw().get(srv.url("/favicon.ico")));
+    assert_eq!(ico.status.as_u16(), 200);
+    assert_eq!(ico.content_type(), "image/x-icon");
+    assert_eq!(ico.header("cache-control"), Some("public, max-age=2592000"));
+    let svg = send(raw().get(srv.url("/favicon.svg")));
+    assert_eq!(svg.status.as_u16(), 200);
+    assert_eq!(svg.content_type(), "image/svg+xml");
+    assert!(svg.text.starts_with("<svg "), "{}", svg.text);
     let home = send(raw().get(srv.url("/")));
     assert_eq!(home.status.as_u16(), 200);
     assert!(home.text.contains("id=\"login-form\""));

@@ -10,6 +10,7 @@
 //   data-steps    the number of the last step
 //   data-version  the event version drawn (the `at` of board.svg and state)
 //   data-dfen     the DFEN of GET /v1/games/{id}/state?at=VERSION
+//   data-status   its `status`: open (waiting for players), active or finished
 //   data-ready    "true" once the picture and the DFEN of this step are both loaded
 // The URL hash is the step (#12); opening the page with a hash starts there, without one
 // at the last step. Keys: ArrowLeft, ArrowRight, Home, End.
@@ -190,6 +191,11 @@
         if (mine !== generation) return;
         var view = results[1];
         board.setAttribute("data-dfen", view.dfen);
+        board.setAttribute("data-status", view.status || "");
+        if (view.status === "open") {
+          caption.textContent = "The position before the start: the game has not started.";
+          board.alt = "The board before the start";
+        }
         setStatus(describe(view, index === steps.length - 1) +
           (results[0] ? "" : " (the picture did not load)"));
         board.setAttribute("data-ready", "true");
@@ -200,7 +206,19 @@
       });
   }
 
+  // The seats in play nobody holds yet (a game waiting for players).
+  function freeSeats(view) {
+    return (view.active_seats || []).filter(function (seat) {
+      return !(view.players || {})[seat] && !(view.bots || {})[seat];
+    });
+  }
+
   function describe(view, last) {
+    if (view.status === "open") {
+      var free = freeSeats(view);
+      return "The game has not started: waiting for players" +
+        (free.length ? " (" + free.map(seatName).join(", ") + " free)" : "") + ".";
+    }
     var text = "Ply " + view.ply + ". ";
     var result = view.result || (last && !view.turn ? finalResult : null);
     if (view.turn && view.turn.seat) {

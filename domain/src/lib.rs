@@ -49,4 +49,4 @@ pub use record::{
 pub use search::{Level, Player, SearchBudget, choose_move};
 pub use seat::{Seat, SeatSet};
 pub use square::Square;
-pub use svg::{SvgOptions, board_svg};
+pub use svg::{SvgOptions, board_svg, board_svg_before_start};

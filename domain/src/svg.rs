@@ -5,14 +5,16 @@
 //! The 9x9 board with the maze (`E5`) marked, file letters `A`..`I` and rank numbers
 //! `1`..`9` on all four edges (`A1` bottom-left, RULES.md section 1), each piece a disc
 //! in its party's colour carrying its kind's letter (`C A R D N M`, as in DFEN), corpses
-//! grey and crossed out with a rim of their party's colour, the last move's squares
-//! highlighted with an arrow, and a caption saying whose turn it is, who rules, and who
-//! controls each party. The colours are the Okabe-Ito palette, told apart with the
-//! common colour-vision deficiencies; the letters carry the kind without colour, and a
-//! small mark at each living piece's corner carries the party without colour (Red ▲,
-//! Blue ●, Yellow ■, Green ◆, as in the caption and the web pages). The
-//! output is deterministic and well-formed XML, with a `<title>` and `<desc>` for screen
-//! readers.
+//! light grey and crossed out with a rim of their party's colour, the last move's squares
+//! highlighted with an arrow (drawn under the pieces, so it hides none), and a caption
+//! saying whose turn it is, who rules, and who controls each party
+//! ([`board_svg_before_start`]: that the game waits for its players). The colours are the
+//! Okabe-Ito palette, told apart with the common colour-vision deficiencies; the letters
+//! carry the kind without colour (a corpse's letter, lower case, is near-black on its
+//! light grey disc, over the cross: above 4.5:1 of contrast), and a small mark at each
+//! piece's corner, dead or alive, carries the party without colour (Red ▲, Blue ●,
+//! Yellow ■, Green ◆, as in the caption and the web pages). The output is deterministic
+//! and well-formed XML, with a `<title>` and `<desc>` for screen readers.
 
 use std::fmt::Write;
 
@@ -101,9 +103,33 @@ fn party_mark(s: &mut String, party: Seat, x: i32, y: i32, r: i32) {
 /// position, if any) is highlighted: its departure and arrival squares, its exit from
 /// the maze and where it placed a piece.
 pub fn board_svg(position: &Position, last_move: Option<&Move>, options: &SvgOptions) -> String {
+    draw(position, last_move, options, &turn_text(position))
+}
+
+/// The picture of a game that has not started: its seats are not all taken, so nobody
+/// is to move yet, whatever the position says. The caption says so ("Waiting for
+/// players: the position before the start") instead of whose turn it would be.
+pub fn board_svg_before_start(position: &Position, options: &SvgOptions) -> String {
+    draw(position, None, options, WAITING)
+}
+
+/// The caption of a game that waits for its players.
+const WAITING: &str = "Waiting for players: the position before the start";
+
+/// The colours of a corpse: its disc, its letter and its cross (the letter is drawn over
+/// the cross, with a halo of the disc's colour).
+const CORPSE_DISC: &str = "#D9D9D9";
+const CORPSE_INK: &str = "#1A1A1A";
+const CORPSE_CROSS: &str = "#595959";
+
+fn draw(
+    position: &Position,
+    last_move: Option<&Move>,
+    options: &SvgOptions,
+    title: &str,
+) -> String {
     let width = 2 * EDGE + BOARD;
     let height = 2 * EDGE + BOARD + if options.caption { CAPTION } else { 0 };
-    let title = turn_text(position);
     let mut s = String::with_capacity(16 * 1024);
     let _ = write!(
         s,
@@ -121,7 +147,7 @@ pub fn board_svg(position: &Position, last_move: Option<&Move>, options: &SvgOpt
         s,
         r#"<title id="board-title">Djambi board, ply {}: {}</title>"#,
         position.ply(),
-        escape(&title)
+        escape(title)
     );
     let _ = writeln!(
         s,
@@ -137,15 +163,14 @@ pub fn board_svg(position: &Position, last_move: Option<&Move>, options: &SvgOpt
     coordinates(&mut s);
     if let Some(mv) = last_move {
         highlight(&mut s, mv);
+        // Under the pieces: the arrow never hides one.
+        arrow(&mut s, mv);
     }
     for (square, piece) in position.board().pieces() {
         piece_svg(&mut s, square, piece, position.control(piece.party));
     }
-    if let Some(mv) = last_move {
-        arrow(&mut s, mv);
-    }
     if options.caption {
-        caption(&mut s, position, &title);
+        caption(&mut s, position, title);
     }
     s.push_str("</svg>\n");
     s
@@ -328,26 +353,33 @@ fn piece_svg(s: &mut String, square: Square, piece: Piece, control: Control) {
         party_mark(s, piece.party, cx + 22, cy - 22, 5);
         s.push_str("</g>\n");
     } else {
-        let (a, b) = (cx - 15, cx + 15);
-        let (c, d) = (cy - 15, cy + 15);
-        let _ = writeln!(
+        let (a, b) = (cx - 16, cx + 16);
+        let (c, d) = (cy - 16, cy + 16);
+        // The cross first, then the letter over it with a halo of the disc's colour, so
+        // that the letter stays legible; the party's mark as on a living piece.
+        let _ = write!(
             s,
             concat!(
                 r##"<g class="corpse"><title>{name}</title>"##,
-                r##"<circle cx="{cx}" cy="{cy}" r="23" fill="#B8B8B8" stroke="{fill}" stroke-width="4"/>"##,
-                r##"<text x="{cx}" y="{cy}" font-size="18" fill="#555555" text-anchor="middle" dominant-baseline="central">{letter}</text>"##,
-                r##"<path d="M{a} {c}L{b} {d}M{b} {c}L{a} {d}" stroke="#222222" stroke-width="3.5" stroke-linecap="round"/></g>"##
+                r##"<circle cx="{cx}" cy="{cy}" r="23" fill="{disc}" stroke="{fill}" stroke-width="4"/>"##,
+                r##"<path d="M{a} {c}L{b} {d}M{b} {c}L{a} {d}" stroke="{cross}" stroke-width="3" stroke-linecap="round"/>"##,
+                r##"<text x="{cx}" y="{cy}" font-size="21" font-weight="bold" fill="{ink}" stroke="{disc}" stroke-width="5" stroke-linejoin="round" paint-order="stroke" text-anchor="middle" dominant-baseline="central">{letter}</text>"##,
             ),
             name = name,
             cx = cx,
             cy = cy,
+            disc = CORPSE_DISC,
             fill = fill,
+            cross = CORPSE_CROSS,
+            ink = CORPSE_INK,
             letter = letter.to_ascii_lowercase(),
             a = a,
             b = b,
             c = c,
             d = d,
         );
+        party_mark(s, piece.party, cx + 22, cy - 22, 5);
+        s.push_str("</g>\n");
     }
 }
 
@@ -480,5 +512,164 @@ mod tests {
         assert!(svg.contains("last move: from C8"));
         assert!(svg.contains("last move: to D7"));
         assert!(svg.contains("Blue to move"));
+    }
+
+    /// The relative luminance of `#RRGGBB` (WCAG 2.1).
+    fn luminance(colour: &str) -> f64 {
+        let hex = colour.strip_prefix('#').expect("#RRGGBB");
+        assert_eq!(hex.len(), 6, "{colour}");
+        let channel = |i: usize| {
+            let c = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).expect("hex")) / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4)
+    }
+
+    /// The contrast ratio of two colours (WCAG 2.1), 1 to 21.
+    fn contrast(a: &str, b: &str) -> f64 {
+        let (la, lb) = (luminance(a), luminance(b));
+        (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+    }
+
+    #[test]
+    fn contrast_is_computed_as_wcag_says() {
+        assert!((contrast("#000000", "#FFFFFF") - 21.0).abs() < 1e-9);
+        // The old corpse letter on the old corpse disc: 3.76:1.
+        assert!((contrast("#555555", "#B8B8B8") - 3.76).abs() < 0.01);
+    }
+
+    /// One corpse of each party (lower-case kinds are dead), and living pieces.
+    fn with_corpses() -> Position {
+        "RC8/9/9/9/4GC4/9/Ba1Yr1Gd4/2Rm6/BC7YC R RBYG 3"
+            .parse()
+            .expect("a DFEN with corpses")
+    }
+
+    #[test]
+    fn corpses_are_legible_and_carry_their_party_mark() {
+        let position = with_corpses();
+        let svg = board_svg(&position, None, &SvgOptions::default());
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{e}\n{svg}"));
+        let corpses: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("corpse"))
+            .collect();
+        assert_eq!(corpses.len(), 4, "{svg}");
+        let shapes = [
+            (Seat::Red, "path"),
+            (Seat::Blue, "circle"),
+            (Seat::Yellow, "rect"),
+            (Seat::Green, "path"),
+        ];
+        for corpse in corpses {
+            let title = corpse
+                .children()
+                .find(|n| n.has_tag_name("title"))
+                .and_then(|n| n.text())
+                .expect("a title");
+            let disc = corpse
+                .children()
+                .find(|n| n.has_tag_name("circle"))
+                .expect("the disc");
+            let letter = corpse
+                .children()
+                .find(|n| n.has_tag_name("text"))
+                .expect("the letter");
+            let back = disc.attribute("fill").expect("the disc's fill");
+            let ink = letter.attribute("fill").expect("the letter's fill");
+            let ratio = contrast(ink, back);
+            assert!(ratio >= 4.5, "{title}: {ink} on {back} is {ratio:.2}:1");
+            // The halo round the letter is the disc's colour: the cross under the letter
+            // does not lower its contrast.
+            assert_eq!(letter.attribute("stroke"), Some(back), "{title}");
+            assert_eq!(letter.attribute("paint-order"), Some("stroke"), "{title}");
+            let cross = corpse
+                .children()
+                .find(|n| n.has_tag_name("path") && n.attribute("class").is_none())
+                .expect("the cross");
+            assert!(
+                cross.range().start < letter.range().start,
+                "{title}: the cross is drawn under the letter"
+            );
+            let cross_ratio = contrast(cross.attribute("stroke").expect("stroke"), back);
+            assert!(
+                cross_ratio >= 3.0,
+                "{title}: the cross at {cross_ratio:.2}:1"
+            );
+            // The party, without colour: the same mark as a living piece's.
+            let (party, shape) = shapes
+                .iter()
+                .find(|(seat, _)| title.starts_with(seat.name()))
+                .expect("a party in the title");
+            let marks: Vec<_> = corpse
+                .children()
+                .filter(|n| n.attribute("class") == Some("mark"))
+                .collect();
+            assert_eq!(marks.len(), 1, "{title}");
+            assert!(marks[0].has_tag_name(*shape), "{title}: {party:?}");
+            assert_eq!(
+                marks[0].attribute("fill"),
+                Some(colours(*party).0),
+                "{title}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_last_move_arrow_is_drawn_under_the_pieces() {
+        let position = Position::default();
+        let mv: Move = "C8-D7".parse().unwrap();
+        let after = position.play(&mv).unwrap();
+        let svg = board_svg(&after, Some(&mv), &SvgOptions::default());
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{e}\n{svg}"));
+        let order: Vec<&str> = doc
+            .root_element()
+            .children()
+            .filter_map(|n| n.attribute("id").or(n.attribute("class")))
+            .collect();
+        let at = |what: &str| order.iter().position(|o| *o == what);
+        let arrow = at("last-move-arrow").expect("the arrow");
+        assert!(at("last-move").expect("the highlight") < arrow, "{order:?}");
+        assert!(arrow < at("piece").expect("a piece"), "{order:?}");
+        assert!(
+            !order[arrow..].contains(&"squares"),
+            "the arrow is over the board: {order:?}"
+        );
+        // The moved piece, on D7, is drawn after (over) the arrow.
+        let d7 = doc
+            .descendants()
+            .find(|n| {
+                n.attribute("class") == Some("piece")
+                    && n.children().any(|t| {
+                        t.has_tag_name("title") && t.text().is_some_and(|t| t.ends_with("on D7"))
+                    })
+            })
+            .expect("the piece on D7");
+        let arrow_node = doc
+            .descendants()
+            .find(|n| n.attribute("id") == Some("last-move-arrow"))
+            .unwrap();
+        assert!(arrow_node.range().end <= d7.range().start);
+    }
+
+    #[test]
+    fn a_game_waiting_for_players_says_so_not_whose_turn() {
+        let position = Position::default();
+        let svg = board_svg_before_start(&position, &SvgOptions::default());
+        assert!(!svg.contains("to move"), "{svg}");
+        assert!(
+            svg.contains("Djambi board, ply 0: Waiting for players: the position before the start"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains(r#"font-weight="bold">Waiting for players"#),
+            "the caption: {svg}"
+        );
+        assert_eq!(svg.matches(r#"class="piece""#).count(), 36);
+        roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{e}\n{svg}"));
     }
 }

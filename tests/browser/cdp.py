@@ -8,18 +8,45 @@ the browser) and 4 (from it), so no WebDriver, no websockets, nothing to downloa
     browser.navigate(url); browser.eval(js)    # the first page's methods, for short tests
     page = browser.new_page()                  # another tab with its own cookie jar
     page.click("#confirm"); page.screenshot(path)
+    page.check_console()                       # no error logged on the page so far
+    page.check_axe("the lobby")                # axe-core (WCAG 2.1 A, AA): no violation
     browser.close()
+
+Errors a page logs (console.error, failed loads such as a missing /favicon.ico, a 4xx
+answer to a fetch) are collected from the protocol's events; `check_console(allowed)`
+fails on any that no pattern of `allowed` matches (the answers a test provokes on
+purpose). axe-core is installed by scripts/ensure-axe.sh (pinned, under
+~/.cache/djambi-ci/) and injected with Runtime.evaluate, so the page's CSP does not
+stand in the way; nothing of it is served by the server.
 """
 
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import time
 
 STATUS = "document.getElementById('status') && document.getElementById('status').textContent"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The rules axe runs: WCAG 2.0 and 2.1, levels A and AA.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+_axe_source = None
+
+
+def axe_source():
+    """axe.min.js, installed by scripts/ensure-axe.sh when missing (once per run)."""
+    global _axe_source
+    if _axe_source is None:
+        run = subprocess.run(["bash", os.path.join(ROOT, "scripts/ensure-axe.sh")],
+                             capture_output=True, text=True)
+        if run.returncode != 0 or not run.stdout.strip():
+            raise Failed(f"axe-core could not be installed by scripts/ensure-axe.sh: {run.stderr}")
+        with open(run.stdout.strip().splitlines()[-1], encoding="utf-8") as f:
+            _axe_source = f.read()
+    return _axe_source
 
 
 class Failed(Exception):
@@ -33,9 +60,58 @@ class Page:
         self.browser = browser
         self.session = session
         self.timeout = browser.timeout
+        # Errors the page logged and not yet checked: {"text", "url"}.
+        self.errors = []
+        browser.pages[session] = self
         self.call("Page.enable")
         self.call("Runtime.enable")
+        self.call("Log.enable")
         self.resize(width, height)
+
+    def on_event(self, method, params):
+        """Keeps the errors the page logs (the protocol's events for this tab)."""
+        if method == "Log.entryAdded" and params["entry"].get("level") == "error":
+            entry = params["entry"]
+            self.errors.append({"text": entry.get("text", ""), "url": entry.get("url", "")})
+        elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+            text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
+            self.errors.append({"text": f"console.{params['type']}: {text}", "url": ""})
+
+    def check_console(self, allowed=(), settle=0.5):
+        """Fails if the page logged an error no pattern of `allowed` (regular expressions,
+        searched in "URL text") matches; forgets the errors checked. Waits `settle`
+        seconds first, for late loads (the icon) to report."""
+        time.sleep(settle)
+        self.eval("1")  # reads the events that arrived meanwhile
+        unexpected = [e for e in self.errors
+                      if not any(re.search(a, f"{e['url']} {e['text']}") for a in allowed)]
+        self.errors = []
+        if unexpected:
+            where = self.eval("location.href")
+            raise Failed(f"{where} logged errors: {json.dumps(unexpected)[:1500]}")
+
+    def check_axe(self, what):
+        """Runs axe-core (WCAG 2.1 A and AA) on the page; fails on any violation."""
+        if not self.eval("typeof window.axe === 'object'"):
+            result = self.call("Runtime.evaluate", {"expression": axe_source(), "returnByValue": True})
+            if "exceptionDetails" in result:
+                raise Failed(f"axe-core did not load in {what}: {result['exceptionDetails']}")
+        found = self.eval(
+            "axe.run(document, {runOnly: {type: 'tag', values: %s}, resultTypes: ['violations']})"
+            ".then(r => ({url: r.url, passes: r.passes.length, violations: r.violations.map(v => ({"
+            "id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,"
+            " targets: v.nodes.slice(0, 3).map(n => n.target.join(' ')),"
+            " summary: (v.nodes[0] || {}).failureSummary}))}))" % json.dumps(AXE_TAGS))
+        if found["violations"]:
+            raise Failed(f"axe-core finds {len(found['violations'])} violation(s) in {what} "
+                         f"({found['url']}): {json.dumps(found['violations'], indent=1)[:4000]}")
+        return found
+
+    def ax_tree(self):
+        """Chromium's accessibility tree of the page: {nodeId: node}."""
+        self.call("Accessibility.enable")
+        nodes = self.call("Accessibility.getFullAXTree")["nodes"]
+        return {n["nodeId"]: n for n in nodes}
 
     def call(self, method, params=None):
         return self.browser.call(method, params, session=self.session)
@@ -129,6 +205,7 @@ class Browser:
         os.close(from_browser_w)
         self.buffer = b""
         self.next_id = 0
+        self.pages = {}
         self.first = self.new_page(isolated=False, width=width, height=height)
 
     def new_page(self, isolated=True, width=1100, height=900):
@@ -168,6 +245,9 @@ class Browser:
             if answer.get("method") == "Runtime.exceptionThrown":
                 details = answer["params"]["exceptionDetails"]
                 raise Failed(f"a script error on the page: {json.dumps(details)[:500]}")
+            page = self.pages.get(answer.get("sessionId"))
+            if page is not None and "method" in answer:
+                page.on_event(answer["method"], answer.get("params", {}))
 
     def stderr_tail(self):
         try:

@@ -34,6 +34,12 @@ from urllib.parse import parse_qs, urlsplit
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ASSETS = os.path.join(ROOT, "api", "assets")
 CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'"
+ICON_LINKS = ('<link rel="icon" href="/favicon.ico" sizes="16x16 32x32">\n'
+              '<link rel="icon" href="/favicon.svg" type="image/svg+xml">')
+NOT_FOUND = ('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+             f'{ICON_LINKS}\n<title>Not found · Djambi</title>\n'
+             '<link rel="stylesheet" href="/assets/replay.css">\n</head>\n<body>\n<main id="not-found">\n'
+             '<h1>Not found</h1>\n<p>There is no such game.</p>\n</main>\n</body>\n</html>\n')
 
 
 def run(djambi, *args):
@@ -146,7 +152,7 @@ def handler_for(game):
             pass
 
         def send(self, status, body, content_type, extra=()):
-            data = body.encode("utf-8")
+            data = body if isinstance(body, bytes) else body.encode("utf-8")
             self.send_response(status)
             self.send_header("content-type", content_type)
             self.send_header("content-length", str(len(data)))
@@ -176,8 +182,16 @@ def handler_for(game):
                     page = f.read()
                 page = page.replace("{{game_id}}", html.escape(game.id))
                 page = page.replace("{{title}}", html.escape(f"Game {game.id}"))
+                page = page.replace("{{icon}}", ICON_LINKS)
                 return self.send(200, page, "text/html; charset=utf-8",
                                  [("content-security-policy", CSP)])
+            if url.path.startswith("/games/"):
+                return self.send(404, NOT_FOUND, "text/html; charset=utf-8",
+                                 [("content-security-policy", CSP)])
+            if url.path in ("/favicon.ico", "/favicon.svg"):
+                with open(os.path.join(ASSETS, url.path[1:]), "rb") as f:
+                    kind = "image/x-icon" if url.path.endswith(".ico") else "image/svg+xml"
+                    return self.send(200, f.read(), kind)
             if url.path in ("/assets/replay.js", "/assets/replay.css"):
                 name = url.path.rsplit("/", 1)[1]
                 with open(os.path.join(ASSETS, name), encoding="utf-8") as f:

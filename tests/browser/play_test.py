@@ -15,9 +15,18 @@ elsewhere: the page must say the game moved on and keep the move in the text box
 nothing is written. Then the page on a phone-sized screen, and resignations clicked in
 the pages until the game is over.
 
+Every page (sign-up, log-in, lobby, also at a phone's width where the open games come
+before the creation form, the game page waiting for players, under way, with a piece
+selected and with a choice dialog, my games, settings, the HTML 404) is checked with
+axe-core (WCAG 2.1 A and AA: no violation), and no page may log an error in the console
+but the refusals the test provokes (the illegal move's 422, the stale move's 412). The
+board's squares are checked in Chromium's accessibility tree: a grid of 9 rows of 9
+gridcells, each holding a button named after its square and what stands there, the
+selected piece's pressed.
+
 Screenshots in OUTDIR: play.png (a piece selected), play-dialog.png (a choice dialog),
-play-stale.png, play-phone.png, play-end.png. Exit status 0 pass, 1 a check failed,
-2 no browser or no server. Standard library only (see cdp.py).
+play-stale.png, play-phone.png, play-end.png, lobby-phone.png, settings.png. Exit status
+0 pass, 1 a check failed, 2 no browser or no server. Standard library only (see cdp.py).
 """
 
 import argparse
@@ -61,6 +70,68 @@ def get_json(url):
     return body
 
 
+# The answers this test provokes on purpose (the page logs them as failed loads).
+ILLEGAL = r"/v1/games/[0-9a-f-]+/moves .*status of 422"
+STALE = r"/v1/games/[0-9a-f-]+/moves .*status of 412"
+
+
+def ax_children(tree, node, roles):
+    """The nearest descendants of `node` with a role in `roles` (through ignored and
+    generic nodes)."""
+    found = []
+    for child_id in node.get("childIds", []):
+        child = tree.get(child_id)
+        if child is None:
+            continue
+        role = (child.get("role") or {}).get("value")
+        if role in roles and not child.get("ignored"):
+            found.append(child)
+        else:
+            found.extend(ax_children(tree, child, roles))
+    return found
+
+
+def ax_property(node, name):
+    for prop in node.get("properties", []):
+        if prop["name"] == name:
+            return prop["value"].get("value")
+    return None
+
+
+def check_board_ax_tree(page, selected):
+    """The squares in Chromium's accessibility tree: a grid, 9 rows of 9 gridcells, each
+    with one button named "<square>: <what stands there>", only `selected` pressed."""
+    tree = page.ax_tree()
+    grids = [n for n in tree.values() if (n.get("role") or {}).get("value") == "grid" and not n.get("ignored")]
+    if len(grids) != 1:
+        raise Failed(f"the game page has {len(grids)} grids in the accessibility tree")
+    grid = grids[0]
+    if "choose a piece" not in (grid.get("name") or {}).get("value", ""):
+        raise Failed(f"the grid's name: {grid.get('name')}")
+    rows = ax_children(tree, grid, {"row"})
+    if len(rows) != 9:
+        raise Failed(f"the grid has {len(rows)} rows, not 9")
+    pressed = []
+    for rank, row in zip(range(9, 0, -1), rows):
+        cells = ax_children(tree, row, {"gridcell"})
+        if len(cells) != 9:
+            raise Failed(f"rank {rank} has {len(cells)} gridcells, not 9")
+        for file, cell in zip("ABCDEFGHI", cells):
+            buttons = ax_children(tree, cell, {"button"})
+            name = (buttons[0].get("name") or {}).get("value", "") if len(buttons) == 1 else ""
+            if len(buttons) != 1 or not name.startswith(f"{file}{rank}"):
+                raise Failed(f"the gridcell of {file}{rank}: buttons {[b.get('name') for b in buttons]}")
+            state = ax_property(buttons[0], "pressed")
+            if state not in ("true", "false"):
+                raise Failed(f"the button of {file}{rank} is not a toggle: pressed {state!r}")
+            if state == "true":
+                pressed.append(f"{file}{rank}")
+    if pressed != [selected]:
+        raise Failed(f"pressed squares {pressed}, the piece selected is on {selected}")
+    sample = (ax_children(tree, ax_children(tree, rows[0], {"gridcell"})[0], {"button"})[0]["name"]["value"])
+    print(f"accessibility tree: a grid of 9 rows x 9 gridcells with buttons (A9: {sample!r}), {selected} pressed")
+
+
 def parse(text):
     m = MOVE.match(text)
     if not m:
@@ -93,9 +164,11 @@ class Player:
             f" document.body.dataset.page === {json.dumps(name)} &&"
             f" location.pathname.startsWith({json.dumps(path_prefix)})", f"the {name} page")
 
-    def sign_up(self):
+    def sign_up(self, audit=False):
         self.page.navigate(f"{self.base}/signup")
         self.wait_page("signup", "/signup")
+        if audit:
+            self.page.check_axe("the sign-up page")
         self.fill("#signup-username", self.username)
         self.fill("#signup-email", f"{self.username}@example.org")
         self.fill("#signup-password", PASSWORD)
@@ -117,6 +190,28 @@ class Player:
                      f"state is v{state['version']} {state['dfen']}")
 
 
+def check_phone_lobby(page, game, outdir):
+    """At a phone's width the lobby lists the open games before the creation form."""
+    page.resize(390, 844, mobile=True, scale=2)
+    try:
+        page.wait_for("window.innerWidth === 390", "the phone's width")
+        layout = page.eval(
+            "(() => { const r = e => document.querySelector(e).getBoundingClientRect();"
+            f" return {{open: r('#open-games').top, game: r('#open-games [data-game-id=\"{game}\"]').top,"
+            " form: r('#create-form').top, title: r('#create-title').top,"
+            " overflow: document.documentElement.scrollWidth - window.innerWidth,"
+            " height: window.innerHeight}; })()")
+        if not layout["open"] < layout["game"] < layout["title"] < layout["form"]:
+            raise Failed(f"on a phone the open games are not above the creation form: {layout}")
+        if layout["overflow"] > 0 or layout["game"] > layout["height"]:
+            raise Failed(f"on a phone the first open game is not on the first screen: {layout}")
+        page.screenshot(os.path.join(outdir, "lobby-phone.png"))
+        page.check_axe("the lobby on a phone")
+    finally:
+        page.resize(1100, 900)
+    print(f"lobby on a phone: the open games at y={layout['open']:.0f}, the creation form at y={layout['form']:.0f}")
+
+
 def run(base, outdir, moves, chromium, timeout):
     os.makedirs(outdir, exist_ok=True)
     browser = Browser(chromium, timeout)
@@ -126,11 +221,19 @@ def run(base, outdir, moves, chromium, timeout):
     try:
         players = {seat: Player(browser, seat, base, tag) for seat in SEATS}
         for p in players.values():
-            p.sign_up()
+            p.sign_up(audit=p.seat == "R")
         print(f"signed up: {', '.join(p.username for p in players.values())}")
+        red = players["R"]
+        red.page.wait_for("/open game/.test(document.getElementById('status').textContent)", "the lobby")
+        red.page.check_axe("the lobby")
+
+        # Signed out: the log-in page.
+        browser.navigate(f"{base}/login")
+        browser.wait_for("document.readyState === 'complete' && document.body &&"
+                         " document.body.dataset.page === 'login'", "the log-in page")
+        browser.first.check_axe("the log-in page")
 
         # Red creates the game in the lobby; the others take their seats there.
-        red = players["R"]
         red.page.eval("document.getElementById('create-seats').value = '4';"
                       "document.getElementById('create-seat').value = 'R';"
                       "document.getElementById('create-time').value = '259200'; true")
@@ -138,12 +241,17 @@ def run(base, outdir, moves, chromium, timeout):
         red.wait_page("play", "/play/")
         game = red.page.eval("location.pathname.split('/')[2]")
         api = f"{base}/v1/games/{game}"
+        red.page.wait_for("/Waiting for players/.test(document.getElementById('status').textContent) &&"
+                          " document.getElementById('board').dataset.ready === 'true'", "the game waiting")
+        red.page.check_axe("the game page of a game waiting for players")
         for seat in "BYG":
             p = players[seat]
             p.page.navigate(f"{base}/lobby")
             p.wait_page("lobby", "/lobby")
             button = f'button.take-seat[data-game-id="{game}"][data-seat="{seat}"]'
             p.page.wait_for(f"!!document.querySelector({json.dumps(button)})", f"the seat {seat} in the lobby")
+            if seat == "B":
+                check_phone_lobby(p.page, game, outdir)
             p.page.click(button)
             p.wait_page("play", f"/play/{game}")
         state = get_json(f"{api}/state")
@@ -151,6 +259,8 @@ def run(base, outdir, moves, chromium, timeout):
             raise Failed(f"the game did not start: {state['status']}")
         for p in players.values():
             p.wait_synced(state, "the start")
+            p.page.check_console()
+        red.page.check_axe("the game page under way")
         print(f"game {game} started; {len(moves)} moves to play")
 
         # My games: the game is listed for everyone, under "waiting for my move" for the
@@ -165,6 +275,8 @@ def run(base, outdir, moves, chromium, timeout):
             listed = p.page.eval(f"!!document.querySelector('#my-games a[data-game-id=\"{game}\"]')")
             if waiting != (p is mover) or not listed:
                 raise Failed(f"{p.seat}'s games: waiting {waiting}, listed {listed}")
+            if p is mover:
+                p.page.check_axe("my games")
         for p in players.values():
             if p is mover:
                 p.page.click(f'#my-turn a[data-game-id="{game}"]')
@@ -209,6 +321,8 @@ def run(base, outdir, moves, chromium, timeout):
                                 f"{mv['to']} offered as a destination")
                 if i == 2:
                     p.page.screenshot(os.path.join(outdir, "play.png"))
+                    check_board_ax_tree(p.page, mv["from"])
+                    p.page.check_axe("the game page with a piece selected")
                 press(f"#squares [data-square=\"{mv['to']}\"]")
                 for _ in range(4):
                     ui = p.page.eval(
@@ -221,6 +335,7 @@ def run(base, outdir, moves, chromium, timeout):
                         value = mv[field] or ""
                         if not dialogs:
                             p.page.screenshot(os.path.join(outdir, "play-dialog.png"))
+                            p.page.check_axe("the game page with a choice dialog")
                         dialogs.add(field)
                         p.page.click(f'.choice-dialog button[data-value="{value}"]')
                         p.page.wait_for(
@@ -249,6 +364,7 @@ def run(base, outdir, moves, chromium, timeout):
                 raise Failed(f"the server recorded {played}, the page was to play {text}")
             for q in players.values():
                 q.wait_synced(new, f"the position after {text}")
+            p.page.check_console(allowed=[ILLEGAL] if i == 1 else [], settle=0)
             print(f"{i + 1:3}. {seat} {text:<14} all four pages at v{new['version']}: {new['dfen']}")
 
         if "place" not in dialogs and not any(parse(t)["place"] for t in moves):
@@ -288,6 +404,7 @@ def run(base, outdir, moves, chromium, timeout):
             raise Failed(f"the stale move was written: v{state['version']} -> v{after['version']}")
         p.wait_synced(after, "the current position after the refusal")
         print(f"stale page refused: {p.page.eval(BOARD)['message']}")
+        p.page.check_console(allowed=[STALE])
         p.page.screenshot(os.path.join(outdir, "play-stale.png"))
 
         # A phone-sized screen: nothing wider than the screen, the board and the panel there.
@@ -302,6 +419,7 @@ def run(base, outdir, moves, chromium, timeout):
         if layout["overflow"] > 0 or not 250 <= layout["board"] <= 390 or layout["square"] < 25:
             raise Failed(f"the game page does not fit a phone: {layout}")
         p.page.screenshot(os.path.join(outdir, "play-phone.png"))
+        p.page.check_axe("the game page on a phone")
         p.page.resize(1100, 900)
         p.page.navigate(f"{base}/play/{game}")
         p.wait_page("play", f"/play/{game}")
@@ -347,6 +465,7 @@ def run(base, outdir, moves, chromium, timeout):
             q.page.wait_for("/Game over/.test(document.getElementById('status').textContent)",
                             f"{q.seat}'s page saying the game is over")
         players["R"].page.screenshot(os.path.join(outdir, "play-end.png"))
+        players["R"].page.check_axe("the game page of a finished game")
 
         # Settings: a notification channel and the reminders saved, a vacation declared
         # and ended, each checked through the API.
@@ -360,6 +479,7 @@ def run(base, outdir, moves, chromium, timeout):
         box = 'input[data-kind="your_turn"][data-channel="email"]'
         g.page.wait_for(f"!!document.querySelector('{box}') && document.getElementById('vacation-now').textContent",
                         "the settings")
+        g.page.check_axe("the settings page")
         g.page.click(box)
         g.fill("#reminders", "12")
         g.page.click("#notify-submit")
@@ -381,6 +501,18 @@ def run(base, outdir, moves, chromium, timeout):
             raise Failed(f"the vacation did not end: {vacation}")
         g.page.screenshot(os.path.join(outdir, "settings.png"))
         print("settings saved and a vacation declared and ended through /settings")
+
+        # The HTML 404 page of an unknown game.
+        missing = f"{base}/play/00000000-0000-0000-0000-000000000000"
+        g.page.navigate(missing)
+        g.page.wait_for("document.readyState === 'complete' && !!document.getElementById('not-found')",
+                        "the 404 page")
+        g.page.check_axe("the 404 page")
+        g.page.check_console(allowed=[re.escape(missing) + r" .*status of 404"])
+        # No page logged an error (a missing /favicon.ico would have).
+        for q in [browser.first] + [q.page for q in players.values()]:
+            q.check_console()
+        print("axe-core: no violation on any page; no error in any page's console")
         if typed != 1:
             raise Failed("the text box was not used")
     finally:

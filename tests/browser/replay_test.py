@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drives the replay page (GET /games/{id}) in a real headless Chromium.
 
-    replay_test.py BASE_URL GAME_ID OUTDIR [--chromium PATH] [--timeout SECONDS]
+    replay_test.py BASE_URL GAME_ID OUTDIR [--waiting GAME_ID] [--chromium PATH] [--timeout SECONDS]
 
 e.g. `replay_test.py http://127.0.0.1:8080 0192f5e4-... target/browser`. Standard library
 only: it talks to Chromium through the DevTools protocol over a pipe
@@ -22,7 +22,12 @@ What it checks, for a game whose record is public:
      where they should;
   4. on a phone-sized screen (390 px) the page fits the width;
   5. it saves OUTDIR/replay.png (the page at the last step), OUTDIR/replay-start.png and
-     OUTDIR/replay-phone.png.
+     OUTDIR/replay-phone.png;
+  6. axe-core (WCAG 2.1 A and AA) finds no violation on the page (at the last step, at
+     the start, on a phone) nor on the HTML 404 page, and no page logs an error in the
+     console (a missing /favicon.ico would);
+  7. with --waiting GAME_ID, the replay page of a game still waiting for players says so
+     (not "Game over", not a turn), and passes axe too.
 
 Exit status 0 when every check passes, 1 on a failed check, 2 when the browser or the
 server cannot be used.
@@ -31,6 +36,7 @@ server cannot be used.
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import urllib.request
@@ -91,7 +97,29 @@ def check_step(browser, base, game, step, dfens):
     return shown
 
 
-def run(base, game, outdir, chromium, timeout):
+def check_waiting(browser, base, game):
+    """The replay page of a game waiting for players says it has not started."""
+    browser.navigate(f"{base}/games/{game}")
+    browser.wait_for("(() => { const b = document.getElementById('board');"
+                     " return !!b && b.dataset.ready === 'true'; })()", "the waiting game's page")
+    shown = browser.eval(
+        "({status: document.getElementById('status').textContent,"
+        " caption: document.getElementById('position-caption').textContent,"
+        " state: document.getElementById('board').dataset.status,"
+        " loaded: document.getElementById('board').naturalWidth > 0})")
+    text = f"{shown['status']} {shown['caption']}"
+    if shown["state"] != "open" or not shown["loaded"]:
+        raise Failed(f"the waiting game's page: {shown}")
+    if "Game over" in text or "to move" in text or "The starting position" in text:
+        raise Failed(f"the page of a game waiting for players says: {text!r}")
+    if "has not started" not in shown["status"] or "waiting for players" not in shown["status"]:
+        raise Failed(f"the page does not say the game waits for players: {text!r}")
+    browser.first.check_axe("the replay page of a game waiting for players")
+    browser.first.check_console()
+    print(f"waiting game: {text}")
+
+
+def run(base, game, outdir, chromium, timeout, waiting=None):
     os.makedirs(outdir, exist_ok=True)
     actions = expected_labels(base, game)
     page_url = f"{base}/games/{game}"
@@ -104,8 +132,12 @@ def run(base, game, outdir, chromium, timeout):
         if int(shown["steps"]) != last or shown["items"] != last + 1:
             raise Failed(f"the page lists {shown['items']} steps (data-steps "
                          f"{shown['steps']}), the events give {last} actions and the start")
+        page = browser.first
+        page.check_axe("the replay page at the last step")
+        page.check_console()
         browser.key("Home", "Home", 36)
         shown = check_step(browser, base, game, 0, dfens)
+        page.check_axe("the replay page at the start")
         browser.screenshot(os.path.join(outdir, "replay-start.png"))
         for step in range(1, last + 1):
             if step % 2:
@@ -148,6 +180,19 @@ def run(base, game, outdir, chromium, timeout):
         if layout["next"] > 2 * layout["height"]:
             raise Failed(f"the controls are far below the board on a phone: {layout}")
         browser.screenshot(os.path.join(outdir, "replay-phone.png"))
+        page.check_axe("the replay page on a phone")
+        page.check_console()
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": 1100, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        # The HTML 404 page: accessible, and no error logged but its own 404.
+        missing = f"{base}/games/00000000-0000-0000-0000-000000000000"
+        browser.navigate(missing)
+        browser.wait_for("document.readyState === 'complete' && !!document.getElementById('not-found')",
+                         "the 404 page")
+        page.check_axe("the 404 page")
+        page.check_console(allowed=[re.escape(missing) + r" .*status of 404"])
+        if waiting:
+            check_waiting(browser, base, waiting)
     finally:
         browser.close()
     print(f"ok: {len(actions)} actions stepped through in Chromium; screenshots in {outdir}")
@@ -159,6 +204,8 @@ def main():
     parser.add_argument("base_url", help="the server, e.g. http://127.0.0.1:8080")
     parser.add_argument("game_id")
     parser.add_argument("outdir", help="where to write replay.png and replay-start.png")
+    parser.add_argument("--waiting", metavar="GAME_ID",
+                        help="also check the replay page of this game waiting for players")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per wait")
     args = parser.parse_args()
@@ -173,7 +220,8 @@ def main():
         print(f"replay_test: cannot read the game's events: {error}", file=sys.stderr)
         return 2
     try:
-        run(args.base_url.rstrip("/"), args.game_id, args.outdir, chromium, args.timeout)
+        run(args.base_url.rstrip("/"), args.game_id, args.outdir, chromium, args.timeout,
+            args.waiting)
     except Failed as error:
         print(f"replay_test: FAILED: {error}", file=sys.stderr)
         return 1

@@ -10,7 +10,7 @@
 //   data-current  "true" when the position shown is the game's newest one
 //   data-ready    "true" once the picture and the DFEN are loaded
 // and #squares button[data-square] are the squares (classes `movable`, `target`,
-// `selected`, `choice`). ?live=0 turns the event stream off (tests of stale pages).
+// `selected`, `choice`), each in a gridcell of a row of the role=grid #squares. ?live=0 turns the event stream off (tests of stale pages).
 (function () {
   "use strict";
 
@@ -74,10 +74,12 @@
       var row = D.el("div", { role: "row", className: "row" });
       for (var f = 0; f < 9; f++) {
         var name = FILES[f] + rank;
-        var button = D.el("button", { type: "button", role: "gridcell", className: "sq", "data-square": name, tabindex: "-1" });
+        // The ARIA grid pattern: each square a gridcell holding a button (a button may
+        // carry aria-pressed, a gridcell may not).
+        var button = D.el("button", { type: "button", className: "sq", "data-square": name, tabindex: "-1", "aria-pressed": "false" });
         button.addEventListener("click", onSquare);
         button.addEventListener("keydown", onGridKey);
-        row.appendChild(button);
+        row.appendChild(D.el("div", { role: "gridcell", className: "cell" }, [button]));
       }
       grid.appendChild(row);
     }

@@ -8,6 +8,12 @@
 //! - `GET /assets/replay.js`, `GET /assets/replay.css`: the page's script and style, built
 //!   into the binary. The page links them as `?v=<hash of the content>`: asked with that
 //!   version they are cached for good; otherwise they revalidate with their `ETag`.
+//! - `GET /favicon.svg`, `GET /favicon.ico`: the site's icon (every page links both,
+//!   versioned; `/favicon.ico` is also where browsers look unasked), built into the binary
+//!   and cached for a month even without the version.
+//!
+//! Every page (and the HTML 404) is `Cache-Control: no-store`: it may name the player and
+//! carries a CSRF token.
 
 use std::sync::OnceLock;
 
@@ -32,8 +38,14 @@ pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self
 const REPLAY_HTML: &str = include_str!("../../assets/replay.html");
 const REPLAY_JS: &str = include_str!("../../assets/replay.js");
 const REPLAY_CSS: &str = include_str!("../../assets/replay.css");
+const FAVICON_SVG: &str = include_str!("../../assets/favicon.svg");
+/// 16 and 32 pixels, PNG inside (made by `api/assets/favicon.py` from the same design as
+/// `favicon.svg`).
+const FAVICON_ICO: &[u8] = include_bytes!("../../assets/favicon.ico");
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// The icon asked without its version (browsers ask `/favicon.ico` by themselves).
+const A_MONTH: &str = "public, max-age=2592000";
 
 /// Adds the pages to the app (outside the OpenAPI document).
 pub fn register<T>(app: App<T>) -> App<T>
@@ -43,22 +55,37 @@ where
     app.service(web::resource("/games/{id}").route(web::get().to(replay_page)))
         .service(web::resource("/assets/replay.js").route(web::get().to(replay_js)))
         .service(web::resource("/assets/replay.css").route(web::get().to(replay_css)))
+        .service(
+            web::resource("/favicon.svg")
+                .route(web::get().to(|req: HttpRequest| async move { favicon_svg().serve(&req) })),
+        )
+        .service(
+            web::resource("/favicon.ico")
+                .route(web::get().to(|req: HttpRequest| async move { favicon_ico().serve(&req) })),
+        )
 }
 
 /// A built-in asset: its content, media type and version (a hash of the content).
 pub(crate) struct Asset {
-    body: &'static str,
+    body: &'static [u8],
     media_type: &'static str,
     version: String,
+    /// `Cache-Control` when asked without the version.
+    unversioned: &'static str,
 }
 
 impl Asset {
     pub(crate) fn new(body: &'static str, media_type: &'static str) -> Asset {
-        let hash = Sha256::digest(body.as_bytes());
+        Asset::bytes(body.as_bytes(), media_type, "no-cache")
+    }
+
+    fn bytes(body: &'static [u8], media_type: &'static str, unversioned: &'static str) -> Asset {
+        let hash = Sha256::digest(body);
         Asset {
             body,
             media_type,
             version: hex::encode(&hash[..8]),
+            unversioned,
         }
     }
 
@@ -74,7 +101,11 @@ impl Asset {
     pub(crate) fn serve(&self, req: &HttpRequest) -> HttpResponse {
         let versioned = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
             .is_ok_and(|q| q.iter().any(|(k, v)| k == "v" && *v == self.version));
-        let cache = if versioned { IMMUTABLE } else { "no-cache" };
+        let cache = if versioned {
+            IMMUTABLE
+        } else {
+            self.unversioned
+        };
         let etag = self.etag();
         let fresh = req
             .headers()
@@ -108,6 +139,26 @@ fn css() -> &'static Asset {
     CSS.get_or_init(|| Asset::new(REPLAY_CSS, "text/css; charset=utf-8"))
 }
 
+fn favicon_svg() -> &'static Asset {
+    static A: OnceLock<Asset> = OnceLock::new();
+    A.get_or_init(|| Asset::bytes(FAVICON_SVG.as_bytes(), "image/svg+xml", A_MONTH))
+}
+
+fn favicon_ico() -> &'static Asset {
+    static A: OnceLock<Asset> = OnceLock::new();
+    A.get_or_init(|| Asset::bytes(FAVICON_ICO, "image/x-icon", A_MONTH))
+}
+
+/// The `<link>`s of the icon, for every page's `<head>`.
+pub(crate) fn icon_links() -> String {
+    format!(
+        "<link rel=\"icon\" href=\"{}\" sizes=\"16x16 32x32\">\n\
+         <link rel=\"icon\" href=\"{}\" type=\"image/svg+xml\">",
+        favicon_ico().link("/favicon.ico"),
+        favicon_svg().link("/favicon.svg")
+    )
+}
+
 async fn replay_js(req: HttpRequest) -> HttpResponse {
     js().serve(&req)
 }
@@ -132,22 +183,23 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// An HTML page with the pages' security headers.
+/// An HTML page with the pages' security headers, never stored by caches, and the icon
+/// linked in place of the first `{{icon}}` (in the `<head>`, before any text of the page).
 pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CONTENT_SECURITY_POLICY, CSP))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::REFERRER_POLICY, "same-origin"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .body(body)
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(body.replacen("{{icon}}", &icon_links(), 1))
 }
 
 pub(crate) fn not_found_page(what: &str) -> HttpResponse {
     let body = format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>Not found · Djambi</title>\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n\
+         {{{{icon}}}}\n<title>Not found · Djambi</title>\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n\
          <body>\n<main id=\"not-found\">\n<h1>Not found</h1>\n<p>{}</p>\n</main>\n</body>\n</html>\n",
         css().link("/assets/replay.css"),
         escape_html(what)
@@ -226,6 +278,7 @@ mod tests {
             "{{title}}",
             "/assets/replay.js",
             "/assets/replay.css",
+            "{{icon}}",
         ] {
             assert!(REPLAY_HTML.contains(needle), "{needle}");
         }

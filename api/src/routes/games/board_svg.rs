@@ -8,6 +8,7 @@ use super::position::StateParams;
 use super::{PROBLEM, etag, game_id, not_modified};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
+use crate::model::events::Status;
 use crate::state::AppState;
 
 /// How long a picture of the current position may be cached: it changes with the next
@@ -59,11 +60,17 @@ pub async fn board_svg(
         Action::Move(mv) => Some(*mv),
         _ => None,
     });
-    let svg = domain::board_svg(
-        state.game.position(),
-        last_move.as_ref(),
-        &SvgOptions::default(),
-    );
+    // Before the start (seats still free, as at version 1 of every played game) nobody is
+    // to move: the caption says the game waits for its players.
+    let svg = if state.status == Status::Open {
+        domain::board_svg_before_start(state.game.position(), &SvgOptions::default())
+    } else {
+        domain::board_svg(
+            state.game.position(),
+            last_move.as_ref(),
+            &SvgOptions::default(),
+        )
+    };
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, etag(state.version)))
         .insert_header((header::CACHE_CONTROL, cache))

@@ -15,7 +15,8 @@
 //! The pages authenticate with the session cookie of [`crate::auth::web_session`]; each
 //! page carries the session's CSRF token in `<meta name="csrf-token">`, and the script
 //! sends it as `X-CSRF-Token` on every write. Pages are served with the strict
-//! [`CSP`](super::pages::CSP) (no inline script or style) and `Cache-Control: no-store`.
+//! [`CSP`](super::pages::CSP) (no inline script or style) and `Cache-Control: no-store`,
+//! and link the site's icon (`/favicon.ico`, `/favicon.svg`, see [`super::pages`]).
 
 mod session;
 
@@ -170,12 +171,7 @@ fn page(
             "{{username}}",
             &escape_html(viewer.map_or("", |v| v.username.as_str())),
         );
-    let mut response = html(StatusCode::OK, body);
-    response.headers_mut().insert(
-        header::CACHE_CONTROL,
-        header::HeaderValue::from_static("no-store"),
-    );
-    response
+    html(StatusCode::OK, body)
 }
 
 async fn home(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
@@ -261,6 +257,7 @@ mod tests {
             "{{csrf}}",
             "/assets/web/app.js",
             "/assets/web/web.css",
+            "{{icon}}",
         ] {
             assert!(SHELL.contains(needle), "{needle}");
         }
