@@ -8,13 +8,11 @@
 //!   the outcome and the ranking.
 //! - [`read_record`] and [`write_record`]: the game record (`docs/record-format.md`).
 //! - [`board_svg`]: the board as an SVG picture.
-//! - [`perft`], and the `djambi` command in [`cli`].
+//! - [`perft`]. The `djambi` command is the `djambi-cli` crate (`cli/`).
 //! - Computer players in [`search`]: [`choose_move`] at a [`Level`] 1 to 5.
 
-pub mod arena;
 mod bitboard;
 mod board;
-pub mod cli;
 mod dfen;
 mod effects;
 mod error;

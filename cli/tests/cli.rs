@@ -342,3 +342,89 @@ fn arena_plays_rotated_games_and_prints_statistics() {
         2,
     );
 }
+
+#[test]
+fn help_is_printed_on_stdout_with_status_zero() {
+    let out = ok(&["arena", "--help"]);
+    for flag in ["--players", "--games", "--seed", "--max-plies"] {
+        assert!(out.contains(flag), "arena --help lacks {flag}: {out}");
+    }
+    for command in ["start", "moves", "play", "perft", "batch", "record", "svg"] {
+        let out = djambi(&[command, "--help"], "");
+        assert_eq!(out.status, 0, "{command} --help: {}", out.stderr);
+        assert!(
+            out.stdout.contains("Usage: djambi"),
+            "{command}: {}",
+            out.stdout
+        );
+    }
+    ok(&["record", "check", "--help"]);
+    ok(&["help", "perft"]);
+}
+
+#[test]
+fn top_level_help_lists_the_commands_one_per_line() {
+    let out = ok(&["--help"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim_end() == "Commands:")
+        .unwrap_or_else(|| panic!("no command list: {out}"));
+    let names: Vec<&str> = lines[start + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "start",
+            "moves",
+            "play",
+            "resign",
+            "perft",
+            "batch",
+            "record",
+            "svg",
+            "arena",
+            "completions",
+            "help"
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn errors_name_the_argument_at_fault() {
+    let msg = fails(&["perft", "--frobnicate", "3"], 2);
+    assert!(msg.contains("--frobnicate"), "{msg}");
+    let msg = fails(
+        &["arena", "--players", "random,random,random", "--bogus"],
+        2,
+    );
+    assert!(msg.contains("--bogus"), "{msg}");
+    let msg = fails(&["perft", "9"], 2);
+    assert!(msg.contains("DEPTH"), "{msg}");
+    let msg = fails(&["moves", "nonsense"], 2);
+    assert!(msg.contains("DFEN"), "{msg}");
+    let msg = fails(&["start", "--seats", "RB"], 2);
+    assert!(msg.contains("--seats"), "{msg}");
+    let msg = fails(&["arena", "--players", "random,random,nobody"], 2);
+    assert!(msg.contains("--players") && msg.contains("nobody"), "{msg}");
+    let msg = fails(&["arena", "--players", "random,random"], 2);
+    assert!(msg.contains("--players"), "{msg}");
+}
+
+#[test]
+fn completions_are_generated_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = ok(&["completions", shell]);
+        assert!(out.contains("djambi"), "{shell}");
+        assert!(
+            out.contains("perft"),
+            "{shell}: the subcommands are completed"
+        );
+    }
+    let msg = fails(&["completions", "tcsh"], 2);
+    assert!(msg.contains("tcsh"), "{msg}");
+}
