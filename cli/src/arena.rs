@@ -1,7 +1,7 @@
 //! `djambi arena`: plays computer players against each other and prints how they fared.
 //!
 //! ```text
-//! djambi arena --players level5,random,random,random [--games N] [--seed S] [--max-plies P]
+//! djambi [--ruleset TEXT] arena --players level5,random,random,random [--games N] [--seed S] [--max-plies P]
 //! ```
 //!
 //! - `--players`: 3 or 4 players, comma-separated: `random`, `greedy`, `level1` to
@@ -25,7 +25,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use djambi::search::{Player, derive_seed};
-use djambi::{Action, Game, GameSettings, Outcome, Seat};
+use djambi::{Action, Game, GameSettings, Outcome, Ruleset, Seat};
 
 /// The options of `djambi arena`.
 #[derive(clap::Args, Debug, Clone)]
@@ -122,15 +122,16 @@ fn mean_interval(values: &[u32]) -> (f64, f64) {
 
 /// Runs the arena with `args` (after `arena`), writing to `out`. An error is a usage
 /// problem (or a failed write).
-pub fn run(options: &Options, out: &mut impl Write) -> Result<(), String> {
+pub fn run(options: &Options, ruleset: Ruleset, out: &mut impl Write) -> Result<(), String> {
     options.check()?;
     let io = |e: std::io::Error| e.to_string();
     let n = options.players.len();
-    let settings = if n == 4 {
+    let mut settings = if n == 4 {
         GameSettings::four_players()
     } else {
         GameSettings::three_players(Seat::Green)
     };
+    settings.ruleset = ruleset;
     let seats: Vec<Seat> = settings.seats.iter().collect();
     let names: Vec<String> = options.players.iter().map(Player::to_string).collect();
     let mut tallies: Vec<Tally> = Vec::new();
@@ -148,9 +149,13 @@ pub fn run(options: &Options, out: &mut impl Write) -> Result<(), String> {
             .position(|t| t.name == name)
             .expect("every name has a tally")
     };
+    let rules = match ruleset {
+        r if r.is_default() => String::new(),
+        r => format!(", ruleset {r}"),
+    };
     writeln!(
         out,
-        "arena: {} games, {} seats, players {}, seed {}, max plies {}",
+        "arena: {} games, {} seats, players {}, seed {}, max plies {}{rules}",
         options.games,
         n,
         names.join(","),

@@ -14,8 +14,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::{Value, json};
 
 use djambi::{
-    Action, Game, Move, Outcome, ParseError, Position, Record, Seat, SeatSet, SvgOptions,
-    action_line, board_svg, perft, read_record,
+    Action, Game, Move, Outcome, ParseError, Position, Record, Ruleset, RulesetError, Seat,
+    SeatSet, SvgOptions, action_line, board_svg, perft, read_record,
 };
 
 /// Deepest perft the command accepts: depth 6 from the start already takes minutes.
@@ -30,6 +30,11 @@ const MAX_PERFT_DEPTH: u32 = 8;
     after_help = "Exit status: 0 on success, 1 when the rules refuse a move, 2 for unusable input."
 )]
 struct Cli {
+    /// The ruleset (shared/VARIANTS.md): options such as `master_moves=on,reporter=forced`,
+    /// optionally after the version `djambi-standard-2026`. Default: RULES.md unchanged.
+    /// For `batch`, the ruleset of requests without a `ruleset` field.
+    #[arg(long, global = true, value_name = "TEXT", value_parser = parse_ruleset)]
+    ruleset: Option<Ruleset>,
     #[command(subcommand)]
     command: Command,
 }
@@ -116,6 +121,10 @@ enum RecordCommand {
     },
 }
 
+fn parse_ruleset(text: &str) -> Result<Ruleset, RulesetError> {
+    text.parse()
+}
+
 fn parse_dfen(text: &str) -> Result<Position, ParseError> {
     text.parse()
 }
@@ -167,7 +176,7 @@ pub fn run<S: Into<OsString> + Clone>(
             return status;
         }
     };
-    let result = execute(cli.command, stdin, &mut stdout);
+    let result = execute(cli.command, cli.ruleset, stdin, &mut stdout);
     let _ = stdout.flush();
     match result {
         Ok(()) => 0,
@@ -182,62 +191,91 @@ pub fn run<S: Into<OsString> + Clone>(
     }
 }
 
-fn execute(command: Command, stdin: impl BufRead, stdout: &mut impl Write) -> Result<(), Failure> {
+fn execute(
+    command: Command,
+    ruleset: Option<Ruleset>,
+    stdin: impl BufRead,
+    stdout: &mut impl Write,
+) -> Result<(), Failure> {
     let io = |e: std::io::Error| Failure::Usage(e.to_string());
+    let rules = ruleset.unwrap_or_default();
     let out = match command {
-        Command::Batch => return batch(stdin, stdout).map_err(io),
-        Command::Arena(options) => return arena::run(&options, stdout).map_err(Failure::Usage),
+        Command::Batch => return batch(stdin, stdout, rules).map_err(io),
+        Command::Arena(options) => {
+            return arena::run(&options, rules, stdout).map_err(Failure::Usage);
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "djambi", stdout);
             return Ok(());
         }
         Command::Start { seats } => {
-            let position = Position::start(seats.unwrap_or(SeatSet::ALL))
+            let position = Position::start_with(seats.unwrap_or(SeatSet::ALL), rules)
                 .map_err(|e| Failure::Usage(format!("--seats: {e}")))?;
             format!("{position}\n")
         }
         Command::Moves { dfen } => dfen
+            .with_ruleset(rules)
             .legal_move_texts()
             .iter()
             .map(|m| format!("{m}\n"))
             .collect(),
         Command::Play { dfen, moves } => {
-            let position = play_all(dfen, moves.iter().map(String::as_str))?;
+            let position = play_all(dfen.with_ruleset(rules), moves.iter().map(String::as_str))?;
             format!("{position}\n")
         }
         Command::Resign { dfen, seat } => {
             let position = dfen
+                .with_ruleset(rules)
                 .resign(seat)
                 .map_err(|e| Failure::Rules(e.to_string()))?;
             format!("{position}\n")
         }
         Command::Perft { depth, dfen } => {
-            let position = dfen.unwrap_or_default();
+            let position = match dfen {
+                Some(position) => position.with_ruleset(rules),
+                None => Position::start_with(SeatSet::ALL, rules)
+                    .map_err(|e| Failure::Usage(e.to_string()))?,
+            };
             format!("{}\n", perft(&position, depth))
         }
         Command::Record(RecordCommand::Check { file }) => {
-            let record = read_record_file(&file)?;
+            let record = read_record_file(&file, ruleset)?;
             format!("{file}: {}\n", record_summary(&record))
         }
-        Command::Record(RecordCommand::Replay { file }) => replay_lines(&read_record_file(&file)?)?,
-        Command::Svg { dfen, last } => board_svg(&dfen, last.as_ref(), &SvgOptions::default()),
+        Command::Record(RecordCommand::Replay { file }) => {
+            replay_lines(&read_record_file(&file, ruleset)?)?
+        }
+        Command::Svg { dfen, last } => board_svg(
+            &dfen.with_ruleset(rules),
+            last.as_ref(),
+            &SvgOptions::default(),
+        ),
     };
     write!(stdout, "{out}").map_err(io)
 }
 
-/// Reads and replays a record file: status 1 when an action breaks the rules, 2 when
-/// the file cannot be read or is malformed; the message names the line.
-fn read_record_file(file: &str) -> Result<Record, Failure> {
+/// Reads and replays a record file under its `Ruleset` header: status 1 when an action
+/// breaks the rules, 2 when the file cannot be read or is malformed; the message names the
+/// line. A `--ruleset` must be the record's own (a record is never replayed under other
+/// rules than it says).
+fn read_record_file(file: &str, ruleset: Option<Ruleset>) -> Result<Record, Failure> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| Failure::Usage(format!("cannot read {file}: {e}")))?;
-    read_record(&text).map_err(|e| {
+    let record = read_record(&text).map_err(|e| {
         let msg = format!("{file}: {e}");
         if e.breaks_rules() {
             Failure::Rules(msg)
         } else {
             Failure::Usage(msg)
         }
-    })
+    })?;
+    match ruleset {
+        Some(given) if given != record.settings.ruleset => Err(Failure::Usage(format!(
+            "{file}: the record is played under \"{}\", not --ruleset \"{given}\"",
+            record.settings.ruleset
+        ))),
+        _ => Ok(record),
+    }
 }
 
 /// `record check`'s line: seats, moves, other actions, the result.
@@ -253,8 +291,12 @@ fn record_summary(record: &Record) -> String {
         Some(Outcome::Win(seat)) => format!("{} wins", seat.name()),
         Some(Outcome::Draw(seats)) => format!("draw {seats}"),
     };
+    let ruleset = match record.settings.ruleset {
+        r if r.is_default() => String::new(),
+        r => format!(", ruleset {r}"),
+    };
     format!(
-        "ok, seats {}, {moves} moves, {others} other actions, {result}",
+        "ok, seats {}, {moves} moves, {others} other actions, {result}{ruleset}",
         record.settings.seats
     )
 }
@@ -295,20 +337,51 @@ fn play_all<'a>(
     Ok(position)
 }
 
-/// One request line of `batch` to its answer.
-fn batch_answer(line: &str) -> Value {
+/// One request line of `batch` to its answer; `rules` is for requests without a
+/// `ruleset` field.
+fn batch_answer(line: &str, rules: Ruleset) -> Value {
     let request: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return json!({ "error": format!("malformed JSON: {e}") }),
     };
     let field = |name: &str| request.get(name).and_then(Value::as_str);
-    let dfen = match field("dfen").map(str::parse::<Position>) {
+    // VARIANTS.md 2.3: an object, a text, or null / {} / "" for the default.
+    let rules = match request.get("ruleset") {
+        None => rules,
+        Some(value) => match serde_json::from_value::<Ruleset>(value.clone()) {
+            Ok(rules) => rules,
+            Err(e) => return json!({ "error": format!("\"ruleset\": {e}") }),
+        },
+    };
+    if field("op") == Some("start") {
+        let seats = match request.get("seats") {
+            None | Some(Value::Null) => Ok(SeatSet::ALL),
+            Some(Value::String(text)) => parse_seats(text),
+            Some(_) => Err("\"seats\" must be a string such as \"RBY\"".into()),
+        };
+        return match seats.map(|seats| Position::start_with(seats, rules)) {
+            Ok(Ok(position)) => json!({ "dfen": position.to_string() }),
+            Ok(Err(e)) => json!({ "error": e.to_string() }),
+            Err(e) => json!({ "error": format!("\"seats\" {e}") }),
+        };
+    }
+    let dfen = match field("dfen").map(|text| Position::from_dfen(text, rules)) {
         Some(Ok(position)) => position,
         Some(Err(e)) => return json!({ "error": e.to_string() }),
         None => return json!({ "error": "missing \"dfen\" string" }),
     };
     let result = match field("op") {
         Some("moves") => return json!({ "moves": dfen.legal_move_texts() }),
+        Some("perft") => {
+            return match request.get("depth").and_then(Value::as_u64) {
+                Some(depth) if depth <= u64::from(MAX_PERFT_DEPTH) => {
+                    json!({ "count": perft(&dfen, depth as u32) })
+                }
+                _ => json!({
+                    "error": format!("\"depth\" must be a number from 0 to {MAX_PERFT_DEPTH}")
+                }),
+            };
+        }
         Some("play") => match request.get("moves").and_then(Value::as_array) {
             Some(moves) => match moves
                 .iter()
@@ -328,7 +401,7 @@ fn batch_answer(line: &str) -> Value {
             None => Err(Failure::Usage("missing \"seat\"".into())),
         },
         Some(op) => Err(Failure::Usage(format!(
-            "unknown op {op:?}: moves, play or resign"
+            "unknown op {op:?}: moves, play, resign, start or perft"
         ))),
         None => Err(Failure::Usage("missing \"op\"".into())),
     };
@@ -339,13 +412,13 @@ fn batch_answer(line: &str) -> Value {
 }
 
 /// Reads JSON lines and answers each with one line; blank lines are skipped.
-fn batch(stdin: impl BufRead, stdout: &mut impl Write) -> std::io::Result<()> {
+fn batch(stdin: impl BufRead, stdout: &mut impl Write, rules: Ruleset) -> std::io::Result<()> {
     for line in stdin.lines() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        writeln!(stdout, "{}", batch_answer(&line))?;
+        writeln!(stdout, "{}", batch_answer(&line, rules))?;
         stdout.flush()?;
     }
     Ok(())
