@@ -104,8 +104,27 @@ fn placements(empty: Bitboard, from: Square, maze_allowed: bool) -> Bitboard {
 }
 
 impl Position {
-    /// Calls `visit` with every legal family of the piece on `from`, for `seat`.
+    /// Calls `visit` with every legal family of the piece on `from`, for `seat`, under
+    /// the position's ruleset.
     fn piece_families(
+        &self,
+        seat: Seat,
+        from: Square,
+        piece: Piece,
+        empty: Bitboard,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        if self.rules.changes_moves() {
+            self.piece_families_under::<true>(seat, from, piece, empty, visit)
+        } else {
+            self.piece_families_under::<false>(seat, from, piece, empty, visit)
+        }
+    }
+
+    /// [`Position::piece_families`], compiled twice: `VARIANT` is false when no option
+    /// changes the moves, so that the default rules pay nothing for the options.
+    #[inline(always)]
+    fn piece_families_under<const VARIANT: bool>(
         &self,
         seat: Seat,
         from: Square,
@@ -119,13 +138,15 @@ impl Position {
         // non-chiefs to the enemies of RULES.md).
         let killable = |target: Piece| {
             self.is_enemy(target, seat)
-                || (rules.friendly_fire == FriendlyFire::OwnNonChief
+                || (VARIANT
+                    && rules.friendly_fire == FriendlyFire::OwnNonChief
                     && target.kind != Kind::Chief
                     && self.is_friendly(target, seat))
         };
         // VARIANTS.md 3.6: a killed chief's corpse may go on the empty maze.
-        let corpse_on_maze =
-            |target: Piece| rules.corpse_on_maze == CorpseOnMaze::On && target.kind == Kind::Chief;
+        let corpse_on_maze = |target: Piece| {
+            VARIANT && rules.corpse_on_maze == CorpseOnMaze::On && target.kind == Kind::Chief
+        };
         for dir in 0..DIRECTIONS.len() {
             let ray = from.ray(dir);
             for &sq in &ray[..ray.len().min(range)] {
@@ -139,7 +160,8 @@ impl Position {
                     }
                     // VARIANTS.md 3.3: a forced reporter moves without a kill only when
                     // its destination has no candidate.
-                    if piece.kind != Kind::Reporter
+                    if !VARIANT
+                        || piece.kind != Kind::Reporter
                         || rules.reporter == Reporter::Optional
                         || !self.reporter_has_victim(sq, seat)
                     {
@@ -203,7 +225,8 @@ impl Position {
                 {
                     visit(family)?;
                 }
-                if on_maze
+                if VARIANT
+                    && on_maze
                     && rules.master_moves == MasterMoves::On
                     && matches!(piece.kind, Kind::Assassin | Kind::Diplomat)
                     && self.is_enemy(target, seat)
@@ -269,10 +292,23 @@ impl Position {
         seat: Seat,
         visit: &mut impl FnMut(Family) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
+        if self.rules.changes_moves() {
+            self.families_under::<true>(seat, visit)
+        } else {
+            self.families_under::<false>(seat, visit)
+        }
+    }
+
+    #[inline(always)]
+    fn families_under<const VARIANT: bool>(
+        &self,
+        seat: Seat,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let empty = self.board.empty_squares();
         for from in self.own_pieces(seat).iter() {
             if let Some(piece) = self.board.get(from) {
-                self.piece_families(seat, from, piece, empty, visit)?;
+                self.piece_families_under::<VARIANT>(seat, from, piece, empty, visit)?;
             }
         }
         ControlFlow::Continue(())

@@ -290,17 +290,22 @@ impl Position {
     ) {
         let active = self.active_seats();
         let ruler = self.ruler();
-        // VARIANTS.md 3.5: with `two_seat_bonus=off`, no bonus turn with two active seats.
-        let bonus = self.rules.two_seat_bonus == TwoSeatBonus::On || active.len() >= 3;
         let (mut mover, mut was_regular, mut last_regular) = (mover, was_regular, last_regular);
         let mut stuck = SeatSet::EMPTY;
         // Every active seat is reached within a few turns; the bound only guards the loop.
         for _ in 0..32 {
             let next = match ruler {
-                Some(r) if bonus && was_regular && r != mover => Turn::Bonus {
-                    seat: r,
-                    after: mover,
-                },
+                // VARIANTS.md 3.5: with `two_seat_bonus=off`, none with two active seats.
+                Some(r)
+                    if was_regular
+                        && r != mover
+                        && (self.rules.two_seat_bonus == TwoSeatBonus::On || active.len() >= 3) =>
+                {
+                    Turn::Bonus {
+                        seat: r,
+                        after: mover,
+                    }
+                }
                 _ => Turn::Regular(next_regular(active, ruler, mover, last_regular)),
             };
             let Some(seat) = next.seat() else { break };

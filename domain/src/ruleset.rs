@@ -221,6 +221,15 @@ impl Ruleset {
         self == Ruleset::DEFAULT
     }
 
+    /// Whether an option changes the legal moves of a position (the others change what a
+    /// move does, the turn order or the start).
+    pub(crate) fn changes_moves(self) -> bool {
+        self.friendly_fire != FriendlyFire::None
+            || self.master_moves != MasterMoves::Off
+            || self.reporter != Reporter::Optional
+            || self.corpse_on_maze != CorpseOnMaze::Off
+    }
+
     /// Every option's name and value, sorted by name.
     pub fn options(self) -> [(&'static str, &'static str); 7] {
         [
