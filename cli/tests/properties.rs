@@ -11,9 +11,41 @@ use proptest::test_runner::Config;
 fn arg_strategy() -> impl Strategy<Value = String> {
     prop_oneof![
         prop::sample::select(vec![
-            "start", "moves", "play", "resign", "perft", "batch", "--seats", "RBY", "RBYG", "RB",
-            "RRB", "BYG", "R", "b", "Q", "", "0", "1", "2", "-1", "x", "99", "C8-D7", "c8xd7",
-            "C8-D6", "G8-F7", "zz", START,
+            "start",
+            "moves",
+            "play",
+            "resign",
+            "perft",
+            "batch",
+            "--seats",
+            "RBY",
+            "RBYG",
+            "RB",
+            "RRB",
+            "BYG",
+            "R",
+            "b",
+            "Q",
+            "",
+            "0",
+            "1",
+            "2",
+            "-1",
+            "x",
+            "99",
+            "C8-D7",
+            "c8xd7",
+            "C8-D6",
+            "G8-F7",
+            "zz",
+            START,
+            "--ruleset",
+            "master_moves=on",
+            "layout=rotational",
+            "reporter=forced,friendly_fire=own_non_chief",
+            "bogus=1",
+            "--help",
+            "completions",
         ])
         .prop_map(String::from),
         "\\PC{0,20}".prop_map(|s| s.replace(|c: char| c.is_ascii_digit(), "")),
@@ -83,5 +115,37 @@ proptest! {
             let key = object.keys().next().unwrap().as_str();
             prop_assert!(matches!(key, "moves" | "dfen" | "error"), "{}", answer);
         }
+    }
+
+    /// The default ruleset, written in any form, answers as no ruleset does.
+    #[test]
+    fn cli_batch_default_ruleset_is_no_ruleset(
+        lines in prop::collection::vec(batch_line_strategy(), 1..6),
+        form in 0usize..5,
+    ) {
+        let forms = [
+            serde_json::Value::Null,
+            serde_json::json!({}),
+            serde_json::json!(""),
+            serde_json::json!("djambi-standard-2026"),
+            serde_json::json!({"layout": "standard", "reporter": "optional"}),
+        ];
+        let with: Vec<String> = lines
+            .iter()
+            .map(|line| match serde_json::from_str::<serde_json::Value>(line) {
+                Ok(serde_json::Value::Object(mut request)) => {
+                    request.insert("ruleset".into(), forms[form].clone());
+                    serde_json::Value::Object(request).to_string()
+                }
+                _ => line.clone(),
+            })
+            .collect();
+        let answer = |input: &[String]| {
+            let mut out = Vec::new();
+            let status = djambi_cli::run(&["batch"], input.join("\n").as_bytes(), &mut out, std::io::sink());
+            assert_eq!(status, 0);
+            String::from_utf8(out).unwrap()
+        };
+        prop_assert_eq!(answer(&with), answer(&lines));
     }
 }
