@@ -115,10 +115,24 @@ impl Position {
         visit: &mut impl FnMut(Family) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         if self.rules.changes_moves() {
-            self.piece_families_under::<true>(seat, from, piece, empty, visit)
-        } else {
-            self.piece_families_under::<false>(seat, from, piece, empty, visit)
+            return self.variant_piece_families(seat, from, piece, empty, visit);
         }
+        self.piece_families_under::<false>(seat, from, piece, empty, visit)
+    }
+
+    /// Kept out of line, so that the default path stays as small as it was before the
+    /// options (it is inlined into perft and the search).
+    #[cold]
+    #[inline(never)]
+    fn variant_piece_families(
+        &self,
+        seat: Seat,
+        from: Square,
+        piece: Piece,
+        empty: Bitboard,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        self.piece_families_under::<true>(seat, from, piece, empty, visit)
     }
 
     /// [`Position::piece_families`], compiled twice: `VARIANT` is false when no option
@@ -293,10 +307,21 @@ impl Position {
         visit: &mut impl FnMut(Family) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         if self.rules.changes_moves() {
-            self.families_under::<true>(seat, visit)
-        } else {
-            self.families_under::<false>(seat, visit)
+            return self.variant_families(seat, visit);
         }
+        self.families_under::<false>(seat, visit)
+    }
+
+    /// The families under options that change the moves, kept out of line so that the
+    /// default path stays as small as it was before the options.
+    #[cold]
+    #[inline(never)]
+    fn variant_families(
+        &self,
+        seat: Seat,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        self.families_under::<true>(seat, visit)
     }
 
     #[inline(always)]
