@@ -29,6 +29,7 @@ macro_rules! rule_option {
     ) => {
         $(#[$meta])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+        #[repr(u8)]
         pub enum $ty {
             $(#[$dmeta])*
             #[default]
@@ -223,11 +224,14 @@ impl Ruleset {
 
     /// Whether an option changes the legal moves of a position (the others change what a
     /// move does, the turn order or the start).
+    #[inline]
     pub(crate) fn changes_moves(self) -> bool {
-        self.friendly_fire != FriendlyFire::None
-            || self.master_moves != MasterMoves::Off
-            || self.reporter != Reporter::Optional
-            || self.corpse_on_maze != CorpseOnMaze::Off
+        // Every default value is its enum's first variant, 0: one test, no branches.
+        (self.friendly_fire as u8
+            | self.master_moves as u8
+            | self.reporter as u8
+            | self.corpse_on_maze as u8)
+            != 0
     }
 
     /// Every option's name and value, sorted by name.
