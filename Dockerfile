@@ -9,7 +9,7 @@ FROM rust:1.95-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked -p api -p djambi-domain \
+RUN cargo build --release --locked -p api -p djambi-cli \
     && cp target/release/djambi-server target/release/djambi /usr/local/bin/
 
 FROM debian:bookworm-slim

@@ -57,8 +57,7 @@ impl Board {
 
     /// The traditional mirror-symmetric starting layout (RULES.md section 1).
     pub fn start() -> Board {
-        let mut board = Board::empty();
-        let layout: [(Seat, [&str; 9]); 4] = [
+        Board::with_layout([
             (
                 Seat::Red,
                 ["A9", "B9", "A8", "B8", "C7", "C9", "C8", "A7", "B7"],
@@ -75,7 +74,36 @@ impl Board {
                 Seat::Green,
                 ["A1", "B1", "A2", "B2", "C3", "C1", "C2", "A3", "B3"],
             ),
-        ];
+        ])
+    }
+
+    /// The rotationally symmetric starting layout (VARIANTS.md 3.7): every block is Red's
+    /// turned about the maze, so each assassin faces the next seat's reporter.
+    pub fn start_rotational() -> Board {
+        Board::with_layout([
+            (
+                Seat::Red,
+                ["A9", "B9", "A8", "B8", "C7", "C9", "C8", "A7", "B7"],
+            ),
+            (
+                Seat::Blue,
+                ["I9", "I8", "H9", "H8", "G7", "G9", "G8", "I7", "H7"],
+            ),
+            (
+                Seat::Yellow,
+                ["I1", "H1", "I2", "H2", "G3", "G1", "G2", "I3", "H3"],
+            ),
+            (
+                Seat::Green,
+                ["A1", "A2", "B1", "B2", "C3", "C1", "C2", "A3", "B3"],
+            ),
+        ])
+    }
+
+    /// A starting board: each party's chief, assassin, reporter, diplomat, necromobile
+    /// and four militants on the squares given, in that order.
+    fn with_layout(layout: [(Seat, [&str; 9]); 4]) -> Board {
+        let mut board = Board::empty();
         let kinds = [
             Kind::Chief,
             Kind::Assassin,

@@ -49,6 +49,10 @@ pub enum MoveError {
     ForbiddenVictim(Square),
     #[error("only a reporter names a victim")]
     UnexpectedVictim,
+    /// `reporter=forced` (VARIANTS.md 3.3): the destination has a victim, so the move
+    /// must name one.
+    #[error("the reporter must kill a piece next to {0} (xsquare)")]
+    MissingVictim(Square),
 }
 
 /// Why a seat cannot resign.

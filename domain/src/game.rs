@@ -5,32 +5,12 @@ use crate::effects::Effect;
 use crate::error::{MoveError, ParseError, ResignError};
 use crate::moves::Move;
 use crate::position::{Position, Turn};
+use crate::ruleset::Ruleset;
 use crate::seat::{Seat, SeatSet};
 
-/// The version of the rules a game is played under. Stored with each game, so that an
-/// old game replays the same after the code gains variants (RULES.md, "Variants kept
-/// for later").
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub enum Ruleset {
-    /// RULES.md as of 2026: the traditional layout and every default choice.
-    #[default]
-    Standard2026,
-}
-
-impl Ruleset {
-    pub const fn id(self) -> &'static str {
-        match self {
-            Ruleset::Standard2026 => "djambi-standard-2026",
-        }
-    }
-
-    pub fn from_id(id: &str) -> Option<Ruleset> {
-        (id == Ruleset::Standard2026.id()).then_some(Ruleset::Standard2026)
-    }
-}
-
 /// How a game is set up: the seats in play (3 or 4; with 3 the empty seat's party is
-/// hostage) and the ruleset.
+/// hostage) and the ruleset (its `layout` decides the start; every action is checked
+/// under it).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct GameSettings {
     pub seats: SeatSet,
@@ -125,7 +105,7 @@ impl Game {
     pub fn new(settings: GameSettings) -> Result<Game, ParseError> {
         Ok(Game {
             settings,
-            position: Position::start(settings.seats)?,
+            position: Position::start_with(settings.seats, settings.ruleset)?,
             eliminations: Vec::new(),
             outcome: None,
         })

@@ -13,6 +13,7 @@ use crate::error::MoveError;
 use crate::moves::Move;
 use crate::piece::{Kind, Piece};
 use crate::position::Position;
+use crate::ruleset::{CorpseOnMaze, FriendlyFire, MasterMoves, Reporter};
 use crate::seat::Seat;
 use crate::square::{DIRECTIONS, ORTHOGONAL, Square};
 
@@ -41,6 +42,12 @@ pub(crate) enum Family {
     AssassinMaze { from: Square },
     /// A diplomat or necromobile lifting from the maze, then an exit and a placement.
     LiftMaze { from: Square },
+    /// `master_moves=on`: an assassin's kill of the chief on the maze, then an exit onto
+    /// the enemy chief on `exit`, killed, its corpse put on the maze.
+    AssassinMaster { from: Square, exit: Square },
+    /// `master_moves=on`: a diplomat's lift from the maze, then an exit onto the enemy
+    /// chief on `exit`, put on the maze, then the placement of the lifted chief.
+    DiplomatMaster { from: Square, exit: Square },
 }
 
 impl Family {
@@ -51,7 +58,9 @@ impl Family {
             | Family::Place { from, .. }
             | Family::AssassinKill { from, .. }
             | Family::AssassinMaze { from }
-            | Family::LiftMaze { from } => from,
+            | Family::LiftMaze { from }
+            | Family::AssassinMaster { from, .. }
+            | Family::DiplomatMaster { from, .. } => from,
         }
     }
 
@@ -61,7 +70,10 @@ impl Family {
             | Family::ReporterKill { to, .. }
             | Family::Place { to, .. }
             | Family::AssassinKill { to, .. } => to,
-            Family::AssassinMaze { .. } | Family::LiftMaze { .. } => Square::MAZE,
+            Family::AssassinMaze { .. }
+            | Family::LiftMaze { .. }
+            | Family::AssassinMaster { .. }
+            | Family::DiplomatMaster { .. } => Square::MAZE,
         }
     }
 }
@@ -92,7 +104,8 @@ fn placements(empty: Bitboard, from: Square, maze_allowed: bool) -> Bitboard {
 }
 
 impl Position {
-    /// Calls `visit` with every legal family of the piece on `from`, for `seat`.
+    /// Calls `visit` with every legal family of the piece on `from`, for `seat`, under
+    /// the position's ruleset.
     fn piece_families(
         &self,
         seat: Seat,
@@ -101,7 +114,53 @@ impl Position {
         empty: Bitboard,
         visit: &mut impl FnMut(Family) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
+        if self.rules.changes_moves() {
+            return self.variant_piece_families(seat, from, piece, empty, visit);
+        }
+        self.piece_families_under::<false>(seat, from, piece, empty, visit)
+    }
+
+    /// Kept out of line, so that the default path stays as small as it was before the
+    /// options (it is inlined into perft and the search).
+    #[cold]
+    #[inline(never)]
+    fn variant_piece_families(
+        &self,
+        seat: Seat,
+        from: Square,
+        piece: Piece,
+        empty: Bitboard,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        self.piece_families_under::<true>(seat, from, piece, empty, visit)
+    }
+
+    /// [`Position::piece_families`], compiled twice: `VARIANT` is false when no option
+    /// changes the moves, so that the default rules pay nothing for the options.
+    #[inline(always)]
+    fn piece_families_under<const VARIANT: bool>(
+        &self,
+        seat: Seat,
+        from: Square,
+        piece: Piece,
+        empty: Bitboard,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let range = usize::from(piece.kind.range());
+        let rules = self.rules;
+        // Whether this piece may kill the piece `target` (VARIANTS.md 3.1 adds friendly
+        // non-chiefs to the enemies of RULES.md).
+        let killable = |target: Piece| {
+            self.is_enemy(target, seat)
+                || (VARIANT
+                    && rules.friendly_fire == FriendlyFire::OwnNonChief
+                    && target.kind != Kind::Chief
+                    && self.is_friendly(target, seat))
+        };
+        // VARIANTS.md 3.6: a killed chief's corpse may go on the empty maze.
+        let corpse_on_maze = |target: Piece| {
+            VARIANT && rules.corpse_on_maze == CorpseOnMaze::On && target.kind == Kind::Chief
+        };
         for dir in 0..DIRECTIONS.len() {
             let ray = from.ray(dir);
             for &sq in &ray[..ray.len().min(range)] {
@@ -113,7 +172,15 @@ impl Position {
                         }
                         continue;
                     }
-                    visit(Family::Plain { from, to: sq })?;
+                    // VARIANTS.md 3.3: a forced reporter moves without a kill only when
+                    // its destination has no candidate.
+                    if !VARIANT
+                        || piece.kind != Kind::Reporter
+                        || rules.reporter == Reporter::Optional
+                        || !self.reporter_has_victim(sq, seat)
+                    {
+                        visit(Family::Plain { from, to: sq })?;
+                    }
                     if piece.kind == Kind::Reporter {
                         for odir in ORTHOGONAL {
                             if let Some(victim) = sq.step(odir)
@@ -132,19 +199,17 @@ impl Position {
                 };
                 let on_maze = sq.is_maze();
                 let family = match piece.kind {
-                    Kind::Militant if !on_maze && self.is_enemy(target, seat) => {
-                        Some(Family::Place {
-                            from,
-                            to: sq,
-                            maze_allowed: false,
-                        })
-                    }
-                    Kind::Chief if self.is_enemy(target, seat) => Some(Family::Place {
+                    Kind::Militant if !on_maze && killable(target) => Some(Family::Place {
                         from,
                         to: sq,
-                        maze_allowed: false,
+                        maze_allowed: corpse_on_maze(target),
                     }),
-                    Kind::Assassin if self.is_enemy(target, seat) => Some(if on_maze {
+                    Kind::Chief if killable(target) => Some(Family::Place {
+                        from,
+                        to: sq,
+                        maze_allowed: corpse_on_maze(target),
+                    }),
+                    Kind::Assassin if killable(target) => Some(if on_maze {
                         Family::AssassinMaze { from }
                     } else {
                         Family::AssassinKill { from, to: sq }
@@ -174,7 +239,62 @@ impl Position {
                 {
                     visit(family)?;
                 }
+                if VARIANT
+                    && on_maze
+                    && rules.master_moves == MasterMoves::On
+                    && matches!(piece.kind, Kind::Assassin | Kind::Diplomat)
+                    && self.is_enemy(target, seat)
+                {
+                    self.master_families(seat, from, piece.kind, empty, visit)?;
+                }
                 break;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Whether a reporter of `seat` arriving on `to` has a victim to kill.
+    fn reporter_has_victim(&self, to: Square, seat: Seat) -> bool {
+        ORTHOGONAL.into_iter().any(|odir| {
+            to.step(odir)
+                .and_then(|victim| self.board.get(victim))
+                .is_some_and(|p| self.is_enemy(p, seat))
+        })
+    }
+
+    /// VARIANTS.md 3.2: the master exits of an assassin or diplomat of `seat` that entered
+    /// the maze from `from`: onto the first occupied square of a line from the maze, when
+    /// it holds a living enemy chief. The diplomat's departure square is empty during the
+    /// exit, the assassin's holds its first victim's corpse.
+    fn master_families(
+        &self,
+        seat: Seat,
+        from: Square,
+        kind: Kind,
+        empty: Bitboard,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let open = if kind == Kind::Diplomat {
+            empty.with(from)
+        } else {
+            empty
+        };
+        for dir in 0..DIRECTIONS.len() {
+            let Some(&exit) = Square::MAZE.ray(dir).iter().find(|sq| !open.contains(**sq)) else {
+                continue;
+            };
+            if let Some(p) = self.board.get(exit)
+                && p.kind == Kind::Chief
+                && self.is_enemy(p, seat)
+            {
+                let family = if kind == Kind::Diplomat {
+                    Family::DiplomatMaster { from, exit }
+                } else {
+                    Family::AssassinMaster { from, exit }
+                };
+                if family_size(family, empty) > 0 {
+                    visit(family)?;
+                }
             }
         }
         ControlFlow::Continue(())
@@ -186,10 +306,34 @@ impl Position {
         seat: Seat,
         visit: &mut impl FnMut(Family) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
+        if self.rules.changes_moves() {
+            return self.variant_families(seat, visit);
+        }
+        self.families_under::<false>(seat, visit)
+    }
+
+    /// The families under options that change the moves, kept out of line so that the
+    /// default path stays as small as it was before the options.
+    #[cold]
+    #[inline(never)]
+    fn variant_families(
+        &self,
+        seat: Seat,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        self.families_under::<true>(seat, visit)
+    }
+
+    #[inline(always)]
+    fn families_under<const VARIANT: bool>(
+        &self,
+        seat: Seat,
+        visit: &mut impl FnMut(Family) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let empty = self.board.empty_squares();
         for from in self.own_pieces(seat).iter() {
             if let Some(piece) = self.board.get(from) {
-                self.piece_families(seat, from, piece, empty, visit)?;
+                self.piece_families_under::<VARIANT>(seat, from, piece, empty, visit)?;
             }
         }
         ControlFlow::Continue(())
@@ -302,14 +446,29 @@ impl Position {
                         return ControlFlow::Break(());
                     }
                 }
+                Family::AssassinMaster { exit, .. } | Family::DiplomatMaster { exit, .. } => {
+                    if mv.exit == Some(exit) {
+                        found = Some(family);
+                        return ControlFlow::Break(());
+                    }
+                    found = found.or(Some(family));
+                }
                 _ => found = found.or(Some(family)),
             }
             ControlFlow::Continue(())
         });
-        let family = found.ok_or(MoveError::Unreachable {
-            from: mv.from,
-            to: mv.to,
-        })?;
+        let family = match (found, mv.victim) {
+            (Some(family), _) => family,
+            // Only kills reach `to`: a forced reporter (VARIANTS.md 3.3).
+            (None, None) if reporter_kill => return Err(MoveError::MissingVictim(mv.to)),
+            (None, Some(v)) if reporter_kill => return Err(MoveError::ForbiddenVictim(v)),
+            (None, _) => {
+                return Err(MoveError::Unreachable {
+                    from: mv.from,
+                    to: mv.to,
+                });
+            }
+        };
         let what = if matches!(piece.kind, Kind::Militant | Kind::Chief | Kind::Necromobile) {
             "corpse"
         } else {
@@ -340,6 +499,11 @@ impl Position {
             None => Err(MoveError::MissingPlacement { what }),
             Some(p) if allowed.contains(p) => Ok(()),
             Some(p) => Err(MoveError::ForbiddenPlacement { what, square: p }),
+        };
+        let exit_is = |exit: Square| match mv.exit {
+            None => Err(MoveError::MissingExit),
+            Some(e) if e == exit => Ok(()),
+            Some(e) => Err(MoveError::ForbiddenExit(e)),
         };
         let exit_in = |allowed: Bitboard| match mv.exit {
             None => Err(MoveError::MissingExit),
@@ -375,6 +539,16 @@ impl Position {
                 let exit = mv.exit.expect("checked above");
                 place_in(placements(empty, from, false).without(exit))?;
             }
+            Family::AssassinMaster { exit, .. } => {
+                no_victim()?;
+                exit_is(exit)?;
+                no_place()?;
+            }
+            Family::DiplomatMaster { from, exit } => {
+                no_victim()?;
+                exit_is(exit)?;
+                place_in(placements(empty, from, false))?;
+            }
         }
         Ok(family)
     }
@@ -383,7 +557,12 @@ impl Position {
 /// How many complete moves a family holds.
 pub(crate) fn family_size(family: Family, empty: Bitboard) -> u32 {
     match family {
-        Family::Plain { .. } | Family::ReporterKill { .. } | Family::AssassinKill { .. } => 1,
+        Family::Plain { .. }
+        | Family::ReporterKill { .. }
+        | Family::AssassinKill { .. }
+        | Family::AssassinMaster { .. } => 1,
+        // The exit square is occupied and the maze taken: placements as for a kill.
+        Family::DiplomatMaster { from, .. } => placements(empty, from, false).count(),
         Family::Place {
             from, maze_allowed, ..
         } => placements(empty, from, maze_allowed).count(),
@@ -423,6 +602,19 @@ pub(crate) fn expand(family: Family, empty: Bitboard, out: &mut impl FnMut(Move)
             for exit in exits(empty).iter() {
                 out(Move {
                     exit: Some(exit),
+                    ..Move::plain(from, Square::MAZE)
+                });
+            }
+        }
+        Family::AssassinMaster { from, exit } => out(Move {
+            exit: Some(exit),
+            ..Move::plain(from, Square::MAZE)
+        }),
+        Family::DiplomatMaster { from, exit } => {
+            for place in placements(empty, from, false).iter() {
+                out(Move {
+                    exit: Some(exit),
+                    place: Some(place),
                     ..Move::plain(from, Square::MAZE)
                 });
             }

@@ -3,6 +3,7 @@
 use crate::board::Board;
 use crate::error::ParseError;
 use crate::piece::{Kind, Piece};
+use crate::ruleset::{Layout, Ruleset};
 use crate::seat::{Seat, SeatSet};
 use crate::square::Square;
 
@@ -42,15 +43,21 @@ impl Turn {
     }
 }
 
-/// A Djambi position. Built only by [`Position::start`], the DFEN parser and play, so it
-/// always satisfies the DFEN invariants (RULES.md section 8): only a chief or a corpse on
-/// the maze, only active seats control parties, and the seat to move is active.
+/// A Djambi position, with the ruleset it is played under. Built only by
+/// [`Position::start`], the DFEN parser and play, so it always satisfies the DFEN
+/// invariants (RULES.md section 8): only a chief or a corpse on the maze, only active seats
+/// control parties, and the seat to move is active.
+///
+/// The DFEN does not hold the ruleset (VARIANTS.md 2.3): a parsed position is under the
+/// default ruleset until [`Position::with_ruleset`] says otherwise, and every move played
+/// from it keeps its ruleset. Legal moves, checking, resolution and turn order follow it.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Position {
     pub(crate) board: Board,
     pub(crate) control: [Control; 4],
     pub(crate) turn: Turn,
     pub(crate) ply: u32,
+    pub(crate) rules: Ruleset,
 }
 
 impl Default for Position {
@@ -60,9 +67,16 @@ impl Default for Position {
 }
 
 impl Position {
-    /// The starting position for the seats in play: all four, or three, the empty seat's
-    /// party then being hostage. The first seated seat in play order moves first.
+    /// The starting position for the seats in play, under the default ruleset: all four,
+    /// or three, the empty seat's party then being hostage. The first seated seat in play
+    /// order moves first.
     pub fn start(seats: SeatSet) -> Result<Position, ParseError> {
+        Position::start_with(seats, Ruleset::DEFAULT)
+    }
+
+    /// The starting position for the seats in play under a ruleset (its `layout` decides
+    /// the board).
+    pub fn start_with(seats: SeatSet, rules: Ruleset) -> Result<Position, ParseError> {
         if seats.len() < 3 {
             return Err(ParseError::InvalidPosition(format!(
                 "a game has 3 or 4 seats, not {}",
@@ -77,15 +91,38 @@ impl Position {
             }
         });
         let first = seats.iter().next().expect("three seats or more");
+        let board = match rules.layout {
+            Layout::Standard => Board::start(),
+            Layout::Rotational => Board::start_rotational(),
+        };
         Ok(Position {
-            board: Board::start(),
+            board,
             control,
             turn: Turn::Regular(first),
             ply: 0,
+            rules,
         })
     }
 
-    /// Assembles a position from its parts, checking the DFEN invariants.
+    /// The same position under another ruleset. A DFEN is valid under every ruleset; the
+    /// ruleset decides what happens from it.
+    pub fn with_ruleset(mut self, rules: Ruleset) -> Position {
+        self.rules = rules;
+        self
+    }
+
+    /// Reads a DFEN under a ruleset (`FromStr` reads it under the default one).
+    pub fn from_dfen(dfen: &str, rules: Ruleset) -> Result<Position, ParseError> {
+        Ok(dfen.parse::<Position>()?.with_ruleset(rules))
+    }
+
+    /// The ruleset this position is played under.
+    pub fn ruleset(&self) -> Ruleset {
+        self.rules
+    }
+
+    /// Assembles a position from its parts, under the default ruleset, checking the DFEN
+    /// invariants.
     pub fn from_parts(
         board: Board,
         control: [Control; 4],
@@ -97,6 +134,7 @@ impl Position {
             control,
             turn,
             ply,
+            rules: Ruleset::DEFAULT,
         };
         position.validate()?;
         Ok(position)

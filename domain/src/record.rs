@@ -31,8 +31,9 @@
 use std::fmt::{self, Write};
 
 use crate::error::ParseError;
-use crate::game::{Action, Game, GameSettings, Outcome, ReplayError, Ruleset};
+use crate::game::{Action, Game, GameSettings, Outcome, ReplayError};
 use crate::moves::Move;
+use crate::ruleset::Ruleset;
 use crate::seat::{Seat, SeatSet};
 
 /// A parsed record: its headers, the game's settings and its actions, replayed and legal.
@@ -460,7 +461,8 @@ fn parse_header(line: &str) -> Result<(String, String, &str), String> {
 
 /// The settings the headers give: `Seats` (default all four), `Hostage` (the empty seat
 /// of a three-seat game; alone it gives the seats, with `Seats` it must agree) and
-/// `Ruleset` (default the current one).
+/// `Ruleset` (VARIANTS.md 2.2: the canonical text, or the bare option list; default the
+/// default ruleset).
 fn settings_of(headers: &[HeaderLine]) -> Result<GameSettings, RecordError> {
     let mut settings = GameSettings::four_players();
     let find = |key: &str| headers.iter().find(|h| h.key == key);
@@ -503,16 +505,10 @@ fn settings_of(headers: &[HeaderLine]) -> Result<GameSettings, RecordError> {
         }
     }
     if let Some(h) = find("Ruleset") {
-        settings.ruleset = Ruleset::from_id(h.value.trim()).ok_or_else(|| {
-            header_error(
-                h.line,
-                format!(
-                    "unknown ruleset {:?}: this engine knows {:?}",
-                    h.value,
-                    Ruleset::Standard2026.id()
-                ),
-            )
-        })?;
+        settings.ruleset = h
+            .value
+            .parse::<Ruleset>()
+            .map_err(|e| header_error(h.line, format!("unknown ruleset {:?}: {e}", h.value)))?;
     }
     Ok(settings)
 }

@@ -8,6 +8,7 @@ use crate::movegen::Family;
 use crate::moves::Move;
 use crate::piece::{Kind, Piece};
 use crate::position::{Control, Position, Turn};
+use crate::ruleset::{Surround, TwoSeatBonus};
 use crate::seat::{Seat, SeatSet};
 use crate::square::Square;
 
@@ -38,8 +39,10 @@ impl Position {
         let Some(piece) = self.board.take(from) else {
             return;
         };
-        // The living piece this move kills, if any (a move kills at most one).
+        // The living piece this move kills, if any, and a master move's second victim
+        // (VARIANTS.md 3.2); no other move kills two.
         let mut killed = None;
+        let mut second = None;
         match family {
             Family::Plain { to, .. } => {
                 self.board.set(to, Some(piece));
@@ -91,15 +94,40 @@ impl Position {
                 self.board.set(exit, Some(piece));
                 self.place(lifted, Square::MAZE, mv.place.unwrap_or(from), sink);
             }
+            Family::AssassinMaster { exit, .. } => {
+                sink.record(Effect::Moved {
+                    piece,
+                    from,
+                    to: exit,
+                });
+                killed = self.kill(Square::MAZE, sink);
+                self.place(killed.map(Piece::corpse), Square::MAZE, from, sink);
+                second = self.kill(exit, sink);
+                self.place(second.map(Piece::corpse), exit, Square::MAZE, sink);
+                self.board.set(exit, Some(piece));
+            }
+            Family::DiplomatMaster { exit, .. } => {
+                sink.record(Effect::Moved {
+                    piece,
+                    from,
+                    to: exit,
+                });
+                let lifted = self.board.take(Square::MAZE);
+                let target = self.board.take(exit);
+                self.place(target, exit, Square::MAZE, sink);
+                self.board.set(exit, Some(piece));
+                self.place(lifted, Square::MAZE, mv.place.unwrap_or(from), sink);
+            }
         }
-        let killed_chief = killed.filter(|p| p.is_living_chief()).map(|p| p.party);
+        let chief_of = |p: Option<Piece>| p.filter(|p| p.is_living_chief()).map(|p| p.party);
+        let killed_chiefs = [chief_of(killed), chief_of(second)];
         self.ply += 1;
         let (was_regular, last_regular) = match self.turn {
             Turn::Regular(s) => (true, s),
             Turn::Bonus { after, .. } => (false, after),
             Turn::Over => (false, seat),
         };
-        self.resolve(seat, killed_chief, sink);
+        self.resolve(seat, killed_chiefs, sink);
         if !self.is_over() {
             self.advance_turn(seat, was_regular, last_regular, sink);
         }
@@ -130,10 +158,18 @@ impl Position {
     }
 
     /// Steps 1 to 4 of RULES.md section 4; ends the game when at most one seat is active.
-    fn resolve(&mut self, mover: Seat, killed_chief: Option<Seat>, sink: &mut impl EffectSink) {
-        // 1. Chief killed: the victim's seat loses everything to the mover.
-        if let Some(party) = killed_chief {
+    fn resolve(
+        &mut self,
+        mover: Seat,
+        killed_chiefs: [Option<Seat>; 2],
+        sink: &mut impl EffectSink,
+    ) {
+        // 1. Chief killed: the victim's seat loses everything to the mover (for a master
+        // move's two victims, the entry victim first).
+        for party in killed_chiefs.into_iter().flatten() {
             match self.control(party) {
+                // Taken over by the first kill of the same move: nothing more passes.
+                Control::Seat(victim) if victim == mover => {}
                 Control::Seat(victim) => {
                     self.transfer_all(victim, Control::Seat(mover), sink);
                     sink.record(Effect::Eliminated { seat: victim });
@@ -197,6 +233,7 @@ impl Position {
         let mut chiefs = [Bitboard::EMPTY; 4];
         let mut has_necromobile = SeatSet::EMPTY;
         let mut walls = Bitboard(masks.corpses);
+        let kw = self.rules.surround == Surround::KwThroneAccess;
         for party in Seat::ALL {
             let i = party.index();
             match self.control(party) {
@@ -217,6 +254,18 @@ impl Position {
                 continue;
             }
             for chief in chiefs[seat.index()].iter() {
+                if kw {
+                    // VARIANTS.md 3.4: surrounded when no king-step path through empty
+                    // squares and living non-orphans reaches the maze (whatever it holds).
+                    let open = (!walls).with(Square::MAZE);
+                    if !Bitboard::from_square(chief)
+                        .flood(open)
+                        .contains(Square::MAZE)
+                    {
+                        return Some((seat, chief));
+                    }
+                    continue;
+                }
                 // Most chiefs touch an empty square: no flood fill needed.
                 if !(Bitboard::from_square(chief).neighbours() & empty).is_empty() {
                     continue;
@@ -246,10 +295,17 @@ impl Position {
         // Every active seat is reached within a few turns; the bound only guards the loop.
         for _ in 0..32 {
             let next = match ruler {
-                Some(r) if was_regular && r != mover => Turn::Bonus {
-                    seat: r,
-                    after: mover,
-                },
+                // VARIANTS.md 3.5: with `two_seat_bonus=off`, none with two active seats.
+                Some(r)
+                    if was_regular
+                        && r != mover
+                        && (self.rules.two_seat_bonus == TwoSeatBonus::On || active.len() >= 3) =>
+                {
+                    Turn::Bonus {
+                        seat: r,
+                        after: mover,
+                    }
+                }
                 _ => Turn::Regular(next_regular(active, ruler, mover, last_regular)),
             };
             let Some(seat) = next.seat() else { break };

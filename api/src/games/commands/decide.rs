@@ -368,6 +368,7 @@ pub fn move_error_reason(e: &MoveError) -> &'static str {
         MoveError::UnexpectedExit => "unexpected-exit",
         MoveError::ForbiddenVictim(_) => "forbidden-victim",
         MoveError::UnexpectedVictim => "unexpected-victim",
+        MoveError::MissingVictim(_) => "missing-victim",
     }
 }
 

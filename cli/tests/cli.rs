@@ -342,3 +342,344 @@ fn arena_plays_rotated_games_and_prints_statistics() {
         2,
     );
 }
+
+#[test]
+fn help_is_printed_on_stdout_with_status_zero() {
+    let out = ok(&["arena", "--help"]);
+    for flag in ["--players", "--games", "--seed", "--max-plies"] {
+        assert!(out.contains(flag), "arena --help lacks {flag}: {out}");
+    }
+    for command in ["start", "moves", "play", "perft", "batch", "record", "svg"] {
+        let out = djambi(&[command, "--help"], "");
+        assert_eq!(out.status, 0, "{command} --help: {}", out.stderr);
+        assert!(
+            out.stdout.contains("Usage: djambi"),
+            "{command}: {}",
+            out.stdout
+        );
+    }
+    ok(&["record", "check", "--help"]);
+    ok(&["help", "perft"]);
+}
+
+#[test]
+fn top_level_help_lists_the_commands_one_per_line() {
+    let out = ok(&["--help"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim_end() == "Commands:")
+        .unwrap_or_else(|| panic!("no command list: {out}"));
+    let names: Vec<&str> = lines[start + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "start",
+            "moves",
+            "play",
+            "resign",
+            "perft",
+            "batch",
+            "record",
+            "svg",
+            "arena",
+            "completions",
+            "help"
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn errors_name_the_argument_at_fault() {
+    let msg = fails(&["perft", "--frobnicate", "3"], 2);
+    assert!(msg.contains("--frobnicate"), "{msg}");
+    let msg = fails(
+        &["arena", "--players", "random,random,random", "--bogus"],
+        2,
+    );
+    assert!(msg.contains("--bogus"), "{msg}");
+    let msg = fails(&["perft", "9"], 2);
+    assert!(msg.contains("DEPTH"), "{msg}");
+    let msg = fails(&["moves", "nonsense"], 2);
+    assert!(msg.contains("DFEN"), "{msg}");
+    let msg = fails(&["start", "--seats", "RB"], 2);
+    assert!(msg.contains("--seats"), "{msg}");
+    let msg = fails(&["arena", "--players", "random,random,nobody"], 2);
+    assert!(msg.contains("--players") && msg.contains("nobody"), "{msg}");
+    let msg = fails(&["arena", "--players", "random,random"], 2);
+    assert!(msg.contains("--players"), "{msg}");
+}
+
+#[test]
+fn completions_are_generated_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = ok(&["completions", shell]);
+        assert!(out.contains("djambi"), "{shell}");
+        assert!(
+            out.contains("perft"),
+            "{shell}: the subcommands are completed"
+        );
+    }
+    let msg = fails(&["completions", "tcsh"], 2);
+    assert!(msg.contains("tcsh"), "{msg}");
+}
+
+const ROTATIONAL: &str = "RCRARM3BMBRBC/RRRDRM3BMBDBA/RMRMRN3BNBMBM/9/9/9/GMGMGN3YNYMYM/GAGDGM3YMYDYR/GCGRGM3YMYAYC R RBYG 0";
+const R1: &str = "RC7BC/9/9/9/RR2RM5/2BM6/9/9/GC7YC R RBYG 0";
+
+#[test]
+fn the_ruleset_goes_before_or_right_after_the_command() {
+    assert_eq!(
+        ok(&["--ruleset", "layout=rotational", "start"]),
+        format!("{ROTATIONAL}\n")
+    );
+    assert_eq!(
+        ok(&["start", "--ruleset=layout=rotational", "--seats", "RBY"]),
+        ROTATIONAL.replace(" RBYG 0", " RBYh 0") + "\n"
+    );
+    assert_eq!(
+        ok(&[
+            "--ruleset",
+            "djambi-standard-2026 layout=rotational",
+            "perft",
+            "2"
+        ]),
+        "1205\n"
+    );
+    // R1 of VARIANTS.md: 272 moves by default, 268 with a forced reporter.
+    assert_eq!(ok(&["moves", R1]).lines().count(), 272);
+    assert_eq!(
+        ok(&["--ruleset", "reporter=forced", "moves", R1])
+            .lines()
+            .count(),
+        268
+    );
+    assert_eq!(
+        ok(&["moves", "--ruleset", "reporter=forced", R1])
+            .lines()
+            .count(),
+        268
+    );
+    let msg = fails(&["play", "--ruleset", "reporter=forced", R1, "A5-C5"], 1);
+    assert!(msg.contains("A5-C5"), "{msg}");
+    ok(&["play", "--ruleset", "reporter=forced", R1, "A5-C5xC4"]);
+    ok(&["play", R1, "A5-C5"]);
+    // The default ruleset, written or not, is the same.
+    for text in ["", "djambi-standard-2026", "reporter=optional"] {
+        assert_eq!(ok(&["--ruleset", text, "moves", R1]), ok(&["moves", R1]));
+    }
+    assert_eq!(
+        ok(&["resign", "--ruleset", "two_seat_bonus=off", START, "B"]),
+        ok(&["resign", START, "B"])
+    );
+}
+
+#[test]
+fn a_bad_ruleset_is_unusable_input_naming_the_option() {
+    for (text, named) in [
+        ("master_moves=yes", "yes"),
+        ("bogus=on", "bogus"),
+        ("master_moves=on,master_moves=on", "twice"),
+        ("master_moves", "master_moves"),
+        ("djambi-standard-1999", "djambi-standard-1999"),
+        ("Master_Moves=on", "Master_Moves"),
+    ] {
+        for args in [
+            vec!["--ruleset", text, "moves", START],
+            vec!["perft", "--ruleset", text, "1"],
+            vec!["start", "--ruleset", text],
+            vec!["batch", "--ruleset", text],
+            vec![
+                "arena",
+                "--ruleset",
+                text,
+                "--players",
+                "random,random,random",
+            ],
+        ] {
+            let msg = fails(&args, 2);
+            assert!(msg.contains("--ruleset"), "{args:?}: {msg}");
+            assert!(msg.contains(named), "{args:?}: {msg}");
+        }
+    }
+}
+
+#[test]
+fn batch_requests_carry_their_own_ruleset() {
+    let requests = [
+        json!({"op": "moves", "dfen": R1, "ruleset": {"reporter": "forced"}}),
+        json!({"op": "moves", "dfen": R1, "ruleset": "reporter=forced"}),
+        json!({"op": "moves", "dfen": R1}),
+        json!({"op": "moves", "dfen": R1, "ruleset": null}),
+        json!({"op": "moves", "dfen": R1, "ruleset": {}}),
+        json!({"op": "moves", "dfen": R1, "ruleset": ""}),
+        json!({"op": "moves", "dfen": R1, "ruleset": {"reporter": "sometimes"}}),
+        json!({"op": "moves", "dfen": R1, "ruleset": {"reporter": true}}),
+        json!({"op": "moves", "dfen": R1, "ruleset": 3}),
+        json!({"op": "start", "ruleset": {"layout": "rotational"}}),
+        json!({"op": "start", "seats": "RBY", "ruleset": {"layout": "rotational"}}),
+        json!({"op": "start", "seats": "RB"}),
+        json!({"op": "perft", "dfen": ROTATIONAL, "depth": 3, "ruleset": {"layout": "rotational"}}),
+        json!({"op": "perft", "dfen": START, "depth": 99}),
+        json!({"op": "play", "dfen": R1, "moves": ["A5-C5"], "ruleset": "reporter=forced"}),
+        json!({"op": "resign", "dfen": R1, "seat": "B", "ruleset": {"two_seat_bonus": "off"}}),
+    ];
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let run = |args: &[&str]| -> Vec<Value> {
+        let out = djambi(args, &input);
+        assert_eq!(out.status, 0, "{}", out.stderr);
+        out.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let answers = run(&["batch"]);
+    let count = |a: &Value| a["moves"].as_array().map(Vec::len);
+    assert_eq!(count(&answers[0]), Some(268));
+    assert_eq!(answers[1], answers[0]);
+    for (i, answer) in answers.iter().enumerate().take(6).skip(2) {
+        assert_eq!(count(answer), Some(272), "request {i}");
+    }
+    for i in [6, 7, 8, 11, 13, 14] {
+        assert!(
+            answers[i]["error"].is_string(),
+            "request {i}: {}",
+            answers[i]
+        );
+    }
+    assert!(answers[6]["error"].as_str().unwrap().contains("sometimes"));
+    assert_eq!(answers[9], json!({ "dfen": ROTATIONAL }));
+    assert_eq!(
+        answers[10],
+        json!({ "dfen": ROTATIONAL.replace(" RBYG 0", " RBYh 0") })
+    );
+    assert_eq!(answers[12], json!({ "count": 49206 }));
+    assert!(answers[15]["dfen"].is_string());
+    // `--ruleset` is the default of requests without the field, and only of them.
+    let forced = run(&["batch", "--ruleset", "reporter=forced"]);
+    assert_eq!(count(&forced[2]), Some(268));
+    for i in [3, 4, 5] {
+        assert_eq!(count(&forced[i]), Some(272), "request {i}");
+    }
+    assert_eq!(forced[0], answers[0]);
+}
+
+#[test]
+fn records_replay_under_their_own_ruleset() {
+    use djambi::{Action, GameSettings, Ruleset, SeatSet, write_record};
+    let ruleset: Ruleset = "layout=rotational,friendly_fire=own_non_chief"
+        .parse()
+        .unwrap();
+    let settings = GameSettings {
+        seats: SeatSet::ALL,
+        ruleset,
+    };
+    // A friendly kill from the rotational start: legal only under this ruleset.
+    let actions: Vec<Action> = ["C8xB8>E4", "G8-F7"]
+        .iter()
+        .map(|m| Action::Move(m.parse().unwrap()))
+        .collect();
+    let text = write_record(settings, &actions, &[]).unwrap();
+    assert!(text.contains(
+        "[Ruleset \"djambi-standard-2026 friendly_fire=own_non_chief,layout=rotational\"]"
+    ));
+    let dir = std::env::temp_dir().join(format!("djambi-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("variant.djr");
+    std::fs::write(&file, &text).unwrap();
+    let file = file.to_str().unwrap();
+    let out = ok(&["record", "check", file]);
+    assert!(
+        out.trim_end().ends_with(
+            "2 moves, 0 other actions, in progress, ruleset djambi-standard-2026 friendly_fire=own_non_chief,layout=rotational"
+        ),
+        "{out}"
+    );
+    let replay = ok(&["record", "replay", file]);
+    assert!(
+        replay.starts_with(&format!("0\tstart\t{ROTATIONAL}\n")),
+        "{replay}"
+    );
+    assert_eq!(replay.lines().count(), 3);
+    // The same ruleset given again is fine; another one is refused.
+    ok(&[
+        "--ruleset",
+        "friendly_fire=own_non_chief,layout=rotational",
+        "record",
+        "check",
+        file,
+    ]);
+    let msg = fails(
+        &["--ruleset", "layout=rotational", "record", "check", file],
+        2,
+    );
+    assert!(msg.contains("--ruleset"), "{msg}");
+    // Without its header the record is replayed under the default rules: illegal.
+    let bare = dir.join("bare.djr");
+    std::fs::write(
+        &bare,
+        text.lines()
+            .filter(|l| !l.starts_with("[Ruleset"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let msg = fails(&["record", "check", bare.to_str().unwrap()], 1);
+    assert!(msg.contains("C8xB8>E4"), "{msg}");
+    let unknown = dir.join("unknown.djr");
+    std::fs::write(
+        &unknown,
+        text.replace("layout=rotational", "layout=hexagonal"),
+    )
+    .unwrap();
+    let msg = fails(&["record", "check", unknown.to_str().unwrap()], 2);
+    assert!(msg.contains("hexagonal"), "{msg}");
+}
+
+#[test]
+fn the_arena_plays_under_a_ruleset() {
+    let args = [
+        "--ruleset",
+        "master_moves=on,reporter=forced",
+        "arena",
+        "--players",
+        "level1,random,greedy",
+        "--games",
+        "3",
+        "--seed",
+        "11",
+        "--max-plies",
+        "80",
+    ];
+    let out = ok(&args);
+    assert!(
+        out.starts_with(
+            "arena: 3 games, 3 seats, players level1,random,greedy, seed 11, max plies 80, ruleset djambi-standard-2026 master_moves=on,reporter=forced"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.lines().filter(|l| l.starts_with("game ")).count(), 3);
+    let games = |text: &str| text.lines().take(4).map(String::from).collect::<Vec<_>>();
+    assert_eq!(games(&ok(&args)), games(&out));
+    // Two other options, and the rotational layout, with four players.
+    let out = ok(&[
+        "arena",
+        "--ruleset",
+        "friendly_fire=own_non_chief,layout=rotational",
+        "--players",
+        "random,greedy,random,level1",
+        "--games",
+        "2",
+        "--max-plies",
+        "60",
+    ]);
+    assert!(
+        out.contains("ruleset djambi-standard-2026 friendly_fire=own_non_chief,layout=rotational"),
+        "{out}"
+    );
+}

@@ -1,7 +1,7 @@
 //! `djambi arena`: plays computer players against each other and prints how they fared.
 //!
 //! ```text
-//! djambi arena --players level5,random,random,random [--games N] [--seed S] [--max-plies P]
+//! djambi [--ruleset TEXT] arena --players level5,random,random,random [--games N] [--seed S] [--max-plies P]
 //! ```
 //!
 //! - `--players`: 3 or 4 players, comma-separated: `random`, `greedy`, `level1` to
@@ -24,57 +24,43 @@
 use std::io::Write;
 use std::time::Instant;
 
-use crate::game::{Action, Game, GameSettings, Outcome};
-use crate::search::{Player, derive_seed};
-use crate::seat::Seat;
+use djambi::search::{Player, derive_seed};
+use djambi::{Action, Game, GameSettings, Outcome, Ruleset, Seat};
 
-pub const USAGE: &str = "djambi arena --players P1,P2,P3[,P4] [--games N] [--seed S] \
-[--max-plies P]   (players: random, greedy, level1..level5, top)";
-
-struct Options {
-    players: Vec<Player>,
-    games: u32,
-    seed: u64,
-    max_plies: u32,
+/// The options of `djambi arena`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Options {
+    /// 3 or 4 players, comma-separated: random, greedy, level1 to level5 (top is level 5).
+    /// Four players play a four-seat game; three play a three-seat game with Green's
+    /// party hostage.
+    #[arg(
+        long,
+        value_name = "P1,P2,P3[,P4]",
+        value_delimiter = ',',
+        required = true
+    )]
+    pub players: Vec<Player>,
+    /// Games to play; game g rotates the seat assignment by g places.
+    #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub games: u32,
+    /// The run is deterministic for a seed.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// A game still going after P plies is stopped as a draw among the active seats.
+    #[arg(long, value_name = "P", default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_plies: u32,
 }
 
-fn parse(args: &[String]) -> Result<Options, String> {
-    let mut options = Options {
-        players: Vec::new(),
-        games: 12,
-        seed: 1,
-        max_plies: 600,
-    };
-    let mut rest = args.iter();
-    while let Some(flag) = rest.next() {
-        let value = rest
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value; usage: {USAGE}"))?;
-        let number = |what: &str| {
-            value
-                .parse::<u64>()
-                .map_err(|_| format!("{what} {value:?}: give a whole number"))
-        };
-        match flag.as_str() {
-            "--players" => {
-                options.players = value
-                    .split(',')
-                    .map(str::parse)
-                    .collect::<Result<Vec<Player>, String>>()?
-            }
-            "--games" => options.games = number("--games")?.clamp(0, 1_000_000) as u32,
-            "--seed" => options.seed = number("--seed")?,
-            "--max-plies" => options.max_plies = number("--max-plies")?.clamp(1, 100_000) as u32,
-            _ => return Err(format!("unknown option {flag:?}; usage: {USAGE}")),
+impl Options {
+    fn check(&self) -> Result<(), String> {
+        if !(3..=4).contains(&self.players.len()) {
+            return Err(format!(
+                "--players: give 3 or 4 players, not {}",
+                self.players.len()
+            ));
         }
+        Ok(())
     }
-    if !(3..=4).contains(&options.players.len()) {
-        return Err(format!("give 3 or 4 players; usage: {USAGE}"));
-    }
-    if options.games == 0 {
-        return Err("--games: give at least 1".into());
-    }
-    Ok(options)
 }
 
 /// Totals for the players of one name.
@@ -136,15 +122,16 @@ fn mean_interval(values: &[u32]) -> (f64, f64) {
 
 /// Runs the arena with `args` (after `arena`), writing to `out`. An error is a usage
 /// problem (or a failed write).
-pub fn run(args: &[String], out: &mut impl Write) -> Result<(), String> {
-    let options = parse(args)?;
+pub fn run(options: &Options, ruleset: Ruleset, out: &mut impl Write) -> Result<(), String> {
+    options.check()?;
     let io = |e: std::io::Error| e.to_string();
     let n = options.players.len();
-    let settings = if n == 4 {
+    let mut settings = if n == 4 {
         GameSettings::four_players()
     } else {
         GameSettings::three_players(Seat::Green)
     };
+    settings.ruleset = ruleset;
     let seats: Vec<Seat> = settings.seats.iter().collect();
     let names: Vec<String> = options.players.iter().map(Player::to_string).collect();
     let mut tallies: Vec<Tally> = Vec::new();
@@ -162,9 +149,13 @@ pub fn run(args: &[String], out: &mut impl Write) -> Result<(), String> {
             .position(|t| t.name == name)
             .expect("every name has a tally")
     };
+    let rules = match ruleset {
+        r if r.is_default() => String::new(),
+        r => format!(", ruleset {r}"),
+    };
     writeln!(
         out,
-        "arena: {} games, {} seats, players {}, seed {}, max plies {}",
+        "arena: {} games, {} seats, players {}, seed {}, max plies {}{rules}",
         options.games,
         n,
         names.join(","),
@@ -318,15 +309,35 @@ mod tests {
         assert!(low == 0.0 && (high - 27.8).abs() < 0.1, "{low} {high}");
     }
 
+    #[derive(clap::Parser)]
+    struct Arena {
+        #[command(flatten)]
+        options: Options,
+    }
+
+    fn parse(args: &str) -> Result<Options, String> {
+        use clap::Parser;
+        let options = Arena::try_parse_from(std::iter::once("arena").chain(args.split(' ')))
+            .map_err(|e| e.to_string())?
+            .options;
+        options.check()?;
+        Ok(options)
+    }
+
     #[test]
     fn options_are_checked() {
-        let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
-        assert!(parse(&args("--players random,random")).is_err());
-        assert!(parse(&args("--players random,random,bogus")).is_err());
-        assert!(parse(&args("--players random,random,random --games")).is_err());
-        assert!(parse(&args("--players random,greedy,top --games 0")).is_err());
-        let ok = parse(&args("--players random,greedy,l3,top --games 8 --seed 3")).unwrap();
+        assert!(parse("--players random,random").is_err());
+        assert!(parse("--players random,random,bogus").is_err());
+        assert!(parse("--players random,random,random --games").is_err());
+        assert!(parse("--players random,greedy,top --games 0").is_err());
+        assert!(parse("--games 3").is_err());
+        let ok = parse("--players random,greedy,l3,top --games 8 --seed 3").unwrap();
         assert_eq!(ok.players.len(), 4);
         assert_eq!((ok.games, ok.seed), (8, 3));
+        let default = parse("--players random,greedy,top").unwrap();
+        assert_eq!(
+            (default.games, default.seed, default.max_plies),
+            (12, 1, 600)
+        );
     }
 }

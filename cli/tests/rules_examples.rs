@@ -22,7 +22,7 @@ fn examples_path() -> PathBuf {
 fn batch(request: &Value) -> Value {
     let mut out = Vec::new();
     let input = format!("{request}\n");
-    let status = djambi::cli::run(
+    let status = djambi_cli::run(
         &["batch".to_string()],
         input.as_bytes(),
         &mut out,
