@@ -128,7 +128,7 @@ mod tests {
     /// A four-seat game: a person at Red, bots of level 1 elsewhere.
     fn game() -> GameState {
         let created = Event::Created {
-            ruleset: Ruleset::Standard2026.id().into(),
+            ruleset: Ruleset::Standard2026.id(),
             seats: "RBYG".into(),
             hostage_seat: None,
             visibility: Visibility::Public,
@@ -211,7 +211,7 @@ mod tests {
         };
         for n in 0..6u8 {
             let created = Event::Created {
-                ruleset: Ruleset::Standard2026.id().into(),
+                ruleset: Ruleset::Standard2026.id(),
                 seats: if n % 2 == 0 { "RBYG" } else { "RBY" }.into(),
                 hostage_seat: (n % 2 == 1).then_some(Seat::Green),
                 visibility: Visibility::Public,

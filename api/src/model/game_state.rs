@@ -488,7 +488,7 @@ mod tests {
 
     fn new_game(seats: &str) -> GameState {
         let created = Event::Created {
-            ruleset: Ruleset::Standard2026.id().into(),
+            ruleset: Ruleset::Standard2026.id(),
             seats: seats.into(),
             hostage_seat: None,
             visibility: Visibility::Public,
@@ -585,7 +585,7 @@ mod tests {
     #[test]
     fn study_games_have_no_seats_and_record_timeouts_and_draws() {
         let created = Event::Created {
-            ruleset: Ruleset::Standard2026.id().into(),
+            ruleset: Ruleset::Standard2026.id(),
             seats: "RBY".into(),
             hostage_seat: Some(Seat::Green),
             visibility: Visibility::Invite,

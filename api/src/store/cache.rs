@@ -208,7 +208,7 @@ mod tests {
 
     fn state(id: &str, version: i64) -> Arc<GameState> {
         let created = Event::Created {
-            ruleset: domain::Ruleset::Standard2026.id().into(),
+            ruleset: domain::Ruleset::Standard2026.id(),
             seats: "RBYG".into(),
             hostage_seat: None,
             visibility: Visibility::Public,

@@ -108,7 +108,7 @@ impl GameRow {
             status: state.status.as_str().into(),
             visibility: state.visibility.as_str().into(),
             invite_code: state.invite_code.clone(),
-            ruleset: state.settings.ruleset.id().into(),
+            ruleset: state.settings.ruleset.id(),
             seats_in_play: state.settings.seats.to_string(),
             hostage_seat: state.hostage_seat.map(|s| s.to_string()),
             version: state.version,

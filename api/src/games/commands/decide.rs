@@ -138,7 +138,7 @@ pub(super) fn decide(
 
 fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandError> {
     p.push_checked(Event::Created {
-        ruleset: new.settings.ruleset.id().into(),
+        ruleset: new.settings.ruleset.id(),
         seats: new.settings.seats.to_string(),
         hostage_seat: new.hostage_seat,
         visibility: new.visibility,
@@ -187,7 +187,7 @@ fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), 
         .then(|| Seat::ALL.into_iter().find(|s| !settings.seats.contains(*s)))
         .flatten();
     p.push_checked(Event::Created {
-        ruleset: settings.ruleset.id().into(),
+        ruleset: settings.ruleset.id(),
         seats: settings.seats.to_string(),
         hostage_seat,
         visibility: import.visibility,
