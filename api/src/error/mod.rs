@@ -26,159 +26,88 @@ mod notifications;
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
-/// Every problem kind: its slug (the last segment of the `type` URI), its HTTP status and
-/// its title. The slugs are part of the API contract: never rename one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProblemKind {
-    /// 400: the request is malformed or a field is invalid (`errors` lists the fields).
-    Validation,
-    /// 401: missing, malformed, expired, tampered or revoked credentials, or a failed login.
-    Unauthorized,
-    /// 403: authenticated, but the token lacks the scope or the kind of session needed.
-    Forbidden,
-    /// 404: no such resource (or no such route).
-    NotFound,
-    /// 405: the route exists but not with this method.
-    MethodNotAllowed,
-    /// 409: the request conflicts with the current state (e.g. a username already taken).
-    Conflict,
-    /// 413: the request body is larger than the server accepts.
-    PayloadTooLarge,
-    /// 415: the body is not `application/json`.
-    UnsupportedMediaType,
-    /// 429: too many requests; `Retry-After` says when to try again.
-    RateLimited,
-    /// 422: the move is not legal in the current position (`reason`, `legal_moves_url`).
-    IllegalMove,
-    /// 409: it is another seat's turn.
-    NotYourTurn,
-    /// 412: the client's expected version is stale (`current_version`).
-    VersionConflict,
-    /// 409: the game has ended.
-    GameOver,
-    /// 409: the game has not started yet (seats still open).
-    GameNotStarted,
-    /// 409: the seat is already taken.
-    SeatTaken,
-    /// 422: an `Idempotency-Key` was reused with a different request.
-    IdempotencyKeyReused,
-    /// 503: the database is unreachable or overloaded; retry later.
-    Unavailable,
-    /// 500: a fault in the server; details are in its log.
-    Internal,
-    /// 422: a game record to import is well-formed but does not replay: an action the
-    /// rules refuse, or a `Result` header the actions contradict (`line`, `reason`).
-    InvalidRecord,
-    /// 428: the write must name the version it was decided at (`If-Match` or
-    /// `expected_version`) and named none.
-    PreconditionRequired,
+/// Every problem kind, in one table: its slug (the last segment of the `type` URI), its
+/// HTTP status and its title. The slugs are part of the API contract: never rename one.
+macro_rules! problem_kinds {
+    ($($(#[$doc:meta])* $kind:ident = ($slug:literal, $status:ident, $title:literal),)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ProblemKind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        impl ProblemKind {
+            /// Every kind, for documentation and tests.
+            pub const ALL: &'static [ProblemKind] = &[$(ProblemKind::$kind,)*];
+
+            pub fn slug(self) -> &'static str {
+                match self {
+                    $(ProblemKind::$kind => $slug,)*
+                }
+            }
+
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(ProblemKind::$kind => StatusCode::$status,)*
+                }
+            }
+
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(ProblemKind::$kind => $title,)*
+                }
+            }
+
+            /// The `type` URI: `/problems/<slug>`.
+            pub fn type_uri(self) -> String {
+                format!("/problems/{}", self.slug())
+            }
+        }
+    };
 }
 
-impl ProblemKind {
-    /// Every kind, for documentation and tests.
-    pub const ALL: &'static [ProblemKind] = &[
-        ProblemKind::Validation,
-        ProblemKind::Unauthorized,
-        ProblemKind::Forbidden,
-        ProblemKind::NotFound,
-        ProblemKind::MethodNotAllowed,
-        ProblemKind::Conflict,
-        ProblemKind::PayloadTooLarge,
-        ProblemKind::UnsupportedMediaType,
-        ProblemKind::RateLimited,
-        ProblemKind::IllegalMove,
-        ProblemKind::NotYourTurn,
-        ProblemKind::VersionConflict,
-        ProblemKind::GameOver,
-        ProblemKind::GameNotStarted,
-        ProblemKind::SeatTaken,
-        ProblemKind::IdempotencyKeyReused,
-        ProblemKind::Unavailable,
-        ProblemKind::Internal,
-        ProblemKind::InvalidRecord,
-        ProblemKind::PreconditionRequired,
-    ];
-
-    pub fn slug(self) -> &'static str {
-        match self {
-            ProblemKind::Validation => "validation",
-            ProblemKind::Unauthorized => "unauthorized",
-            ProblemKind::Forbidden => "forbidden",
-            ProblemKind::NotFound => "not-found",
-            ProblemKind::MethodNotAllowed => "method-not-allowed",
-            ProblemKind::Conflict => "conflict",
-            ProblemKind::PayloadTooLarge => "payload-too-large",
-            ProblemKind::UnsupportedMediaType => "unsupported-media-type",
-            ProblemKind::RateLimited => "rate-limited",
-            ProblemKind::IllegalMove => "illegal-move",
-            ProblemKind::NotYourTurn => "not-your-turn",
-            ProblemKind::VersionConflict => "version-conflict",
-            ProblemKind::GameOver => "game-over",
-            ProblemKind::GameNotStarted => "game-not-started",
-            ProblemKind::SeatTaken => "seat-taken",
-            ProblemKind::IdempotencyKeyReused => "idempotency-key-reused",
-            ProblemKind::Unavailable => "unavailable",
-            ProblemKind::Internal => "internal",
-            ProblemKind::InvalidRecord => "invalid-record",
-            ProblemKind::PreconditionRequired => "precondition-required",
-        }
-    }
-
-    /// The `type` URI: `/problems/<slug>`.
-    pub fn type_uri(self) -> String {
-        format!("/problems/{}", self.slug())
-    }
-
-    pub fn status(self) -> StatusCode {
-        match self {
-            ProblemKind::Validation => StatusCode::BAD_REQUEST,
-            ProblemKind::Unauthorized => StatusCode::UNAUTHORIZED,
-            ProblemKind::Forbidden => StatusCode::FORBIDDEN,
-            ProblemKind::NotFound => StatusCode::NOT_FOUND,
-            ProblemKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ProblemKind::Conflict
-            | ProblemKind::NotYourTurn
-            | ProblemKind::GameOver
-            | ProblemKind::GameNotStarted
-            | ProblemKind::SeatTaken => StatusCode::CONFLICT,
-            ProblemKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ProblemKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ProblemKind::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            ProblemKind::IllegalMove | ProblemKind::IdempotencyKeyReused => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
-            ProblemKind::VersionConflict => StatusCode::PRECONDITION_FAILED,
-            ProblemKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            ProblemKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            ProblemKind::InvalidRecord => StatusCode::UNPROCESSABLE_ENTITY,
-            ProblemKind::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            ProblemKind::Validation => "The request is not valid",
-            ProblemKind::Unauthorized => "Authentication is required",
-            ProblemKind::Forbidden => "Not allowed",
-            ProblemKind::NotFound => "Not found",
-            ProblemKind::MethodNotAllowed => "Method not allowed",
-            ProblemKind::Conflict => "Conflict with the current state",
-            ProblemKind::PayloadTooLarge => "Request body too large",
-            ProblemKind::UnsupportedMediaType => "Unsupported media type",
-            ProblemKind::RateLimited => "Too many requests",
-            ProblemKind::IllegalMove => "Illegal move",
-            ProblemKind::NotYourTurn => "Not your turn",
-            ProblemKind::VersionConflict => "The game has moved on",
-            ProblemKind::GameOver => "The game is over",
-            ProblemKind::GameNotStarted => "The game has not started",
-            ProblemKind::SeatTaken => "The seat is taken",
-            ProblemKind::IdempotencyKeyReused => "Idempotency key reused with another request",
-            ProblemKind::Unavailable => "Service unavailable",
-            ProblemKind::Internal => "Internal server error",
-            ProblemKind::InvalidRecord => "The game record does not replay",
-            ProblemKind::PreconditionRequired => "The game's version is required",
-        }
-    }
+problem_kinds! {
+    /// 400: the request is malformed or a field is invalid (`errors` lists the fields).
+    Validation = ("validation", BAD_REQUEST, "The request is not valid"),
+    /// 401: missing, malformed, expired, tampered or revoked credentials, or a failed login.
+    Unauthorized = ("unauthorized", UNAUTHORIZED, "Authentication is required"),
+    /// 403: authenticated, but the token lacks the scope or the kind of session needed.
+    Forbidden = ("forbidden", FORBIDDEN, "Not allowed"),
+    /// 404: no such resource (or no such route).
+    NotFound = ("not-found", NOT_FOUND, "Not found"),
+    /// 405: the route exists but not with this method.
+    MethodNotAllowed = ("method-not-allowed", METHOD_NOT_ALLOWED, "Method not allowed"),
+    /// 409: the request conflicts with the current state (e.g. a username already taken).
+    Conflict = ("conflict", CONFLICT, "Conflict with the current state"),
+    /// 413: the request body is larger than the server accepts.
+    PayloadTooLarge = ("payload-too-large", PAYLOAD_TOO_LARGE, "Request body too large"),
+    /// 415: the body is not `application/json`.
+    UnsupportedMediaType = ("unsupported-media-type", UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
+    /// 429: too many requests; `Retry-After` says when to try again.
+    RateLimited = ("rate-limited", TOO_MANY_REQUESTS, "Too many requests"),
+    /// 422: the move is not legal in the current position (`reason`, `legal_moves_url`).
+    IllegalMove = ("illegal-move", UNPROCESSABLE_ENTITY, "Illegal move"),
+    /// 409: it is another seat's turn.
+    NotYourTurn = ("not-your-turn", CONFLICT, "Not your turn"),
+    /// 412: the client's expected version is stale (`current_version`).
+    VersionConflict = ("version-conflict", PRECONDITION_FAILED, "The game has moved on"),
+    /// 409: the game has ended.
+    GameOver = ("game-over", CONFLICT, "The game is over"),
+    /// 409: the game has not started yet (seats still open).
+    GameNotStarted = ("game-not-started", CONFLICT, "The game has not started"),
+    /// 409: the seat is already taken.
+    SeatTaken = ("seat-taken", CONFLICT, "The seat is taken"),
+    /// 422: an `Idempotency-Key` was reused with a different request.
+    IdempotencyKeyReused = ("idempotency-key-reused", UNPROCESSABLE_ENTITY, "Idempotency key reused with another request"),
+    /// 503: the database is unreachable or overloaded; retry later.
+    Unavailable = ("unavailable", SERVICE_UNAVAILABLE, "Service unavailable"),
+    /// 500: a fault in the server; details are in its log.
+    Internal = ("internal", INTERNAL_SERVER_ERROR, "Internal server error"),
+    /// 422: a game record to import is well-formed but does not replay: an action the
+    /// rules refuse, or a `Result` header the actions contradict (`line`, `reason`).
+    InvalidRecord = ("invalid-record", UNPROCESSABLE_ENTITY, "The game record does not replay"),
+    /// 428: the write must name the version it was decided at (`If-Match` or
+    /// `expected_version`) and named none.
+    PreconditionRequired = ("precondition-required", PRECONDITION_REQUIRED, "The game's version is required"),
 }
 
 /// One invalid field of a request, in a `validation` problem's `errors` list.

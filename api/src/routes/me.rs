@@ -104,8 +104,6 @@ pub struct UpdateMeRequest {
     security(("bearer" = ["read"])),
     responses(
         (status = 200, description = "The caller's profile", body = Profile),
-        (status = 401, description = "Missing or invalid token", body = Problem,
-            content_type = "application/problem+json"),
         (status = 403, description = "The token lacks the `read` scope", body = Problem,
             content_type = "application/problem+json")
     )
@@ -137,8 +135,6 @@ pub async fn get_me(
             `password_changed` says", body = UpdatedProfile),
         (status = 400, description = "A field is invalid, or the current password is wrong",
             body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or invalid token", body = Problem,
-            content_type = "application/problem+json"),
         (status = 403, description = "Called with a personal access token", body = Problem,
             content_type = "application/problem+json"),
         (status = 429, description = "Too many wrong passwords for this account (shared with \

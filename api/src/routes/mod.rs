@@ -15,6 +15,7 @@ pub mod my_games;
 pub mod notification_settings;
 pub mod notifications;
 pub mod pages;
+pub mod params;
 pub mod sessions;
 pub mod sse;
 pub mod tokens;

@@ -52,8 +52,6 @@ pub struct MyGamesParams {
         (status = 200, description = "A page of games", body = GamePage),
         (status = 400, description = "Bad `turn`, `status`, `after` or `limit`", body = Problem,
             content_type = "application/problem+json"),
-        (status = 401, description = "Missing or invalid token", body = Problem,
-            content_type = "application/problem+json"),
         (status = 403, description = "The token lacks the `read` scope", body = Problem,
             content_type = "application/problem+json")
     )

@@ -121,8 +121,7 @@ impl From<NotificationSettings> for plain::NotificationSettings {
     tag = "notifications",
     security(("bearer" = ["read"])),
     responses(
-        (status = 200, description = "The settings (defaults until changed)", body = NotificationSettings),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
+        (status = 200, description = "The settings (defaults until changed)", body = NotificationSettings)
     )
 )]
 #[get("/me/notification-settings")]
@@ -145,9 +144,7 @@ pub async fn get_settings(
     request_body = NotificationSettings,
     responses(
         (status = 200, description = "The settings as saved", body = NotificationSettings),
-        (status = 400, description = "An unknown kind, `feed: false` or a bad offset", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
-        (status = 403, description = "A personal access token", body = Problem, content_type = PROBLEM)
+        (status = 400, description = "An unknown kind, `feed: false` or a bad offset", body = Problem, content_type = PROBLEM)
     )
 )]
 #[put("/me/notification-settings")]

@@ -101,7 +101,6 @@ pub struct NotificationPage {
     responses(
         (status = 200, description = "A page of notifications", body = NotificationPage),
         (status = 400, description = "Bad `after` or `limit`", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 403, description = "The token lacks the `read` scope", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -167,8 +166,7 @@ pub struct MarkReadResult {
     request_body = MarkReadRequest,
     responses(
         (status = 200, description = "Marked", body = MarkReadResult),
-        (status = 400, description = "`validation`: more than 500 ids", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
+        (status = 400, description = "`validation`: more than 500 ids", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/me/notifications/read")]
@@ -220,8 +218,7 @@ fn sse_event(row: &NotificationRow) -> String {
     security(("bearer" = ["read"])),
     params(("Last-Event-ID" = Option<String>, Header, description = "Resume after this notification")),
     responses(
-        (status = 200, description = "An event stream: `retry: 2000`, then one event per notification", content_type = "text/event-stream", body = NotificationEvent),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
+        (status = 200, description = "An event stream: `retry: 2000`, then one event per notification", content_type = "text/event-stream", body = NotificationEvent)
     )
 )]
 #[get("/me/notifications/stream")]

@@ -198,8 +198,6 @@ pub async fn refresh(
     security(("bearer" = ["session"])),
     responses(
         (status = 204, description = "Logged out"),
-        (status = 401, description = "Missing or invalid token", body = Problem,
-            content_type = "application/problem+json"),
         (status = 403, description = "Called with a personal access token (revoke it instead)",
             body = Problem, content_type = "application/problem+json")
     )

@@ -112,8 +112,6 @@ pub struct TokenList {
             (`Cache-Control: no-store`)", body = CreatedToken),
         (status = 400, description = "A field is invalid", body = Problem,
             content_type = "application/problem+json"),
-        (status = 401, description = "Missing or invalid token", body = Problem,
-            content_type = "application/problem+json"),
         (status = 403, description = "Called with a personal access token", body = Problem,
             content_type = "application/problem+json"),
         (status = 409, description = "The account already holds 100 live tokens (the cap \
@@ -172,8 +170,6 @@ pub async fn create_token(
         (status = 200, description = "A page of tokens", body = TokenList),
         (status = 400, description = "Bad `limit` or `after`", body = Problem,
             content_type = "application/problem+json"),
-        (status = 401, description = "Missing or invalid token", body = Problem,
-            content_type = "application/problem+json"),
         (status = 403, description = "Called with a personal access token", body = Problem,
             content_type = "application/problem+json")
     )
@@ -206,8 +202,6 @@ pub async fn list_tokens(
     params(("id" = String, Path, format = "uuid", description = "The token's id")),
     responses(
         (status = 204, description = "Revoked (or already revoked)"),
-        (status = 401, description = "Missing or invalid token", body = Problem,
-            content_type = "application/problem+json"),
         (status = 403, description = "Called with a personal access token", body = Problem,
             content_type = "application/problem+json"),
         (status = 404, description = "No such token of yours", body = Problem,

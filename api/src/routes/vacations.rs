@@ -76,8 +76,7 @@ pub struct VacationRequest {
     tag = "notifications",
     security(("bearer" = ["read"])),
     responses(
-        (status = 200, description = "Vacations and allowance", body = Vacations),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
+        (status = 200, description = "Vacations and allowance", body = Vacations)
     )
 )]
 #[get("/me/vacations")]
@@ -115,8 +114,6 @@ pub async fn list_vacations(
         (status = 201, description = "Declared", body = VacationView,
             headers(("Location" = String, description = "The vacation's URL"))),
         (status = 400, description = "In the past, too short, or beyond the allowance", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
-        (status = 403, description = "The token lacks the play scope", body = Problem, content_type = PROBLEM),
         (status = 409, description = "Overlaps another vacation", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -148,8 +145,6 @@ pub async fn declare_vacation(
     params(("id" = String, Path, format = "uuid", description = "The vacation's id")),
     responses(
         (status = 204, description = "Ended or cancelled"),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
-        (status = 403, description = "The token lacks the play scope", body = Problem, content_type = PROBLEM),
         (status = 404, description = "No running or coming vacation of mine with this id", body = Problem, content_type = PROBLEM)
     )
 )]

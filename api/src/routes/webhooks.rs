@@ -83,8 +83,6 @@ pub struct CreateWebhookRequest {
     responses(
         (status = 201, description = "Registered; keep the secret", body = WebhookView),
         (status = 400, description = "Not an allowed URL", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
-        (status = 403, description = "A personal access token", body = Problem, content_type = PROBLEM),
         (status = 409, description = "Too many endpoints", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -107,8 +105,7 @@ pub async fn create_webhook(
     tag = "notifications",
     security(("bearer" = ["read"])),
     responses(
-        (status = 200, description = "The endpoints, oldest first", body = Vec<WebhookView>),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM)
+        (status = 200, description = "The endpoints, oldest first", body = Vec<WebhookView>)
     )
 )]
 #[get("/me/webhooks")]
@@ -129,7 +126,6 @@ pub async fn list_webhooks(
     params(("id" = String, Path, format = "uuid", description = "The endpoint")),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 404, description = "No such endpoint of mine", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -157,7 +153,6 @@ pub async fn delete_webhook(
     params(("id" = String, Path, format = "uuid", description = "The endpoint")),
     responses(
         (status = 200, description = "The endpoint with its new secret", body = WebhookView),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 404, description = "No such endpoint of mine", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -219,7 +214,6 @@ impl DeliveryView {
     params(("id" = String, Path, format = "uuid", description = "The endpoint")),
     responses(
         (status = 200, description = "Recent deliveries", body = Vec<DeliveryView>),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
         (status = 404, description = "No such endpoint of mine", body = Problem, content_type = PROBLEM)
     )
 )]

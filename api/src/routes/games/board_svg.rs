@@ -5,10 +5,11 @@ use actix_web::{HttpRequest, HttpResponse, get, web};
 use domain::{Action, SvgOptions};
 
 use super::position::StateParams;
-use super::{PROBLEM, etag, game_id, not_modified};
+use super::{PROBLEM, etag, not_modified};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::model::events::Status;
+use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 
 /// How long a picture of the current position may be cached: it changes with the next
@@ -27,7 +28,7 @@ const PAST_MAX_AGE: &str = "public, max-age=31536000, immutable";
 /// short `max-age`. Readable without a token.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), StateParams),
+    params(GameIdPath, StateParams),
     responses(
         (status = 200, description = "The picture; `ETag` is the version drawn", body = String, content_type = "image/svg+xml"),
         (status = 304, description = "Not modified since the version in `If-None-Match`"),
@@ -39,10 +40,10 @@ const PAST_MAX_AGE: &str = "public, max-age=31536000, immutable";
 pub async fn board_svg(
     app: web::Data<AppState>,
     req: HttpRequest,
-    path: web::Path<String>,
+    id: GameIdPath,
     query: web::Query<StateParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
+    let id = id.into_inner();
     let at = query.at;
     let (state, current) = queries::state_at(app.game_ctx(), id, at).await?;
     let cache = if state.version < current {

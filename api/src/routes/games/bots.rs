@@ -5,11 +5,12 @@ use actix_web::{HttpResponse, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use super::PROBLEM;
 use super::write::{self, GameWrite, Render, WriteBody};
-use super::{PROBLEM, seat_param};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::Command;
 use crate::routes::games::views::GameSummary;
+use crate::routes::params::{GameIdPath, SeatPath};
 use crate::state::AppState;
 
 /// Seating a computer player.
@@ -44,8 +45,8 @@ impl WriteBody for SeatBotRequest {
     security(("bearer" = ["play"])),
     request_body(content = SeatBotRequest),
     params(
-        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
-        ("seat" = String, Path, description = "R, B, Y or G", pattern = "^[RBYGrbyg]$"),
+        GameIdPath,
+        SeatPath,
         ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
     ),
@@ -60,9 +61,9 @@ impl WriteBody for SeatBotRequest {
 pub async fn seat_bot(
     app: web::Data<AppState>,
     w: GameWrite<SeatBotRequest>,
-    path: web::Path<(String, String)>,
+    seat: SeatPath,
 ) -> Result<HttpResponse, ApiError> {
-    let seat = seat_param(&path.1)?;
+    let seat = seat.seat();
     let level = w
         .body
         .as_ref()

@@ -155,11 +155,7 @@ impl CreateGameRequest {
     responses(
         (status = 201, description = "Created; `Location` is the game, `ETag` its version", body = GameSummary),
         (status = 400, description = "A field is invalid", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
-        (status = 403, description = "The token lacks the `play` scope", body = Problem, content_type = PROBLEM),
-        (status = 415, description = "The body is not `application/json`", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "The Idempotency-Key was used for another request", body = Problem, content_type = PROBLEM),
-        (status = 503, description = "The database is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+        (status = 422, description = "The Idempotency-Key was used for another request", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/games")]

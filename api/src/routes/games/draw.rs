@@ -10,6 +10,7 @@ use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::{self, Command};
 use crate::routes::games::views::ActionResult;
+use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 
 /// What to do about a draw.
@@ -63,7 +64,7 @@ impl WriteBody for DrawRequest {
     security(("bearer" = ["play"])),
     request_body = DrawRequest,
     params(
-        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        GameIdPath,
         ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
     ),

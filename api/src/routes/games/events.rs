@@ -5,11 +5,12 @@ use actix_web::{HttpResponse, get, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use super::{PROBLEM, etag, game_id};
+use super::{PROBLEM, etag};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::pagination::{PageParams, next_link};
 use crate::routes::games::views::{EventPage, EventView, StepView};
+use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 
 /// The paging of the event log: by version.
@@ -42,7 +43,7 @@ pub struct EventParams {
 /// that sent the event, `null` for the server itself.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), EventParams),
+    params(GameIdPath, EventParams),
     responses(
         (status = 200, description = "A page of events", body = EventPage),
         (status = 400, description = "Bad `after` or `limit`", body = Problem, content_type = PROBLEM),
@@ -52,10 +53,10 @@ pub struct EventParams {
 #[get("/games/{id}/events")]
 pub async fn list_events(
     app: web::Data<AppState>,
-    path: web::Path<String>,
+    id: GameIdPath,
     query: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
+    let id = id.into_inner();
     let query = query.into_inner();
     let page = PageParams {
         after: query.after,

@@ -63,12 +63,9 @@ pub struct ImportRequest {
     responses(
         (status = 201, description = "Imported; `Location` is the game, `ETag` its version", body = GameSummary),
         (status = 400, description = "The record cannot be read (the detail names the line), or a bad body", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = PROBLEM),
-        (status = 403, description = "The token lacks the `play` scope", body = Problem, content_type = PROBLEM),
         (status = 413, description = "The record is larger than 256 KiB", body = Problem, content_type = PROBLEM),
         (status = 415, description = "The body is neither `application/json` nor `text/plain`", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "`invalid-record` (with `line` and `reason`), or `idempotency-key-reused`", body = Problem, content_type = PROBLEM),
-        (status = 503, description = "The database is busy; retry after `Retry-After`", body = Problem, content_type = PROBLEM)
+        (status = 422, description = "`invalid-record` (with `line` and `reason`), or `idempotency-key-reused`", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/games/import")]

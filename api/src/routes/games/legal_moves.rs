@@ -5,11 +5,12 @@ use actix_web::{HttpResponse, get, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use super::{PROBLEM, etag, game_id};
+use super::{PROBLEM, etag};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::pagination::{check_cursor, invalid_cursor, next_link};
 use crate::routes::games::views::{LegalMovesView, MoveView};
+use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 
 pub const LEGAL_MOVES_DEFAULT_LIMIT: usize = 500;
@@ -55,7 +56,7 @@ fn parse_cursor(raw: Option<&str>) -> Result<Option<(i64, usize)>, ApiError> {
 /// next page is refused (`412 version-conflict` with `current_version`): start again.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), LegalMovesParams),
+    params(GameIdPath, LegalMovesParams),
     responses(
         (status = 200, description = "A page of legal moves; `ETag` is the version", body = LegalMovesView),
         (status = 400, description = "Bad `after` or `limit`", body = Problem, content_type = PROBLEM),
@@ -66,10 +67,10 @@ fn parse_cursor(raw: Option<&str>) -> Result<Option<(i64, usize)>, ApiError> {
 #[get("/games/{id}/legal-moves")]
 pub async fn legal_moves(
     app: web::Data<AppState>,
-    path: web::Path<String>,
+    id: GameIdPath,
     query: web::Query<LegalMovesParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
+    let id = id.into_inner();
     let limit = match query.limit {
         None => LEGAL_MOVES_DEFAULT_LIMIT,
         Some(n) if (1..=LEGAL_MOVES_MAX_LIMIT as u32).contains(&n) => n as usize,

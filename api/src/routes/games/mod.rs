@@ -30,7 +30,6 @@ use std::future::ready;
 
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest};
-use domain::Seat;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Authenticated;
@@ -87,21 +86,9 @@ impl FromRequest for MaybeAuthenticated {
     }
 }
 
-/// A game id from the path: ids are UUIDs, anything else cannot exist.
+/// A game id from the path (see [`crate::routes::params::GameIdPath`]).
 pub(crate) fn game_id(raw: &str) -> Result<String, ApiError> {
-    if raw.is_empty()
-        || raw.len() > 64
-        || !raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-    {
-        let shown: String = raw.chars().take(64).filter(|c| !c.is_control()).collect();
-        return Err(ApiError::NotFound(format!("no game {shown}")));
-    }
-    Ok(raw.to_string())
-}
-
-pub(crate) fn seat_param(raw: &str) -> Result<Seat, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::field("seat", "must be one of R, B, Y, G"))
+    crate::routes::params::GameIdPath::parse(raw).map(|id| id.into_inner())
 }
 
 pub(crate) fn etag(version: i64) -> String {

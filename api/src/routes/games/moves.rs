@@ -12,6 +12,7 @@ use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::Command;
 use crate::routes::games::views::{ActionResult, MoveJson};
+use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 
 /// Move text as the server reads it (`domain::Move`'s parser), for the document.
@@ -82,7 +83,7 @@ fn parse_move(v: &Value) -> Result<Move, ApiError> {
     security(("bearer" = ["play"])),
     request_body = MoveRequest,
     params(
-        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        GameIdPath,
         ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
     ),

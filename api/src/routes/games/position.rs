@@ -5,10 +5,11 @@ use actix_web::{HttpResponse, get, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use super::{PROBLEM, etag, game_id};
+use super::{PROBLEM, etag};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::routes::games::views::StateView;
+use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -25,7 +26,7 @@ pub struct StateParams {
 /// past versions never change, so their answers may be cached for good.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), StateParams),
+    params(GameIdPath, StateParams),
     responses(
         (status = 200, description = "The state; `ETag` is its version", body = StateView),
         (status = 400, description = "`validation`: `at` is not a positive number", body = Problem, content_type = PROBLEM),
@@ -35,10 +36,10 @@ pub struct StateParams {
 #[get("/games/{id}/state")]
 pub async fn get_state(
     app: web::Data<AppState>,
-    path: web::Path<String>,
+    id: GameIdPath,
     query: web::Query<StateParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
+    let id = id.into_inner();
     let at = query.at;
     let (state, current) = queries::state_at(app.game_ctx(), id, at).await?;
     let mut response = HttpResponse::Ok();

@@ -8,9 +8,10 @@ use crate::games::queries::PlayerRow;
 use crate::model::events::GameKind;
 use crate::model::game_state::GameState;
 
-use super::{PROBLEM, etag, game_id};
+use super::{PROBLEM, etag};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
+use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 
 /// The game record as text, in the format of `docs/record-format.md`: headers (`Event`,
@@ -21,7 +22,7 @@ use crate::state::AppState;
 /// the headers it was imported with.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$")),
+    params(GameIdPath),
     responses(
         (status = 200, description = "The record", body = String, content_type = "text/plain",
             example = "[Event \"Djambi correspondence game\"]\n[Site \"https://djambi.example.org/\"]\n[GameId \"5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a\"]\n[Date \"2026.11.30\"]\n[Started \"2026-11-30T12:05:00Z\"]\n[Red \"alice\"]\n[Blue \"bob\"]\n[Yellow \"carol\"]\n[Ruleset \"djambi-standard-2026\"]\n[Seats \"RBY\"]\n[Hostage \"G\"]\n[Result \"*\"]\n\n1. R C8-D7\n2. B G8-F7\n-- Y resigns\n"),
@@ -31,9 +32,9 @@ use crate::state::AppState;
 #[get("/games/{id}/record")]
 pub async fn get_record(
     app: web::Data<AppState>,
-    path: web::Path<String>,
+    id: GameIdPath,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
+    let id = id.into_inner();
     let (state, players) = queries::state_with_players(app.game_ctx(), id).await?;
     let headers = record_headers(&state, &players, app.config.public_url.as_str());
     let pairs: Vec<(&str, &str)> = headers

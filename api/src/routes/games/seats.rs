@@ -5,11 +5,12 @@ use actix_web::{HttpResponse, delete, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use super::PROBLEM;
 use super::write::{self, GameWrite, NoBody, Render, WriteBody};
-use super::{PROBLEM, seat_param};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::Command;
 use crate::routes::games::views::GameSummary;
+use crate::routes::params::{GameIdPath, SeatPath};
 use crate::state::AppState;
 
 /// The longest invite code accepted (the server makes 16-character codes).
@@ -44,8 +45,8 @@ impl WriteBody for TakeSeatRequest {
     security(("bearer" = ["play"])),
     request_body(content = Option<TakeSeatRequest>),
     params(
-        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
-        ("seat" = String, Path, description = "R, B, Y or G", pattern = "^[RBYGrbyg]$"),
+        GameIdPath,
+        SeatPath,
         ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
     ),
@@ -60,9 +61,9 @@ impl WriteBody for TakeSeatRequest {
 pub async fn take_seat(
     app: web::Data<AppState>,
     w: GameWrite<TakeSeatRequest>,
-    path: web::Path<(String, String)>,
+    seat: SeatPath,
 ) -> Result<HttpResponse, ApiError> {
-    let seat = seat_param(&path.1)?;
+    let seat = seat.seat();
     let invite_code = w.body.as_ref().and_then(|b| b.invite_code.clone());
     if invite_code
         .as_ref()
@@ -83,8 +84,8 @@ pub async fn take_seat(
     tag = "games",
     security(("bearer" = ["play"])),
     params(
-        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
-        ("seat" = String, Path, description = "R, B, Y or G", pattern = "^[RBYGrbyg]$"),
+        GameIdPath,
+        SeatPath,
         ("If-Match" = Option<String>, Header, description = "The expected version as an ETag, e.g. \"12\""),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
     ),
@@ -100,9 +101,9 @@ pub async fn take_seat(
 pub async fn leave_seat(
     app: web::Data<AppState>,
     w: GameWrite<NoBody>,
-    path: web::Path<(String, String)>,
+    seat: SeatPath,
 ) -> Result<HttpResponse, ApiError> {
-    let seat = seat_param(&path.1)?;
+    let seat = seat.seat();
     let answer = write::execute(
         &app,
         &w,

@@ -2,11 +2,12 @@
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
-use super::{PROBLEM, game_id};
+use super::PROBLEM;
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::games::queries::EventRow;
 use crate::routes::games::views::EventView;
+use crate::routes::params::GameIdPath;
 use crate::routes::sse;
 use crate::state::AppState;
 
@@ -59,7 +60,7 @@ fn sse_event(row: &EventRow) -> String {
 #[utoipa::path(
     tag = "games",
     params(
-        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        GameIdPath,
         ("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "Resume after this version"),
         StreamParams
     ),
@@ -72,10 +73,10 @@ fn sse_event(row: &EventRow) -> String {
 #[get("/games/{id}/stream")]
 pub async fn stream_events(
     app: web::Data<AppState>,
-    path: web::Path<String>,
+    id: GameIdPath,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
+    let id = id.into_inner();
     let header = match req.headers().get("Last-Event-ID") {
         Some(v) => Some(version(
             "Last-Event-ID",

@@ -3,10 +3,11 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
-use super::{MaybeAuthenticated, PROBLEM, etag, game_id, not_modified};
+use super::{MaybeAuthenticated, PROBLEM, etag, not_modified};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::routes::games::views::GameSummary;
+use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 
 /// A game's summary: status, seats and players, whose turn, version, result.
@@ -15,7 +16,7 @@ use crate::state::AppState;
 #[utoipa::path(
     tag = "games",
     security((), ("bearer" = [])),
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$")),
+    params(GameIdPath),
     responses(
         (status = 200, description = "The summary", body = GameSummary),
         (status = 304, description = "Not modified since the version in `If-None-Match`"),
@@ -27,9 +28,9 @@ pub async fn get_game(
     app: web::Data<AppState>,
     viewer: MaybeAuthenticated,
     req: HttpRequest,
-    path: web::Path<String>,
+    id: GameIdPath,
 ) -> Result<HttpResponse, ApiError> {
-    let id = game_id(&path)?;
+    let id = id.into_inner();
     let (row, players) = queries::summary(app.game_ctx(), id).await?;
     if not_modified(&req, row.version) {
         return Ok(HttpResponse::NotModified()
