@@ -483,7 +483,7 @@ mod tests {
     use super::*;
 
     fn t() -> NaiveDateTime {
-        crate::store::now()
+        crate::clock::Clock::now(&crate::clock::SystemClock)
     }
 
     fn new_game(seats: &str) -> GameState {

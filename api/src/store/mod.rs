@@ -35,7 +35,6 @@ pub mod webhooks;
 
 pub use error::{RunError, StoreError};
 
-use chrono::{NaiveDateTime, SubsecRound, Utc};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
 use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, PooledConnection, R2D2Connection};
@@ -112,12 +111,6 @@ pub enum DbSetupError {
     Connect(String),
     #[error("database migration failed: {0}")]
     Migrate(String),
-}
-
-/// The current time as stored: UTC, truncated to microseconds (what PostgreSQL keeps), so a
-/// value reads back equal to what was written.
-pub fn now() -> NaiveDateTime {
-    Utc::now().naive_utc().trunc_subsecs(6)
 }
 
 #[derive(Debug)]
