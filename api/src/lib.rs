@@ -193,6 +193,9 @@ pub fn app(
     let cors = Condition::new(!cors_origins.is_empty(), http_policy::cors(cors_origins));
     let (app, _) = routes::register(App::new().into_utoipa_app()).split_for_parts();
     app.app_data(state)
+        .app_data(web::Data::new(routes::health::OpenApiDocument(
+            openapi::document_json(),
+        )))
         .app_data(error::json_config(limit))
         .app_data(error::path_config())
         .app_data(error::query_config())

@@ -12,8 +12,9 @@
 
 mod declare;
 pub mod notify;
-mod parse;
+pub(crate) mod parse;
 pub mod settings;
+mod smtp_url;
 
 use std::fmt;
 use std::net::SocketAddr;

@@ -9,11 +9,11 @@
 #![allow(clippy::identity_op)]
 
 use super::declare::settings;
-use super::notify::{SmtpTls, SmtpUrl};
 use super::parse::{
     D, Dur, Flag, H, HostPort, HttpUrl, Int, Key, List, M, MS, Network, OneOf, Origin, Rate, S,
     Text, Token, Verbatim,
 };
+use super::smtp_url::{SmtpTls, SmtpUrl};
 use super::{DbUrl, LogFormat};
 
 settings! {

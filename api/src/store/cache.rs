@@ -218,7 +218,12 @@ mod tests {
             record_headers: Vec::new(),
             time_control: None,
         };
-        let mut s = GameState::created(id, &created, crate::clock::Clock::now(&crate::clock::SystemClock)).unwrap();
+        let mut s = GameState::created(
+            id,
+            &created,
+            crate::clock::Clock::now(&crate::clock::SystemClock),
+        )
+        .unwrap();
         s.version = version;
         Arc::new(s)
     }
