@@ -149,3 +149,13 @@ fn workers_take_narrow_contexts() {
     banned.extend(["AppState", "crate::state"]);
     forbid("a worker", &["workers"], &banned);
 }
+
+#[test]
+fn the_base_knows_no_http() {
+    // What use cases and routes both take from below: field rules, the clock, settings.
+    forbid(
+        "the base",
+        &["validate.rs", "clock.rs", "config"],
+        HTTP,
+    );
+}

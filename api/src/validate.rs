@@ -1,10 +1,9 @@
 //! Field rules shared by the handlers: usernames (the profile of `accounts::names`), emails,
-//! passwords (`accounts::password_policy`) and names. Each check pushes a [`FieldError`]; handlers collect them and return
+//! passwords (`accounts::password_policy`) and names. Each check pushes an [`Invalid`]; handlers collect them and return
 //! one `validation` problem listing every bad field.
 
-use crate::accounts::{AccountError, Invalid, names, password_policy};
+use crate::accounts::{AccountError, names, password_policy};
 use crate::auth::SecretString;
-use crate::error::{ApiError, FieldError};
 
 pub const USERNAME_MIN: usize = names::MIN_CHARS;
 pub const USERNAME_MAX: usize = names::MAX_CHARS;
@@ -13,9 +12,21 @@ pub const PASSWORD_MIN: usize = password_policy::MIN_CHARS;
 pub const PASSWORD_MAX: usize = password_policy::MAX_CHARS;
 pub const TOKEN_NAME_MAX: usize = 64;
 
+/// One invalid field of an input, and why (plain data: the routes render it as a
+/// `validation` problem, the use cases carry it in their errors).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub field: String,
+    pub message: String,
+}
+
+/// Every invalid field of an input (never empty).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidFields(pub Vec<Invalid>);
+
 /// Collects field errors.
 #[derive(Debug, Default)]
-pub struct Checks(Vec<FieldError>);
+pub struct Checks(Vec<Invalid>);
 
 impl Checks {
     pub fn new() -> Self {
@@ -23,15 +34,18 @@ impl Checks {
     }
 
     pub fn add(&mut self, field: &str, message: impl Into<String>) {
-        self.0.push(FieldError::new(field, message));
+        self.0.push(Invalid {
+            field: field.to_string(),
+            message: message.into(),
+        });
     }
 
     /// `Ok` if nothing was added, else one `validation` problem with every error.
-    pub fn finish(self) -> Result<(), ApiError> {
+    pub fn finish(self) -> Result<(), InvalidFields> {
         if self.0.is_empty() {
             Ok(())
         } else {
-            Err(ApiError::fields(self.0))
+            Err(InvalidFields(self.0))
         }
     }
 
@@ -41,15 +55,7 @@ impl Checks {
         if self.0.is_empty() {
             Ok(())
         } else {
-            Err(AccountError::Invalid(
-                self.0
-                    .into_iter()
-                    .map(|e| Invalid {
-                        field: e.field,
-                        message: e.message,
-                    })
-                    .collect(),
-            ))
+            Err(AccountError::Invalid(self.0))
         }
     }
 

@@ -7,12 +7,7 @@ use crate::auth::jwt::JwtError;
 use crate::auth::passwords::PasswordError;
 use crate::store::{RunError, StoreError};
 
-/// One invalid field of an input, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invalid {
-    pub field: String,
-    pub message: String,
-}
+pub use crate::validate::Invalid;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {

@@ -419,6 +419,16 @@ impl From<crate::store::RunError> for ApiError {
     }
 }
 
+impl From<crate::validate::InvalidFields> for ApiError {
+    fn from(e: crate::validate::InvalidFields) -> Self {
+        ApiError::fields(
+            e.0.into_iter()
+                .map(|i| FieldError::new(i.field, i.message))
+                .collect(),
+        )
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
