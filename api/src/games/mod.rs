@@ -19,9 +19,9 @@
 
 pub mod bots;
 pub mod commands;
+pub mod player_command;
 pub mod queries;
 pub mod stats;
-pub mod write;
 
 /// How many game states the cache keeps (and as many checkpoints).
 pub const CACHE_CAPACITY: usize = 10_000;

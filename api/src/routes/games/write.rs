@@ -20,7 +20,7 @@ use crate::error::ApiError;
 use crate::extract::parse_json_object;
 use crate::games;
 use crate::games::commands::{self, Actor, Command};
-use crate::games::write::IdempotencyKey;
+use crate::games::player_command::IdempotencyKey;
 use crate::routes::games::views::{ActionResult, GameSummary};
 use crate::state::AppState;
 
@@ -245,12 +245,12 @@ impl Render {
     }
 
     /// The use case's renderer: a pure function from what was written to the view.
-    fn view(self) -> games::write::Render {
+    fn view(self) -> games::player_command::Render {
         match self {
-            Render::Summary(_) => games::write::Render::Summary(|row, players, viewer| {
+            Render::Summary(_) => games::player_command::Render::Summary(|row, players, viewer| {
                 json(GameSummary::of(row, players, Some(viewer)))
             }),
-            Render::Action(_) => games::write::Render::Action(|w| {
+            Render::Action(_) => games::player_command::Render::Action(|w| {
                 json(ActionResult::of(&w.state, w.first_seq, &w.events, &w.steps))
             }),
         }
@@ -265,7 +265,7 @@ fn json(view: impl serde::Serialize) -> Value {
 /// An answer, fresh or replayed from the idempotency store, with the route's status.
 pub struct Answer {
     status: StatusCode,
-    answer: games::write::Answer,
+    answer: games::player_command::Answer,
 }
 
 impl Answer {
@@ -293,12 +293,12 @@ pub async fn execute<B>(
     command: Command,
     render: Render,
 ) -> Result<Answer, ApiError> {
-    let request = games::write::GameWrite {
+    let request = games::player_command::GameWrite {
         write: w.command(command),
         key: w.idempotency.clone(),
         contradicting: w.contradicting,
     };
-    let answer = games::write::execute(app.game_ctx(), request, render.view())
+    let answer = games::player_command::execute(app.game_ctx(), request, render.view())
         .await
         .map_err(|e| ApiError::from(e).with_legal_moves_url(&w.game_id))?;
     Ok(Answer {
