@@ -78,6 +78,7 @@ impl AppState {
             throttle: &self.login_throttle,
             refresh_ttl: chrono::TimeDelta::from_std(self.config.refresh_token_ttl)
                 .unwrap_or(chrono::TimeDelta::days(30)),
+            mail_secret: self.config.jwt_secret.expose(),
         }
     }
 }

@@ -12,6 +12,8 @@
 //! - [`logout`]: end a session;
 //! - [`profile`]: one's profile; change the email or the password;
 //! - [`tokens`]: personal access tokens: create (under a cap), list, revoke;
+//! - [`verification`]: confirm an address with its mailed link, send the mail again;
+//! - [`mail`]: the mailed tokens and the outbox rows of account mails;
 //! - [`authenticate`]: what the extractor asks: a personal access token, an access token's
 //!   or a cookie's session;
 //! - [`names`]: the username profile (what may be registered, what a login matches);
@@ -21,16 +23,18 @@ pub mod authenticate;
 pub mod error;
 pub mod login;
 pub mod logout;
+pub mod mail;
 pub mod names;
 pub mod password_policy;
 pub mod profile;
 pub mod refresh;
 pub mod register;
 pub mod tokens;
+pub mod verification;
 
 /// The rows the use cases answer with (the routes render them).
 pub use crate::store::models::{PersonalAccessToken, User};
-pub use error::{AccountError, Invalid, Rejected};
+pub use error::{AccountError, Invalid, MailTokenRejected, Rejected};
 
 use chrono::{NaiveDateTime, TimeDelta};
 
@@ -50,6 +54,8 @@ pub struct Accounts<'a> {
     pub jwt: &'a JwtKeys,
     pub throttle: &'a LoginThrottle,
     pub refresh_ttl: TimeDelta,
+    /// Keys the mailed tokens (the server's signing secret; see `auth::tokens::mailed`).
+    pub mail_secret: &'a str,
 }
 
 /// The tokens of a session as issued by a login or a refresh; the refresh token is shown

@@ -24,6 +24,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
     "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
     "username": "alice",
     "email": "alice@example.org",
+    "email_verified": true,
     "created_at": "2026-11-30T12:00:00Z",
     "updated_at": "2026-11-30T12:00:00Z"
 }))]
@@ -31,6 +32,10 @@ pub struct Profile {
     pub id: String,
     pub username: String,
     pub email: String,
+    /// Whether the owner confirmed `email` with the link mailed to it. Until then no
+    /// notification mail goes there (the feed, webhooks and push are unaffected) and
+    /// moves by mail are refused; `POST /v1/me/email-verification` sends the link again.
+    pub email_verified: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -41,6 +46,7 @@ impl From<&User> for Profile {
             id: u.id.clone(),
             username: u.username.clone(),
             email: u.email.clone(),
+            email_verified: u.email_verified_at.is_some(),
             created_at: u.created_at.and_utc(),
             updated_at: u.updated_at.and_utc(),
         }
@@ -62,6 +68,7 @@ pub struct PasswordChange {
     "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
     "username": "alice",
     "email": "alice@example.org",
+    "email_verified": true,
     "created_at": "2026-11-30T12:00:00Z",
     "updated_at": "2026-12-01T08:00:00Z",
     "password_changed": {"sessions_ended": 2, "personal_access_tokens_revoked": 1}
@@ -82,7 +89,8 @@ pub struct UpdatedProfile {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"current_password": "correct horse battery", "new_password": "battery staple horse"}))]
 pub struct UpdateMeRequest {
-    /// A new email address (as at registration); needs `current_password`.
+    /// A new email address (as at registration); needs `current_password`. The new
+    /// address is unverified until the link mailed to it is used.
     #[schema(
         min_length = 5,
         max_length = 254,

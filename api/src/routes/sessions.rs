@@ -62,7 +62,7 @@ pub struct RefreshRequest {
     "refresh_token_expires_at": "2026-12-30T12:00:00Z",
     "session_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
     "user": {"id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d10", "username": "alice",
-             "email": "alice@example.org", "created_at": "2026-11-30T12:00:00Z",
+             "email": "alice@example.org", "email_verified": true, "created_at": "2026-11-30T12:00:00Z",
              "updated_at": "2026-11-30T12:00:00Z"}
 }))]
 pub struct TokenResponse {

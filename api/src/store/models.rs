@@ -17,6 +17,9 @@ pub struct User {
     pub password_hash: String,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// When the current address was confirmed (`None`: not yet; no notification mail goes
+    /// to it).
+    pub email_verified_at: Option<NaiveDateTime>,
 }
 
 impl std::fmt::Debug for User {
@@ -28,6 +31,7 @@ impl std::fmt::Debug for User {
             .field("email", &self.email)
             .field("created_at", &self.created_at)
             .field("updated_at", &self.updated_at)
+            .field("email_verified_at", &self.email_verified_at)
             .finish_non_exhaustive()
     }
 }

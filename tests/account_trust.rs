@@ -1,0 +1,268 @@
+//! Accounts a person can trust (issue 26): the verified address, password reset, login
+//! sessions, closing an account and the export, through the real server, a real SMTP
+//! sink and both databases.
+
+#[path = "support/games.rs"]
+mod games;
+#[path = "support/smtp_sink.rs"]
+mod smtp_sink;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta};
+use djambi_e2e::{Backend, Login, ManualClock, PASSWORD, TestServer, backend_tests, json};
+use games::*;
+use smtp_sink::{SmtpSink, token_after, verification_token};
+
+fn start(backend: Backend, sink: &SmtpSink, clock: Option<Arc<ManualClock>>) -> TestServer {
+    let port = sink.port.to_string();
+    let v: Vec<(&str, &str)> = vec![
+        ("DJAMBI_SMTP_HOST", "127.0.0.1"),
+        ("DJAMBI_SMTP_PORT", &port),
+        ("DJAMBI_SMTP_TLS", "none"),
+        ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
+        ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
+        ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
+        ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
+    ];
+    match clock {
+        Some(c) => TestServer::start_with_clock(backend, &v, c),
+        None => TestServer::start_with(backend, &v),
+    }
+}
+
+fn clock() -> Arc<ManualClock> {
+    Arc::new(ManualClock::new(
+        DateTime::parse_from_rfc3339("2031-03-01T12:00:00Z")
+            .unwrap()
+            .naive_utc(),
+    ))
+}
+
+fn addr(name: &str) -> String {
+    format!("{name}@example.org")
+}
+
+fn confirm(srv: &TestServer, token: &str) -> djambi_e2e::Resp {
+    srv.post(&format!("/v1/email-verification/{token}"), None, &json!({}))
+}
+
+fn verify(srv: &TestServer, sink: &SmtpSink, to: &str) {
+    let t = verification_token(sink, to, 1);
+    confirm(srv, &t).expect(200);
+}
+
+fn me(srv: &TestServer, who: &Login) -> serde_json::Value {
+    srv.get("/v1/me", Some(&who.access)).expect(200).clone()
+}
+
+fn registration_mails_a_single_use_link_that_verifies_the_address(backend: Backend) {
+    let sink = SmtpSink::start();
+    let clock = clock();
+    let srv = start(backend, &sink, Some(clock.clone()));
+    let alice = srv.user("alice");
+    assert_eq!(me(&srv, &alice)["email_verified"], false);
+
+    let m = sink.wait_for_subject(20, &addr("alice"), "Confirm your e-mail address", 1);
+    assert_eq!(
+        m.header("list-unsubscribe"),
+        "",
+        "an account mail is not a notification"
+    );
+    assert_eq!(m.header("mime-version"), "1.0", "{m:?}");
+    assert!(
+        m.header("content-type")
+            .starts_with("text/plain; charset=utf-8"),
+        "{m:?}"
+    );
+    assert!(
+        m.body
+            .contains("https://djambi.example/v1/email-verification/djv_")
+    );
+    let token = token_after(&m.body, "/v1/email-verification/");
+    assert_eq!(token.len(), 4 + 43);
+
+    // Forged tokens: random, one character changed, another kind's prefix, over-long.
+    let mut changed = token.clone().into_bytes();
+    let last = changed.len() - 1;
+    changed[last] = if changed[last] == b'A' { b'B' } else { b'A' };
+    let changed = String::from_utf8(changed).unwrap();
+    for bad in [
+        format!("djv_{}", "A".repeat(43)),
+        changed,
+        token.replacen("djv_", "djx_", 1),
+        format!("{token}{}", "x".repeat(300)),
+    ] {
+        confirm(&srv, &bad).problem(404, "not-found");
+    }
+    assert_eq!(me(&srv, &alice)["email_verified"], false);
+
+    // The page a click on the link shows confirms nothing by itself.
+    let page = srv.get(&format!("/v1/email-verification/{token}"), None);
+    assert_eq!(page.status.as_u16(), 200);
+    assert!(page.text.contains("method=\"post\""), "{}", page.text);
+    assert_eq!(me(&srv, &alice)["email_verified"], false);
+
+    let ok = confirm(&srv, &token).expect(200).clone();
+    assert_eq!(ok["email"], addr("alice"));
+    assert_eq!(me(&srv, &alice)["email_verified"], true);
+    // Used once.
+    let again = confirm(&srv, &token).problem(404, "not-found").clone();
+    assert!(again["detail"].as_str().unwrap().contains("already used"));
+    srv.post("/v1/me/email-verification", Some(&alice.access), &json!({}))
+        .problem(409, "conflict");
+
+    // A new address is unverified until its own link is used; the old one does nothing.
+    srv.patch(
+        "/v1/me",
+        Some(&alice.access),
+        &json!({"email": "alice2@example.org", "current_password": PASSWORD}),
+    )
+    .expect(200);
+    assert_eq!(me(&srv, &alice)["email_verified"], false);
+    let first = verification_token(&sink, "alice2@example.org", 1);
+    // Sending again waits a minute after the last mail.
+    let r = srv.post("/v1/me/email-verification", Some(&alice.access), &json!({}));
+    r.problem(429, "rate-limited");
+    assert!(r.header("retry-after").is_some());
+    clock.advance(TimeDelta::minutes(2));
+    srv.post("/v1/me/email-verification", Some(&alice.access), &json!({}))
+        .expect(202);
+    let second = verification_token(&sink, "alice2@example.org", 2);
+    assert_ne!(first, second);
+    confirm(&srv, &first).problem(404, "not-found");
+
+    // Another account's token verifies that account only.
+    let bob = srv.user("bob");
+    let bobs = verification_token(&sink, &addr("bob"), 1);
+    confirm(&srv, &bobs).expect(200);
+    assert_eq!(me(&srv, &bob)["email_verified"], true);
+    assert_eq!(me(&srv, &alice)["email_verified"], false);
+
+    // A link expires after 48 hours.
+    clock.advance(TimeDelta::hours(49));
+    let late = confirm(&srv, &second).problem(404, "not-found").clone();
+    assert!(
+        late["detail"].as_str().unwrap().contains("expired"),
+        "{late}"
+    );
+    assert_eq!(me(&srv, &alice)["email_verified"], false);
+
+    // A link for an address the account no longer has does nothing.
+    clock.advance(TimeDelta::minutes(2));
+    srv.post("/v1/me/email-verification", Some(&alice.access), &json!({}))
+        .expect(202);
+    let third = verification_token(&sink, "alice2@example.org", 3);
+    srv.patch(
+        "/v1/me",
+        Some(&alice.access),
+        &json!({"email": "alice3@example.org", "current_password": PASSWORD}),
+    )
+    .expect(200);
+    confirm(&srv, &third).problem(404, "not-found");
+    verify(&srv, &sink, "alice3@example.org");
+    assert_eq!(me(&srv, &alice)["email"], "alice3@example.org");
+    assert_eq!(me(&srv, &alice)["email_verified"], true);
+    // Account mails never reach the feed.
+    let feed = srv.get("/v1/me/notifications", Some(&alice.access));
+    assert_eq!(
+        feed.expect(200)["items"].as_array().unwrap().len(),
+        0,
+        "{}",
+        feed.text
+    );
+}
+
+fn resends_are_limited_to_five_a_day(backend: Backend) {
+    let sink = SmtpSink::start();
+    let clock = clock();
+    let srv = start(backend, &sink, Some(clock.clone()));
+    let carol = srv.user("carol");
+    for _ in 0..4 {
+        clock.advance(TimeDelta::minutes(2));
+        srv.post("/v1/me/email-verification", Some(&carol.access), &json!({}))
+            .expect(202);
+    }
+    clock.advance(TimeDelta::minutes(2));
+    let r = srv.post("/v1/me/email-verification", Some(&carol.access), &json!({}));
+    r.problem(429, "rate-limited");
+    let wait: u64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!(wait > 23 * 3600, "{wait}");
+    // A personal access token cannot ask.
+    let (_, pat) = srv.pat(&carol, &["read", "play"]);
+    srv.post("/v1/me/email-verification", Some(&pat), &json!({}))
+        .problem(403, "forbidden");
+    sink.wait_for_subject(20, &addr("carol"), "Confirm", 5);
+}
+
+fn notification_mails_wait_for_a_verified_address(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink, None);
+    let p: Vec<Login> = SEATS
+        .iter()
+        .map(|s| srv.user(&format!("gate_{}", s.to_lowercase())))
+        .collect();
+    // Everyone but Red confirms.
+    for who in &p[1..] {
+        verify(&srv, &sink, &addr(&who.username));
+    }
+    let id = create(
+        &srv,
+        &p[0],
+        json!({"seats": 4, "seat": "R", "time_control": {"per_move_secs": 86400}}),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (i, seat) in SEATS.iter().enumerate().skip(1) {
+        take_seat(&srv, &p[i], &id, seat).expect(200);
+    }
+    let red = addr(&p[0].username);
+    // Red's turn is in its feed, not in its unverified mailbox.
+    let feed = srv.get("/v1/me/notifications", Some(&p[0].access));
+    let kinds: Vec<&str> = feed.expect(200)["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"your_turn"), "{kinds:?}");
+    let v = version(&srv, &id);
+    let mv = srv
+        .get(&format!("/v1/games/{id}/legal-moves"), None)
+        .expect(200)["moves"][0]["text"]
+        .clone();
+    play(&srv, &p[0], &id, mv, v).expect(201);
+    // Blue (verified) gets its turn by mail; by then Red's would have gone too.
+    sink.wait_for_subject(20, &addr(&p[1].username), "Your turn", 1);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        sink.to_with_subject(&red, "Your turn").is_empty(),
+        "{:?}",
+        sink.to(&red)
+    );
+    // Once confirmed, Red's next turn is mailed.
+    verify(&srv, &sink, &red);
+    for _ in 0..40 {
+        let Some(who) = player_to_move(&srv, &id, &p) else {
+            break;
+        };
+        if who.user_id == p[0].user_id {
+            break;
+        }
+        let v = version(&srv, &id);
+        let mv = srv
+            .get(&format!("/v1/games/{id}/legal-moves"), None)
+            .expect(200)["moves"][0]["text"]
+            .clone();
+        play(&srv, who, &id, mv, v).expect(201);
+    }
+    sink.wait_for_subject(20, &red, "Your turn", 1);
+}
+
+backend_tests!(
+    registration_mails_a_single_use_link_that_verifies_the_address,
+    resends_are_limited_to_five_a_day,
+    notification_mails_wait_for_a_verified_address,
+);
