@@ -261,7 +261,153 @@ fn notification_mails_wait_for_a_verified_address(backend: Backend) {
     sink.wait_for_subject(20, &red, "Your turn", 1);
 }
 
+fn ask_reset(srv: &TestServer, body: serde_json::Value) -> djambi_e2e::Resp {
+    srv.post("/v1/password-resets", None, &body)
+}
+
+fn set_password(srv: &TestServer, token: &str, pw: &str) -> djambi_e2e::Resp {
+    srv.post(
+        &format!("/v1/password-resets/{token}"),
+        None,
+        &json!({"new_password": pw}),
+    )
+}
+
+fn reset_token(sink: &SmtpSink, to: &str, n: usize) -> String {
+    let m = sink.wait_for_subject(20, to, "Reset your password", n);
+    assert_eq!(m.header("list-unsubscribe"), "");
+    token_after(&m.body, "/v1/password-resets/")
+}
+
+const NEW_PASSWORD: &str = "violet anchor drifting";
+
+fn a_reset_link_sets_a_new_password_once_and_ends_every_session(backend: Backend) {
+    let sink = SmtpSink::start();
+    let clock = clock();
+    let srv = start(backend, &sink, Some(clock.clone()));
+    let dave = srv.user("dave");
+    verify(&srv, &sink, &addr("dave"));
+    let other = srv.login("dave", PASSWORD);
+    let (_, pat) = srv.pat(&dave, &["read"]);
+
+    let r = ask_reset(&srv, json!({"username": "DAVE"}));
+    r.expect(202);
+    let token = reset_token(&sink, &addr("dave"), 1);
+    assert!(token.starts_with("djx_"), "{token}");
+    // A verification token, a forged one, one for the other purpose: refused.
+    set_password(&srv, &format!("djx_{}", "A".repeat(43)), NEW_PASSWORD).problem(404, "not-found");
+    set_password(&srv, &token.replacen("djx_", "djv_", 1), NEW_PASSWORD).problem(404, "not-found");
+    // A weak password is refused and does not use the link up.
+    let weak = set_password(&srv, &token, "password")
+        .problem(400, "validation")
+        .clone();
+    assert!(weak.to_string().contains("new_password"), "{weak}");
+    srv.get("/v1/me", Some(&dave.access)).expect(200);
+
+    let done = set_password(&srv, &token, NEW_PASSWORD).expect(200).clone();
+    assert_eq!(done["sessions_ended"], 2, "{done}");
+    assert_eq!(done["personal_access_tokens_revoked"], 1, "{done}");
+    for t in [&dave.access, &other.access, &pat] {
+        srv.get("/v1/me", Some(t)).problem(401, "unauthorized");
+    }
+    srv.post(
+        "/v1/sessions",
+        None,
+        &json!({"username": "dave", "password": PASSWORD}),
+    )
+    .problem(401, "unauthorized");
+    let dave = srv.login("dave", NEW_PASSWORD);
+    let notice = sink.wait_for_subject(20, &addr("dave"), "Your password was reset", 1);
+    assert!(
+        notice.body.contains("If this was not you"),
+        "{}",
+        notice.body
+    );
+    // Used once.
+    let again = set_password(&srv, &token, "another fine passphrase")
+        .problem(404, "not-found")
+        .clone();
+    assert!(again["detail"].as_str().unwrap().contains("already used"));
+    srv.login("dave", NEW_PASSWORD);
+
+    // By address (any case); a link lasts one hour.
+    ask_reset(&srv, json!({"email": "  DAVE@example.org "})).expect(202);
+    let late = reset_token(&sink, &addr("dave"), 2);
+    clock.advance(TimeDelta::minutes(61));
+    let r = set_password(&srv, &late, "another fine passphrase")
+        .problem(404, "not-found")
+        .clone();
+    assert!(r["detail"].as_str().unwrap().contains("expired"), "{r}");
+
+    // At most three mails an hour per account; the fourth request looks the same.
+    for _ in 0..4 {
+        ask_reset(&srv, json!({"username": "dave"})).expect(202);
+    }
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(
+        sink.to_with_subject(&addr("dave"), "Reset your password")
+            .len(),
+        2 + 3
+    );
+    // Exactly one of the two fields.
+    ask_reset(&srv, json!({})).problem(400, "validation");
+    ask_reset(&srv, json!({"username": "dave", "email": addr("dave")})).problem(400, "validation");
+    srv.get("/v1/me", Some(&dave.access)).expect(200);
+}
+
+fn an_unverified_address_gets_no_reset_mail(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink, None);
+    srv.user("frank");
+    sink.wait_for_subject(20, &addr("frank"), "Confirm", 1);
+    ask_reset(&srv, json!({"username": "frank"})).expect(202);
+    ask_reset(&srv, json!({"email": addr("frank")})).expect(202);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(sink.to_with_subject(&addr("frank"), "Reset").is_empty());
+}
+
+fn reset_requests_tell_nothing_about_accounts(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink, None);
+    srv.user("erin");
+    verify(&srv, &sink, &addr("erin"));
+    let mut known = Vec::new();
+    let mut unknown = Vec::new();
+    let mut answers = std::collections::BTreeSet::new();
+    for i in 0..6 {
+        for (body, is_known) in [
+            (json!({"username": "erin"}), true),
+            (json!({"username": format!("nobody{i}")}), false),
+            (json!({"email": addr("erin")}), true),
+            (json!({"email": format!("nobody{i}@example.org")}), false),
+        ] {
+            let t0 = std::time::Instant::now();
+            let r = ask_reset(&srv, body);
+            if is_known { &mut known } else { &mut unknown }.push(t0.elapsed());
+            answers.insert((r.status.as_u16(), r.text.clone()));
+        }
+    }
+    assert_eq!(answers.len(), 1, "one answer for all: {answers:?}");
+    assert_eq!(answers.iter().next().unwrap().0, 202);
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (k, u) = (median(&mut known), median(&mut unknown));
+    assert!(k >= Duration::from_millis(250) && u >= Duration::from_millis(250));
+    let gap = k.abs_diff(u);
+    assert!(
+        gap < Duration::from_millis(40),
+        "known {k:?}, unknown {u:?}"
+    );
+    // Only the known account got mail (three an hour at most).
+    sink.wait_for_subject(20, &addr("erin"), "Reset your password", 3);
+}
+
 backend_tests!(
+    a_reset_link_sets_a_new_password_once_and_ends_every_session,
+    an_unverified_address_gets_no_reset_mail,
+    reset_requests_tell_nothing_about_accounts,
     registration_mails_a_single_use_link_that_verifies_the_address,
     resends_are_limited_to_five_a_day,
     notification_mails_wait_for_a_verified_address,

@@ -12,6 +12,7 @@
 //! - [`logout`]: end a session;
 //! - [`profile`]: one's profile; change the email or the password;
 //! - [`tokens`]: personal access tokens: create (under a cap), list, revoke;
+//! - [`password_reset`]: ask for a reset link (the same answer whatever exists), use it;
 //! - [`verification`]: confirm an address with its mailed link, send the mail again;
 //! - [`mail`]: the mailed tokens and the outbox rows of account mails;
 //! - [`authenticate`]: what the extractor asks: a personal access token, an access token's
@@ -26,6 +27,7 @@ pub mod logout;
 pub mod mail;
 pub mod names;
 pub mod password_policy;
+pub mod password_reset;
 pub mod profile;
 pub mod refresh;
 pub mod register;

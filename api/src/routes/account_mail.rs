@@ -1,23 +1,31 @@
 //! The mailed links of accounts: `POST /v1/me/email-verification` (send the
 //! verification mail again), `POST /v1/email-verification/{token}` (confirm an address,
 //! no login; `GET` shows a page with a button that does it, so that a mail scanner
-//! following the link confirms nothing).
+//! following the link confirms nothing); `POST /v1/password-resets` (ask for a reset
+//! link: the same answer whatever exists) and `POST /v1/password-resets/{token}` (set a
+//! new password with it).
 
 use actix_web::http::header;
-use actix_web::{HttpResponse, get, post, web};
-use serde::Serialize;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
+use super::me::PasswordChange;
+use crate::accounts::password_reset::{self, ResetFor};
 use crate::accounts::verification;
-use crate::auth::Authenticated;
+use crate::auth::{Authenticated, SecretString};
 use crate::error::{ApiError, Problem};
+use crate::extract::JsonBody;
+use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(resend_verification)
         .service(confirm_email)
-        .service(confirm_email_page);
+        .service(confirm_email_page)
+        .service(request_reset)
+        .service(reset_password);
 }
 
 const PROBLEM: &str = "application/problem+json";
@@ -109,4 +117,130 @@ pub async fn confirm_email_page(path: web::Path<String>) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
         .body(html)
+}
+
+/// Whom a reset is for: exactly one of `username` and `email`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "alice"}))]
+pub struct PasswordResetRequest {
+    /// The account's name (any case).
+    #[schema(min_length = 1, max_length = 128)]
+    pub username: Option<String>,
+    /// The account's address (any case); every account with this verified address gets
+    /// a mail.
+    #[schema(min_length = 1, max_length = 1016)]
+    pub email: Option<String>,
+}
+
+/// The one answer to a reset request.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"status": "accepted", "detail": "If an account matches and its address is verified, a mail with a reset link is on its way."}))]
+pub struct ResetRequested {
+    /// Always `accepted`.
+    pub status: String,
+    pub detail: String,
+}
+
+/// Ask for a password reset link (no login).
+///
+/// The answer is the same (status, body, and at least 250 ms) whether or not the name or
+/// address belongs to an account. If it does and the account's address is verified, a
+/// mail with a single-use token valid for one hour goes there; an account, or an address,
+/// gets at most three such mails an hour (further requests are answered the same and send
+/// nothing).
+#[utoipa::path(
+    tag = "accounts",
+    request_body = PasswordResetRequest,
+    responses(
+        (status = 202, description = "Accepted (whatever exists)", body = ResetRequested),
+        (status = 400, description = "Not exactly one of `username` and `email`, or a \
+            malformed body", body = Problem, content_type = PROBLEM),
+        (status = 413, description = "The body is too large", body = Problem, content_type = PROBLEM),
+        (status = 429, description = "Too many requests from this client address; \
+            `Retry-After` says when to try again", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[post("/password-resets")]
+pub async fn request_reset(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: JsonBody<PasswordResetRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let who = match body.into_inner() {
+        PasswordResetRequest {
+            username: Some(u),
+            email: None,
+        } => ResetFor::Username(u),
+        PasswordResetRequest {
+            username: None,
+            email: Some(e),
+        } => ResetFor::Email(e),
+        _ => {
+            return Err(ApiError::field(
+                "body",
+                "give exactly one of `username` and `email`",
+            ));
+        }
+    };
+    state
+        .reset_ip_limiter
+        .acquire(client_addr(&req, &state.config.trusted_proxies))
+        .map_err(too_many)?;
+    password_reset::request(&state.accounts(), who).await?;
+    Ok(HttpResponse::Accepted().json(ResetRequested {
+        status: "accepted".into(),
+        detail: "If an account matches and its address is verified, a mail with a reset link \
+                 is on its way."
+            .into(),
+    }))
+}
+
+/// A new password, set with a reset token.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"new_password": "battery staple horse"}))]
+pub struct SetPasswordRequest {
+    /// Same rules as at registration.
+    #[schema(value_type = String, format = Password, min_length = 8, max_length = 128)]
+    pub new_password: SecretString,
+}
+
+/// Set a new password with the token of a reset mail (no login).
+///
+/// The token works once, for an hour. Every login session and personal access token of
+/// the account ends (log in again with the new password), and the owner gets a mail
+/// saying the password was reset. A password the policy refuses is a `400` and leaves
+/// the token usable.
+#[utoipa::path(
+    tag = "accounts",
+    params(("token" = String, Path, description = "From the reset mail")),
+    request_body = SetPasswordRequest,
+    responses(
+        (status = 200, description = "The password is set; what ended", body = PasswordChange),
+        (status = 400, description = "The new password breaks the rules, or the body is \
+            malformed", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "Not a valid token: unknown, used or expired", body = Problem,
+            content_type = PROBLEM),
+        (status = 413, description = "The body is too large", body = Problem, content_type = PROBLEM),
+        (status = 503, description = "Too many password hashes at once; `Retry-After` says \
+            when to try again", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[post("/password-resets/{token}")]
+pub async fn reset_password(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    body: JsonBody<SetPasswordRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let changed = password_reset::reset(
+        &state.accounts(),
+        path.into_inner().into(),
+        body.into_inner().new_password,
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(PasswordChange {
+        sessions_ended: changed.sessions_ended,
+        personal_access_tokens_revoked: changed.tokens_revoked,
+    }))
 }
