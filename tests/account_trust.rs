@@ -404,7 +404,75 @@ fn reset_requests_tell_nothing_about_accounts(backend: Backend) {
     sink.wait_for_subject(20, &addr("erin"), "Reset your password", 3);
 }
 
+fn the_owner_lists_their_sessions_and_ends_any(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let gina = srv.user("gina");
+    let phone = srv.send(
+        srv.request(reqwest::Method::POST, "/v1/sessions")
+            .header("user-agent", "PhoneClient/2.0")
+            .json(&json!({"username": "gina", "password": PASSWORD})),
+    );
+    let phone = phone.expect(201).clone();
+    let phone_access = phone["access_token"].as_str().unwrap().to_string();
+    let phone_id = phone["session_id"].as_str().unwrap().to_string();
+    let hal = srv.user("hal");
+
+    let list = srv
+        .get("/v1/me/sessions", Some(&gina.access))
+        .expect(200)
+        .clone();
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{list}");
+    let mine = items.iter().find(|s| s["id"] == gina.session_id).unwrap();
+    assert_eq!(mine["current"], true);
+    let p = items.iter().find(|s| s["id"] == phone_id.as_str()).unwrap();
+    assert_eq!(p["current"], false);
+    assert_eq!(p["user_agent"], "PhoneClient/2.0");
+    assert_eq!(p["client_addr"], "127.0.0.1");
+    assert!(p["created_at"].is_string() && p["last_used_at"].is_string());
+    // Nobody else's sessions are listed or can be ended.
+    srv.delete(
+        &format!("/v1/me/sessions/{}", hal.session_id),
+        Some(&gina.access),
+    )
+    .problem(404, "not-found");
+    srv.delete("/v1/me/sessions/nope", Some(&gina.access))
+        .problem(404, "not-found");
+    srv.get("/v1/me", Some(&hal.access)).expect(200);
+    let (_, pat) = srv.pat(&gina, &["read"]);
+    srv.get("/v1/me/sessions", Some(&pat))
+        .problem(403, "forbidden");
+
+    // Ending the phone's session: its tokens stop at once, the list drops it.
+    srv.delete(&format!("/v1/me/sessions/{phone_id}"), Some(&gina.access))
+        .expect(204);
+    srv.get("/v1/me", Some(&phone_access))
+        .problem(401, "unauthorized");
+    srv.post(
+        "/v1/sessions/refresh",
+        None,
+        &json!({"refresh_token": phone["refresh_token"]}),
+    )
+    .problem(401, "unauthorized");
+    let list = srv
+        .get("/v1/me/sessions", Some(&gina.access))
+        .expect(200)
+        .clone();
+    assert_eq!(list["items"].as_array().unwrap().len(), 1, "{list}");
+    // Again is fine; ending the current one logs out.
+    srv.delete(&format!("/v1/me/sessions/{phone_id}"), Some(&gina.access))
+        .expect(204);
+    srv.delete(
+        &format!("/v1/me/sessions/{}", gina.session_id),
+        Some(&gina.access),
+    )
+    .expect(204);
+    srv.get("/v1/me", Some(&gina.access))
+        .problem(401, "unauthorized");
+}
+
 backend_tests!(
+    the_owner_lists_their_sessions_and_ends_any,
     a_reset_link_sets_a_new_password_once_and_ends_every_session,
     an_unverified_address_gets_no_reset_mail,
     reset_requests_tell_nothing_about_accounts,

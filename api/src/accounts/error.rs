@@ -38,6 +38,8 @@ pub enum AccountError {
     TokenCapReached(i64),
     #[error("no such token")]
     NoSuchToken,
+    #[error("no such session")]
+    NoSuchSession,
     /// The address is verified already: no mail to send.
     #[error("the address is already verified")]
     AlreadyVerified,

@@ -10,6 +10,7 @@
 //! - [`login`]: check a name and password under the login limits, start a session;
 //! - [`refresh`]: rotate a session's refresh token (reuse revokes the session);
 //! - [`logout`]: end a session;
+//! - [`sessions`]: list one's live sessions, end any of them;
 //! - [`profile`]: one's profile; change the email or the password;
 //! - [`tokens`]: personal access tokens: create (under a cap), list, revoke;
 //! - [`password_reset`]: ask for a reset link (the same answer whatever exists), use it;
@@ -31,6 +32,7 @@ pub mod password_reset;
 pub mod profile;
 pub mod refresh;
 pub mod register;
+pub mod sessions;
 pub mod tokens;
 pub mod verification;
 

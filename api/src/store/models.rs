@@ -45,6 +45,10 @@ pub struct Session {
     pub last_used_at: NaiveDateTime,
     pub revoked_at: Option<NaiveDateTime>,
     pub revoked_reason: Option<String>,
+    /// The client address the session was started from.
+    pub client_addr: Option<String>,
+    /// The `User-Agent` it was started with (clipped).
+    pub user_agent: Option<String>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

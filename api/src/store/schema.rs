@@ -42,6 +42,9 @@ diesel::table! {
         last_used_at -> Timestamp,
         revoked_at -> Nullable<Timestamp>,
         revoked_reason -> Nullable<Text>,
+        // 2026-12-01-000061_session_client
+        client_addr -> Nullable<Text>,
+        user_agent -> Nullable<Text>,
     }
 }
 
