@@ -471,7 +471,273 @@ fn the_owner_lists_their_sessions_and_ends_any(backend: Backend) {
         .problem(401, "unauthorized");
 }
 
+/// Four new players of a started four-player game (the first is Red, to move).
+fn four_players(srv: &TestServer, names: [&str; 4]) -> (String, Vec<Login>) {
+    let p: Vec<Login> = names.iter().map(|n| srv.user(n)).collect();
+    let id = create(srv, &p[0], json!({"seats": 4, "seat": "R"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (i, seat) in SEATS.iter().enumerate().skip(1) {
+        take_seat(srv, &p[i], &id, seat).expect(200);
+    }
+    (id, p)
+}
+
+/// Seats `p` in a new game with three strangers and ends it (the strangers resign).
+fn finished_game(srv: &TestServer, p: &Login, prefix: &str) -> String {
+    let others: Vec<Login> = (1..4).map(|i| srv.user(&format!("{prefix}{i}"))).collect();
+    let id = create(srv, p, json!({"seats": 4, "seat": "R"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (i, seat) in SEATS.iter().enumerate().skip(1) {
+        take_seat(srv, &others[i - 1], &id, seat).expect(200);
+    }
+    for o in &others {
+        srv.post(
+            &format!("/v1/games/{id}/resignation"),
+            Some(&o.access),
+            &json!({}),
+        )
+        .expect(201);
+    }
+    assert_eq!(summary(srv, &id)["status"], "finished");
+    id
+}
+
+/// Every text column of every table holding `needle` (case-insensitively): a query over
+/// the schema, on either backend.
+fn tables_holding(srv: &TestServer, needle: &str) -> Vec<String> {
+    use diesel::sql_types::{BigInt, Text};
+    use diesel::{Connection, QueryableByName, RunQueryDsl};
+    #[derive(QueryableByName)]
+    struct Col {
+        #[diesel(sql_type = Text)]
+        t: String,
+        #[diesel(sql_type = Text)]
+        c: String,
+    }
+    #[derive(QueryableByName)]
+    struct N {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+    let pattern = format!("%{}%", needle.to_lowercase());
+    let mut found = Vec::new();
+    macro_rules! scan {
+        ($conn:expr, $cols:expr, $count:expr) => {{
+            let cols: Vec<Col> = diesel::sql_query($cols).load($conn).unwrap();
+            assert!(cols.len() > 20, "the schema query found the columns");
+            for col in cols {
+                let q = format!($count, t = col.t, c = col.c);
+                let n: N = diesel::sql_query(q)
+                    .bind::<Text, _>(&pattern)
+                    .get_result($conn)
+                    .unwrap();
+                if n.n > 0 {
+                    found.push(format!("{}.{}", col.t, col.c));
+                }
+            }
+        }};
+    }
+    if srv.backend == Backend::Postgres {
+        let mut conn = diesel::PgConnection::establish(&srv.database_url).unwrap();
+        scan!(
+            &mut conn,
+            "SELECT table_name::text AS t, column_name::text AS c FROM information_schema.columns \
+             WHERE table_schema = 'public' AND data_type IN ('text', 'character varying')",
+            "SELECT count(*) AS n FROM \"{t}\" WHERE lower(\"{c}\") LIKE $1"
+        );
+    } else {
+        let path = srv.database_url.trim_start_matches("sqlite://");
+        let mut conn = diesel::SqliteConnection::establish(path).unwrap();
+        scan!(
+            &mut conn,
+            "SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_info(m.name) p \
+             WHERE m.type = 'table' AND upper(p.type) = 'TEXT'",
+            "SELECT count(*) AS n FROM \"{t}\" WHERE lower(\"{c}\") LIKE ?"
+        );
+    }
+    found
+}
+
+fn closing_ends_everything_resigns_and_erases_the_personal_data(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink, None);
+    let (active, p) = four_players(&srv, ["zed_closer", "c_blue", "c_yellow", "c_green"]);
+    let zed = p[0].clone();
+    verify(&srv, &sink, &addr("zed_closer"));
+    let finished = finished_game(&srv, &zed, "fin");
+    let before = all_events(&srv, &finished);
+    let open = create(&srv, &zed, json!({"seats": 4, "seat": "R"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let phone = srv.send(
+        srv.request(reqwest::Method::POST, "/v1/sessions")
+            .header("user-agent", "ZedPhone/1.0")
+            .json(&json!({"username": "zed_closer", "password": PASSWORD})),
+    );
+    let phone = phone.expect(201)["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, pat) = srv.pat(&zed, &["read", "play"]);
+    srv.send(
+        srv.request(reqwest::Method::PUT, "/v1/me/notification-settings")
+            .bearer_auth(&zed.access)
+            .json(&json!({"email_digest": true})),
+    )
+    .expect(200);
+    assert!(
+        !tables_holding(&srv, "zed_closer").is_empty(),
+        "the scan sees the name"
+    );
+    assert!(!tables_holding(&srv, "ZedPhone").is_empty());
+
+    srv.send(
+        srv.request(reqwest::Method::DELETE, "/v1/me")
+            .bearer_auth(&pat)
+            .json(&json!({"current_password": PASSWORD})),
+    )
+    .problem(403, "forbidden");
+    srv.send(
+        srv.request(reqwest::Method::DELETE, "/v1/me")
+            .bearer_auth(&zed.access)
+            .json(&json!({"current_password": "not the password"})),
+    )
+    .problem(400, "validation");
+    let closed = srv.send(
+        srv.request(reqwest::Method::DELETE, "/v1/me")
+            .bearer_auth(&zed.access)
+            .json(&json!({"current_password": PASSWORD})),
+    );
+    let closed = closed.expect(200).clone();
+    assert_eq!(closed["games_resigned"], 1, "{closed}");
+    assert_eq!(closed["seats_left"], 1, "{closed}");
+
+    // Nothing of the account works any more.
+    for t in [&zed.access, &phone, &pat] {
+        srv.get("/v1/me", Some(t)).problem(401, "unauthorized");
+    }
+    srv.post(
+        "/v1/sessions",
+        None,
+        &json!({"username": "zed_closer", "password": PASSWORD}),
+    )
+    .problem(401, "unauthorized");
+    // The game in progress: Red resigned through the game's own command, as a deleted
+    // player; the log replays.
+    let events = all_events(&srv, &active);
+    let last = events.last().unwrap();
+    assert_eq!(last["kind"], "resigned", "{last}");
+    assert_eq!(last["actor_id"], zed.user_id.as_str());
+    check_log_replays(&srv, &active);
+    let s = summary(&srv, &active);
+    let red = s["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["seat"] == "R")
+        .unwrap()
+        .clone();
+    assert_eq!(red["username"], "[deleted]", "{s}");
+    // The finished game's log is as it was.
+    assert_eq!(all_events(&srv, &finished), before);
+    check_log_replays(&srv, &finished);
+    // The open game's seat was left.
+    let o = summary(&srv, &open);
+    assert!(
+        o["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["user_id"] != zed.user_id.as_str()),
+        "{o}"
+    );
+    // No table holds the name, the address or the session's user agent.
+    for needle in ["zed_closer", "zed_closer@example.org", "ZedPhone"] {
+        assert_eq!(
+            tables_holding(&srv, needle),
+            Vec::<String>::new(),
+            "{needle}"
+        );
+    }
+    // The name, and names like it, stay taken for a while.
+    for name in ["zed_closer", "Zed-closer", "zed_cl0ser"] {
+        srv.post(
+            "/v1/accounts",
+            None,
+            &json!({"username": name, "email": "new@example.org", "password": PASSWORD}),
+        )
+        .problem(409, "conflict");
+    }
+    // The others play on.
+    let b = player_to_move(&srv, &active, &p).expect("a seat to move");
+    assert_ne!(b.user_id, zed.user_id);
+}
+
+/// A move of the player to move races the closing of its account: whichever wins, the
+/// seat ends resigned, nothing of that player follows its resignation, and the log
+/// replays.
+fn a_move_racing_the_closing_leaves_a_consistent_log(backend: Backend) {
+    let srv = start(backend, &SmtpSink::start(), None);
+    for round in 0..4 {
+        let names = [
+            format!("race{round}_r"),
+            format!("race{round}_b"),
+            format!("race{round}_y"),
+            format!("race{round}_g"),
+        ];
+        let (id, p) = four_players(&srv, [&names[0], &names[1], &names[2], &names[3]]);
+        let red = p[0].clone();
+        let v = version(&srv, &id);
+        let mv = srv
+            .get(&format!("/v1/games/{id}/legal-moves"), None)
+            .expect(200)["moves"][0]["text"]
+            .clone();
+        let (move_status, close_status) = std::thread::scope(|s| {
+            let mover = s.spawn(|| play(&srv, &red, &id, mv.clone(), v).status.as_u16());
+            let closer = s.spawn(|| {
+                srv.send(
+                    srv.request(reqwest::Method::DELETE, "/v1/me")
+                        .bearer_auth(&red.access)
+                        .json(&json!({"current_password": PASSWORD})),
+                )
+                .status
+                .as_u16()
+            });
+            (mover.join().unwrap(), closer.join().unwrap())
+        });
+        assert_eq!(close_status, 200);
+        assert!([201, 401, 409].contains(&move_status), "{move_status}");
+        let events = all_events(&srv, &id);
+        let resigned = events
+            .iter()
+            .position(|e| e["kind"] == "resigned" && e["actor_id"] == red.user_id.as_str())
+            .expect("Red resigned");
+        assert!(
+            events[resigned + 1..]
+                .iter()
+                .all(|e| e["actor_id"] != red.user_id.as_str()),
+            "nothing of Red after its resignation"
+        );
+        let moved = events
+            .iter()
+            .any(|e| e["kind"] == "move_played" && e["actor_id"] == red.user_id.as_str());
+        assert_eq!(
+            moved,
+            move_status == 201,
+            "the move is in the log iff it was accepted"
+        );
+        check_log_replays(&srv, &id);
+    }
+}
+
 backend_tests!(
+    closing_ends_everything_resigns_and_erases_the_personal_data,
+    a_move_racing_the_closing_leaves_a_consistent_log,
     the_owner_lists_their_sessions_and_ends_any,
     a_reset_link_sets_a_new_password_once_and_ends_every_session,
     an_unverified_address_gets_no_reset_mail,

@@ -11,6 +11,7 @@
 //! - [`refresh`]: rotate a session's refresh token (reuse revokes the session);
 //! - [`logout`]: end a session;
 //! - [`sessions`]: list one's live sessions, end any of them;
+//! - [`close`]: close an account: end everything, leave its games, erase its data;
 //! - [`profile`]: one's profile; change the email or the password;
 //! - [`tokens`]: personal access tokens: create (under a cap), list, revoke;
 //! - [`password_reset`]: ask for a reset link (the same answer whatever exists), use it;
@@ -22,6 +23,7 @@
 //! - [`password_policy`]: password normalisation and strength.
 
 pub mod authenticate;
+pub mod close;
 pub mod error;
 pub mod login;
 pub mod logout;

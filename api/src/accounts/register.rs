@@ -29,10 +29,16 @@ pub async fn register(ctx: &Accounts<'_>, new: NewAccount) -> Result<User, Accou
         created_at: now,
         updated_at: now,
         email_verified_at: None,
+        closed_at: None,
     };
+    let retired = store::erasure::skeleton_hash(&user.username_skeleton);
     let secret = ctx.mail_secret.to_string();
     let user = store::run(ctx.pool, move |conn| {
         store::transaction(conn, |conn| {
+            // The name of a closed account is held for a while (see `accounts::close`).
+            if store::erasure::name_is_held(conn, &retired, now)? {
+                return Ok(None);
+            }
             if !store::users::insert(conn, &user)? {
                 return Ok(None);
             }

@@ -1,12 +1,14 @@
-//! `GET /v1/me` and `PATCH /v1/me`: one's own profile, email and password change.
+//! `GET /v1/me` and `PATCH /v1/me`: one's own profile, email and password change;
+//! `DELETE /v1/me`: close the account.
 
-use actix_web::{HttpRequest, HttpResponse, get, patch, web};
+use actix_web::{HttpRequest, HttpResponse, delete, get, patch, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts::User;
+use crate::accounts::close::{self as close_case, Closing};
 use crate::accounts::profile::{self, ProfileChange};
 use crate::auth::{Authenticated, Scope, SecretString};
 use crate::error::{ApiError, Problem};
@@ -15,7 +17,7 @@ use crate::rate_limit::client_addr;
 use crate::state::AppState;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(get_me).service(patch_me);
+    cfg.service(get_me).service(patch_me).service(close_account);
 }
 
 /// An account as its owner sees it.
@@ -180,5 +182,76 @@ pub async fn patch_me(
             sessions_ended: c.sessions_ended,
             personal_access_tokens_revoked: c.tokens_revoked,
         }),
+    }))
+}
+
+/// Closing the account: the current password, to be sure.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"current_password": "correct horse battery"}))]
+pub struct CloseAccountRequest {
+    #[schema(value_type = String, format = Password, min_length = 1, max_length = 128)]
+    pub current_password: SecretString,
+}
+
+/// What closing the account did.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[schema(example = json!({"closed": true, "games_resigned": 2, "seats_left": 1}))]
+pub struct AccountClosed {
+    /// Always `true`.
+    pub closed: bool,
+    /// Seats of games in progress resigned.
+    pub games_resigned: usize,
+    /// Seats of games not started left.
+    pub seats_left: usize,
+}
+
+/// Close one's account (needs a login session and the current password).
+///
+/// At once: every login session, personal access token, webhook, notification setting,
+/// queued mail and notification of the account ends. Each seat in a game in progress
+/// resigns (the same command as `POST /v1/games/{id}/resignation`), each seat in a game
+/// not started is left. Then the personal data is erased: the address, the password and
+/// the name (the account's seats show `[deleted]`); finished games keep their logs. The
+/// name cannot be registered again for 180 days. This cannot be undone.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = ["session"])),
+    request_body = CloseAccountRequest,
+    responses(
+        (status = 200, description = "The account is closed", body = AccountClosed),
+        (status = 400, description = "The current password is wrong, or the body is malformed",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 413, description = "The body is too large", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 429, description = "Too many wrong passwords for this account (shared with \
+            the login limit); `Retry-After` says when to try again", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 503, description = "Too many password checks at once; `Retry-After` says \
+            when to try again", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[delete("/me")]
+pub async fn close_account(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    body: JsonBody<CloseAccountRequest>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_session()?;
+    let closing = Closing {
+        user_id: auth.user_id.clone(),
+        current_password: body.into_inner().current_password,
+        client: client_addr(&req, &state.config.trusted_proxies),
+    };
+    let closed = close_case::close(&state.accounts(), state.game_ctx(), closing).await?;
+    Ok(HttpResponse::Ok().json(AccountClosed {
+        closed: true,
+        games_resigned: closed.resigned,
+        seats_left: closed.left,
     }))
 }

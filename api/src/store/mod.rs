@@ -15,6 +15,7 @@ pub mod account_tokens;
 pub mod cache;
 pub mod deliveries;
 pub mod due;
+pub mod erasure;
 mod error;
 pub mod feed;
 pub mod game_lists;

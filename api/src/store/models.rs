@@ -20,6 +20,8 @@ pub struct User {
     /// When the current address was confirmed (`None`: not yet; no notification mail goes
     /// to it).
     pub email_verified_at: Option<NaiveDateTime>,
+    /// When the account was closed (its personal data erased).
+    pub closed_at: Option<NaiveDateTime>,
 }
 
 impl std::fmt::Debug for User {

@@ -17,6 +17,16 @@ diesel::table! {
         username_skeleton -> Text,
         // 2026-12-01-000060_email_verification
         email_verified_at -> Nullable<Timestamp>,
+        // 2026-12-01-000062_account_closing
+        closed_at -> Nullable<Timestamp>,
+    }
+}
+
+// 2026-12-01-000062_account_closing
+diesel::table! {
+    retired_usernames (skeleton_hash) {
+        skeleton_hash -> Text,
+        held_until -> Timestamp,
     }
 }
 
@@ -214,6 +224,7 @@ diesel::joinable!(game_players -> users (user_id));
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     account_tokens,
+    retired_usernames,
     sessions,
     refresh_tokens,
     personal_access_tokens,
