@@ -735,7 +735,68 @@ fn a_move_racing_the_closing_leaves_a_consistent_log(backend: Backend) {
     }
 }
 
+fn the_export_holds_the_account_its_games_and_notifications(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink, None);
+    let (active, p) = four_players(&srv, ["exp_r", "exp_b", "exp_y", "exp_g"]);
+    let ida = p[0].clone();
+    verify(&srv, &sink, &addr("exp_r"));
+    let finished = finished_game(&srv, &ida, "expfin");
+    let (_, pat) = srv.pat(&ida, &["read"]);
+    srv.get("/v1/me/export", Some(&pat))
+        .problem(403, "forbidden");
+
+    let r = srv.get("/v1/me/export", Some(&ida.access));
+    let doc = r.expect(200).clone();
+    assert!(
+        r.header("content-disposition")
+            .unwrap()
+            .contains("attachment; filename=\"djambi-export-exp_r.json\"")
+    );
+    assert_eq!(r.header("cache-control"), Some("no-store"));
+    assert_eq!(doc["format"], "djambi-account-export/1");
+    assert_eq!(doc["account"]["username"], "exp_r");
+    assert_eq!(doc["account"]["email"], addr("exp_r"));
+    assert_eq!(doc["account"]["email_verified"], true);
+    assert_eq!(doc["messages"], json!([]));
+    assert_eq!(doc["personal_access_tokens"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["sessions"].as_array().unwrap().len(), 1);
+    let games = doc["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2, "{doc}");
+    for id in [&active, &finished] {
+        let g = games
+            .iter()
+            .find(|g| g["id"] == id.as_str())
+            .expect("the game");
+        assert_eq!(g["my_seats"], json!(["R"]));
+        let record = srv.get(&format!("/v1/games/{id}/record"), None);
+        assert_eq!(g["record"], record.text.as_str(), "the record of {id}");
+    }
+    let f = games.iter().find(|g| g["id"] == finished.as_str()).unwrap();
+    assert_eq!(f["status"], "finished");
+    let kinds: Vec<&str> = doc["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"your_turn") && kinds.contains(&"game_ended"),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.iter().all(|k| !k.starts_with("account.")),
+        "{kinds:?}"
+    );
+    // No secret is in it.
+    let text = doc.to_string();
+    for secret in ["$argon2", &pat, "token_hash", "password_hash", "\"secret\""] {
+        assert!(!text.contains(secret), "the export holds {secret}");
+    }
+}
+
 backend_tests!(
+    the_export_holds_the_account_its_games_and_notifications,
     closing_ends_everything_resigns_and_erases_the_personal_data,
     a_move_racing_the_closing_leaves_a_consistent_log,
     the_owner_lists_their_sessions_and_ends_any,

@@ -12,6 +12,7 @@
 //! - [`logout`]: end a session;
 //! - [`sessions`]: list one's live sessions, end any of them;
 //! - [`close`]: close an account: end everything, leave its games, erase its data;
+//! - [`export`]: the owner's data as one JSON document;
 //! - [`profile`]: one's profile; change the email or the password;
 //! - [`tokens`]: personal access tokens: create (under a cap), list, revoke;
 //! - [`password_reset`]: ask for a reset link (the same answer whatever exists), use it;
@@ -25,6 +26,7 @@
 pub mod authenticate;
 pub mod close;
 pub mod error;
+pub mod export;
 pub mod login;
 pub mod logout;
 pub mod mail;

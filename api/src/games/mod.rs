@@ -20,6 +20,7 @@
 pub mod bots;
 pub mod commands;
 pub mod queries;
+pub mod record;
 pub mod stats;
 pub mod write;
 

@@ -1,5 +1,5 @@
 //! `GET /v1/me` and `PATCH /v1/me`: one's own profile, email and password change;
-//! `DELETE /v1/me`: close the account.
+//! `DELETE /v1/me`: close the account; `GET /v1/me/export`: download one's data.
 
 use actix_web::{HttpRequest, HttpResponse, delete, get, patch, web};
 use chrono::{DateTime, Utc};
@@ -9,6 +9,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts::User;
 use crate::accounts::close::{self as close_case, Closing};
+use crate::accounts::export as export_case;
 use crate::accounts::profile::{self, ProfileChange};
 use crate::auth::{Authenticated, Scope, SecretString};
 use crate::error::{ApiError, Problem};
@@ -17,7 +18,10 @@ use crate::rate_limit::client_addr;
 use crate::state::AppState;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(get_me).service(patch_me).service(close_account);
+    cfg.service(get_me)
+        .service(patch_me)
+        .service(close_account)
+        .service(export_account);
 }
 
 /// An account as its owner sees it.
@@ -254,4 +258,60 @@ pub async fn close_account(
         games_resigned: closed.resigned,
         seats_left: closed.left,
     }))
+}
+
+/// Download one's data as one JSON document (needs a login session).
+///
+/// The account (name, address, whether verified), the notification settings, the live
+/// login sessions, the live personal access tokens (without their secrets), the webhook
+/// endpoints (without their signing secrets), the vacations, every game the account holds
+/// a seat in with its record and players, the notifications of the feed, and `messages`
+/// (empty until there are messages). `format` names the version of this layout; the
+/// README describes it. Answered as an attachment, never cached.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = ["session"])),
+    responses(
+        (status = 200, description = "The export (`Content-Disposition: attachment`)",
+            body = Object, content_type = "application/json",
+            example = json!({"format": "djambi-account-export/1", "exported_at": "2026-12-01T08:00:00Z",
+                "account": {"id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11", "username": "alice",
+                    "email": "alice@example.org", "email_verified": true,
+                    "email_verified_at": "2026-11-30T12:10:00Z",
+                    "created_at": "2026-11-30T12:00:00Z", "updated_at": "2026-11-30T12:10:00Z"},
+                "notification_settings": {}, "sessions": [], "personal_access_tokens": [],
+                "webhooks": [], "vacations": [],
+                "games": [{"id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "kind": "played",
+                    "status": "finished", "my_seats": ["R"], "record": "[Event \"Djambi correspondence game\"]\n..."}],
+                "notifications": [], "messages": []})),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json")
+    )
+)]
+#[get("/me/export")]
+pub async fn export_account(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_session()?;
+    let doc = export_case::export(
+        &state.accounts(),
+        state.game_ctx(),
+        auth.user_id.clone(),
+        state.config.public_url.as_str().to_string(),
+    )
+    .await?;
+    let name = doc["account"]["username"]
+        .as_str()
+        .unwrap_or("account")
+        .to_string();
+    Ok(HttpResponse::Ok()
+        .insert_header((
+            actix_web::http::header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"djambi-export-{name}.json\""),
+        ))
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .json(doc))
 }
