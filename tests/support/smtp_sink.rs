@@ -1,5 +1,7 @@
 //! A tiny SMTP server for tests: accepts every mail on 127.0.0.1 and keeps it, parsed.
 
+#![allow(dead_code)]
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
