@@ -366,6 +366,36 @@ fn an_unverified_address_gets_no_reset_mail(backend: Backend) {
     assert!(sink.to_with_subject(&addr("frank"), "Reset").is_empty());
 }
 
+fn one_address_gets_at_most_three_reset_mails_an_hour(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink, None);
+    let shared = "family@example.org";
+    for name in ["kid_one", "kid_two"] {
+        let r = srv.post(
+            "/v1/accounts",
+            None,
+            &json!({"username": name, "email": shared, "password": PASSWORD}),
+        );
+        r.expect(201);
+    }
+    for n in 1..=2 {
+        let t = verification_token(&sink, shared, n);
+        confirm(&srv, &t).expect(200);
+    }
+    // One request by address: a mail for each account.
+    ask_reset(&srv, json!({"email": shared})).expect(202);
+    let mails = (1..=2)
+        .map(|n| sink.wait_for_subject(20, shared, "Reset your password", n))
+        .collect::<Vec<_>>();
+    assert!(mails.iter().any(|m| m.body.contains("kid_one")));
+    assert!(mails.iter().any(|m| m.body.contains("kid_two")));
+    // The address's limit (three an hour) holds across its accounts.
+    ask_reset(&srv, json!({"email": shared})).expect(202);
+    ask_reset(&srv, json!({"username": "kid_two"})).expect(202);
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(sink.to_with_subject(shared, "Reset your password").len(), 3);
+}
+
 fn reset_requests_tell_nothing_about_accounts(backend: Backend) {
     let sink = SmtpSink::start();
     let srv = start(backend, &sink, None);
@@ -564,7 +594,8 @@ fn tables_holding(srv: &TestServer, needle: &str) -> Vec<String> {
 
 fn closing_ends_everything_resigns_and_erases_the_personal_data(backend: Backend) {
     let sink = SmtpSink::start();
-    let srv = start(backend, &sink, None);
+    let clock = clock();
+    let srv = start(backend, &sink, Some(clock.clone()));
     let (active, p) = four_players(&srv, ["zed_closer", "c_blue", "c_yellow", "c_green"]);
     let zed = p[0].clone();
     verify(&srv, &sink, &addr("zed_closer"));
@@ -676,6 +707,14 @@ fn closing_ends_everything_resigns_and_erases_the_personal_data(backend: Backend
     // The others play on.
     let b = player_to_move(&srv, &active, &p).expect("a seat to move");
     assert_ne!(b.user_id, zed.user_id);
+    // After the hold the name is free again.
+    clock.advance(TimeDelta::days(181));
+    srv.post(
+        "/v1/accounts",
+        None,
+        &json!({"username": "zed_closer", "email": "new@example.org", "password": PASSWORD}),
+    )
+    .expect(201);
 }
 
 /// A move of the player to move races the closing of its account: whichever wins, the
@@ -803,6 +842,7 @@ backend_tests!(
     a_reset_link_sets_a_new_password_once_and_ends_every_session,
     an_unverified_address_gets_no_reset_mail,
     reset_requests_tell_nothing_about_accounts,
+    one_address_gets_at_most_three_reset_mails_an_hour,
     registration_mails_a_single_use_link_that_verifies_the_address,
     resends_are_limited_to_five_a_day,
     notification_mails_wait_for_a_verified_address,
