@@ -352,6 +352,11 @@ fn a_reset_link_sets_a_new_password_once_and_ends_every_session(backend: Backend
     // Exactly one of the two fields.
     ask_reset(&srv, json!({})).problem(400, "validation");
     ask_reset(&srv, json!({"username": "dave", "email": addr("dave")})).problem(400, "validation");
+    // What the document bounds is refused.
+    ask_reset(&srv, json!({"username": ""})).problem(400, "validation");
+    ask_reset(&srv, json!({"username": "d".repeat(129)})).problem(400, "validation");
+    ask_reset(&srv, json!({"email": "e".repeat(1017)})).problem(400, "validation");
+    ask_reset(&srv, json!({"username": "dave", "extra": 1})).problem(400, "validation");
     srv.get("/v1/me", Some(&dave.access)).expect(200);
 }
 

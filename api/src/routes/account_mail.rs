@@ -19,6 +19,7 @@ use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::rate_limit::{client_addr, too_many};
 use crate::state::AppState;
+use crate::validate::{Checks, EMAIL_MAX, USERNAME_MAX};
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(resend_verification)
@@ -127,6 +128,7 @@ pub struct PasswordResetRequest {
     /// The account's name (any case).
     #[schema(min_length = 1, max_length = 128)]
     pub username: Option<String>,
+    // (128 and 1016 are `USERNAME_MAX * 4` and `EMAIL_MAX * 4`, as for logins.)
     /// The account's address (any case); every account with this verified address gets
     /// a mail.
     #[schema(min_length = 1, max_length = 1016)]
@@ -167,7 +169,18 @@ pub async fn request_reset(
     state: web::Data<AppState>,
     body: JsonBody<PasswordResetRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let who = match body.into_inner() {
+    let body = body.into_inner();
+    // The bounds the document states (a name or address outside them matches nothing
+    // anyway, but what the schema refuses is refused).
+    let mut checks = Checks::new();
+    if let Some(u) = &body.username {
+        checks.max_len("username", u, USERNAME_MAX * 4);
+    }
+    if let Some(e) = &body.email {
+        checks.max_len("email", e, EMAIL_MAX * 4);
+    }
+    checks.finish()?;
+    let who = match body {
         PasswordResetRequest {
             username: Some(u),
             email: None,
