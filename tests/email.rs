@@ -36,11 +36,20 @@ fn start(backend: Backend, sink: &SmtpSink, clock: Option<Arc<ManualClock>>) -> 
     }
 }
 
-fn players(srv: &TestServer, prefix: &str) -> Vec<Login> {
-    SEATS
+/// Four players whose addresses are verified (notification mails go to verified
+/// addresses only); the sink is emptied afterwards.
+fn players(srv: &TestServer, sink: &SmtpSink, prefix: &str) -> Vec<Login> {
+    let p: Vec<Login> = SEATS
         .iter()
         .map(|s| srv.user(&format!("{prefix}_{}", s.to_lowercase())))
-        .collect()
+        .collect();
+    for who in &p {
+        let token = smtp_sink::verification_token(sink, &email(who), 1);
+        srv.post(&format!("/v1/email-verification/{token}"), None, &json!({}))
+            .expect(200);
+    }
+    sink.clear();
+    p
 }
 
 fn start_game(srv: &TestServer, p: &[Login], tc: bool) -> String {
@@ -72,7 +81,7 @@ fn email(who: &Login) -> String {
 fn mails_name_the_game_and_unsubscribe_in_one_click(backend: Backend) {
     let sink = SmtpSink::start();
     let srv = start(backend, &sink, None);
-    let p = players(&srv, "mail");
+    let p = players(&srv, &sink, "mail");
     let id = start_game(&srv, &p, true);
     let red = sink.wait_for(20, &email(&p[0]), 1);
     let m = &red[0];
@@ -167,7 +176,7 @@ fn the_daily_digest_follows_the_clock(backend: Backend) {
             .naive_utc(),
     ));
     let srv = start(backend, &sink, Some(clock.clone()));
-    let p = players(&srv, "digest");
+    let p = players(&srv, &sink, "digest");
     srv.send(
         srv.request(reqwest::Method::PUT, "/v1/me/notification-settings")
             .bearer_auth(&p[0].access)

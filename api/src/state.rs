@@ -23,6 +23,8 @@ pub struct AppState {
     pub login_throttle: LoginThrottle,
     /// Registrations per client address.
     pub register_ip_limiter: RateLimiter,
+    /// Password reset requests per client address.
+    pub reset_ip_limiter: RateLimiter,
     /// Recently used game states (see `games::cache`).
     pub games: Arc<GameCache>,
     /// The time of every command (tests inject their own).
@@ -53,6 +55,7 @@ impl AppState {
         Ok(AppState {
             login_ip_limiter: RateLimiter::new(config.login_limit_per_ip),
             register_ip_limiter: RateLimiter::new(config.register_limit_per_ip),
+            reset_ip_limiter: RateLimiter::new(config.password_reset_limit_per_ip),
             login_throttle: LoginThrottle::new(
                 config.login_limit_per_account.into(),
                 config.login_limit_account_wide.into(),
@@ -78,6 +81,7 @@ impl AppState {
             throttle: &self.login_throttle,
             refresh_ttl: chrono::TimeDelta::from_std(self.config.refresh_token_ttl)
                 .unwrap_or(chrono::TimeDelta::days(30)),
+            mail_secret: self.config.jwt_secret.expose(),
         }
     }
 }

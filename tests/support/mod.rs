@@ -300,6 +300,10 @@ impl TestServer {
             ("DJAMBI_ARGON2_ITERATIONS".into(), "1".into()),
             // Every test client is 127.0.0.1; tests of the limit set their own.
             ("DJAMBI_REGISTER_LIMIT_PER_IP".into(), "100000/1m".into()),
+            (
+                "DJAMBI_PASSWORD_RESET_LIMIT_PER_IP".into(),
+                "100000/1m".into(),
+            ),
         ];
         for (k, v) in overrides {
             vars.retain(|(name, _)| name != k);

@@ -1,5 +1,7 @@
 //! A tiny SMTP server for tests: accepts every mail on 127.0.0.1 and keeps it, parsed.
 
+#![allow(dead_code)]
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -55,6 +57,37 @@ impl SmtpSink {
             .into_iter()
             .filter(|m| m.to.iter().any(|t| t == to))
             .collect()
+    }
+
+    /// Forgets every mail received so far.
+    pub fn clear(&self) {
+        self.mails.lock().unwrap().clear();
+    }
+
+    /// The mails to `to` whose subject contains `subject`.
+    pub fn to_with_subject(&self, to: &str, subject: &str) -> Vec<Mail> {
+        self.to(to)
+            .into_iter()
+            .filter(|m| m.header("subject").contains(subject))
+            .collect()
+    }
+
+    /// Waits for the `n`-th mail to `to` whose subject contains `subject`; returns it.
+    #[track_caller]
+    pub fn wait_for_subject(&self, secs: u64, to: &str, subject: &str, n: usize) -> Mail {
+        let until = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let got = self.to_with_subject(to, subject);
+            if got.len() >= n {
+                return got[n - 1].clone();
+            }
+            assert!(
+                Instant::now() < until,
+                "mail {n} `{subject}` to {to} did not arrive; got {:?}",
+                self.to(to)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     #[track_caller]
@@ -190,4 +223,24 @@ fn quoted_printable(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The token after `marker` in a mail's body (up to the first character outside
+/// base64url and `_`).
+#[track_caller]
+pub fn token_after(body: &str, marker: &str) -> String {
+    let at = body
+        .find(marker)
+        .unwrap_or_else(|| panic!("no `{marker}` in {body}"));
+    body[at + marker.len()..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect()
+}
+
+/// The verification token of the `n`-th verification mail to `to`.
+#[track_caller]
+pub fn verification_token(sink: &SmtpSink, to: &str, n: usize) -> String {
+    let m = sink.wait_for_subject(20, to, "Confirm your e-mail address", n);
+    token_after(&m.body, "/v1/email-verification/")
 }

@@ -1,7 +1,7 @@
 //! What the `Authenticated` extractor asks of the store: is this personal access token
 //! good, is this access token's (or cookie's) session live.
 
-use chrono::TimeDelta;
+use chrono::{NaiveDateTime, TimeDelta};
 
 use super::{AccountError, Accounts, Rejected};
 use crate::auth::jwt::Claims;
@@ -54,8 +54,9 @@ pub async fn personal_token(ctx: &Accounts<'_>, token: &str) -> Result<TokenCall
 pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, AccountError> {
     let claims = ctx.jwt.verify(token)?;
     let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
+    let now = ctx.clock.now();
     let check = store::run(ctx.pool, move |conn| {
-        Ok::<_, AccountError>(check(conn, &sid, &sub)?)
+        Ok::<_, AccountError>(check(conn, &sid, &sub, now)?)
     })
     .await?;
     match check {
@@ -72,8 +73,9 @@ pub async fn cookie_session(
     session_id: String,
     user_id: String,
 ) -> Result<(), AccountError> {
+    let now = ctx.clock.now();
     let check = store::run(ctx.pool, move |conn| {
-        Ok::<_, AccountError>(check(conn, &session_id, &user_id)?)
+        Ok::<_, AccountError>(check(conn, &session_id, &user_id, now)?)
     })
     .await?;
     match check {
@@ -91,8 +93,9 @@ pub async fn session_user(
     session_id: String,
     user_id: String,
 ) -> Result<Option<User>, AccountError> {
+    let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
-        if check(conn, &session_id, &user_id)? != SessionCheck::Live {
+        if check(conn, &session_id, &user_id, now)? != SessionCheck::Live {
             return Ok(None);
         }
         Ok::<_, AccountError>(store::users::find(conn, &user_id)?)
@@ -110,11 +113,23 @@ enum SessionCheck {
     Ended,
 }
 
-fn check(conn: &mut DbConnection, id: &str, user_id: &str) -> Result<SessionCheck, StoreError> {
+/// Checks a session at `now` and records its use (at most once a minute: the "last used"
+/// of the list of sessions).
+fn check(
+    conn: &mut DbConnection,
+    id: &str,
+    user_id: &str,
+    now: NaiveDateTime,
+) -> Result<SessionCheck, StoreError> {
     Ok(match store::sessions::find(conn, id)? {
         None => SessionCheck::Unknown,
         Some(s) if s.user_id != user_id => SessionCheck::OtherUser,
         Some(s) if s.revoked_at.is_some() => SessionCheck::Ended,
-        Some(_) => SessionCheck::Live,
+        Some(s) => {
+            if now.signed_duration_since(s.last_used_at) > LAST_USED_GRANULARITY {
+                store::sessions::touch(conn, id, now)?;
+            }
+            SessionCheck::Live
+        }
     })
 }

@@ -33,6 +33,14 @@ pub enum AccountError {
     TokenCapReached(i64),
     #[error("no such token")]
     NoSuchToken,
+    #[error("no such session")]
+    NoSuchSession,
+    /// The address is verified already: no mail to send.
+    #[error("the address is already verified")]
+    AlreadyVerified,
+    /// A mailed token (verification, password reset) that does not work, and why.
+    #[error("{0}")]
+    MailToken(MailTokenRejected),
     /// A credential that does not authenticate: the reason is for the client.
     #[error("{0}")]
     Rejected(Rejected),
@@ -70,6 +78,25 @@ pub enum Rejected {
     SessionEnded,
     #[error("the session has ended (logged out or revoked); log in again")]
     CookieSessionEnded,
+}
+
+/// Why a mailed token (an address verification or password reset link) was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum MailTokenRejected {
+    #[error("this link is not valid")]
+    Unknown,
+    #[error("this link was already used")]
+    Used,
+    #[error("this link has expired; ask for a new one")]
+    Expired,
+    #[error("the account's address changed since this link was sent")]
+    AddressChanged,
+}
+
+impl From<MailTokenRejected> for AccountError {
+    fn from(r: MailTokenRejected) -> Self {
+        AccountError::MailToken(r)
+    }
 }
 
 impl From<Rejected> for AccountError {

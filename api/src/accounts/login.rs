@@ -9,13 +9,19 @@ use crate::store::{
     models::{Session, User},
 };
 
+/// The longest `User-Agent` kept with a session, in characters.
+pub const USER_AGENT_MAX: usize = 256;
+
 /// What a login presents; only the sizes have been checked.
 #[derive(Debug)]
 pub struct Credentials {
     pub username: String,
     pub password: SecretString,
-    /// The client address, for the per-address failure limits.
+    /// The client address, for the per-address failure limits (and shown in the list of
+    /// sessions).
     pub client: IpAddr,
+    /// The `User-Agent` header, if any (shown in the list of sessions).
+    pub user_agent: Option<String>,
 }
 
 /// A successful login: the account and the new session's tokens.
@@ -59,13 +65,22 @@ pub async fn login(ctx: &Accounts<'_>, creds: Credentials) -> Result<LoggedIn, A
     };
     attempt.succeeded();
 
-    let tokens = start_session(ctx, &user).await?;
+    let client = Some(creds.client.to_string());
+    let user_agent = creds
+        .user_agent
+        .map(|a| a.chars().take(USER_AGENT_MAX).collect());
+    let tokens = start_session(ctx, &user, client, user_agent).await?;
     tracing::info!(user_id = %user.id, session_id = %tokens.session_id, "logged in");
     Ok(LoggedIn { user, tokens })
 }
 
 /// A new session of `user`: its row, its first refresh token and an access token.
-async fn start_session(ctx: &Accounts<'_>, user: &User) -> Result<SessionTokens, AccountError> {
+async fn start_session(
+    ctx: &Accounts<'_>,
+    user: &User,
+    client_addr: Option<String>,
+    user_agent: Option<String>,
+) -> Result<SessionTokens, AccountError> {
     let now = ctx.clock.now();
     let ttl = ctx.refresh_ttl;
     let session = Session {
@@ -75,6 +90,8 @@ async fn start_session(ctx: &Accounts<'_>, user: &User) -> Result<SessionTokens,
         last_used_at: now,
         revoked_at: None,
         revoked_reason: None,
+        client_addr,
+        user_agent,
     };
     let (session_id, issued) = store::run(ctx.pool, move |conn| {
         store::transaction(conn, |conn| {

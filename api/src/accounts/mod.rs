@@ -10,27 +10,39 @@
 //! - [`login`]: check a name and password under the login limits, start a session;
 //! - [`refresh`]: rotate a session's refresh token (reuse revokes the session);
 //! - [`logout`]: end a session;
+//! - [`sessions`]: list one's live sessions, end any of them;
+//! - [`close`]: close an account: end everything, leave its games, erase its data;
+//! - [`export`]: the owner's data as one JSON document;
 //! - [`profile`]: one's profile; change the email or the password;
 //! - [`tokens`]: personal access tokens: create (under a cap), list, revoke;
+//! - [`password_reset`]: ask for a reset link (the same answer whatever exists), use it;
+//! - [`verification`]: confirm an address with its mailed link, send the mail again;
+//! - [`mail`]: the mailed tokens and the outbox rows of account mails;
 //! - [`authenticate`]: what the extractor asks: a personal access token, an access token's
 //!   or a cookie's session;
 //! - [`names`]: the username profile (what may be registered, what a login matches);
 //! - [`password_policy`]: password normalisation and strength.
 
 pub mod authenticate;
+pub mod close;
 pub mod error;
+pub mod export;
 pub mod login;
 pub mod logout;
+pub mod mail;
 pub mod names;
 pub mod password_policy;
+pub mod password_reset;
 pub mod profile;
 pub mod refresh;
 pub mod register;
+pub mod sessions;
 pub mod tokens;
+pub mod verification;
 
 /// The rows the use cases answer with (the routes render them).
 pub use crate::store::models::{PersonalAccessToken, User};
-pub use error::{AccountError, Invalid, Rejected};
+pub use error::{AccountError, Invalid, MailTokenRejected, Rejected};
 
 use chrono::{NaiveDateTime, TimeDelta};
 
@@ -50,6 +62,8 @@ pub struct Accounts<'a> {
     pub jwt: &'a JwtKeys,
     pub throttle: &'a LoginThrottle,
     pub refresh_ttl: TimeDelta,
+    /// Keys the mailed tokens (the server's signing secret; see `auth::tokens::mailed`).
+    pub mail_secret: &'a str,
 }
 
 /// The tokens of a session as issued by a login or a refresh; the refresh token is shown

@@ -3,6 +3,7 @@
 
 use std::net::IpAddr;
 
+use super::mail::{self, Purpose};
 use super::{AccountError, Accounts, password_policy};
 use crate::auth::SecretString;
 use crate::store::{self, StoreError, models::User, users::UserChanges};
@@ -110,6 +111,9 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
 
     let now = ctx.clock.now();
     let (user_id, keep) = (change.user_id, change.session_id);
+    // The same address again changes nothing (and keeps it verified).
+    let email = email.filter(|e| *e != user.email);
+    let secret = ctx.mail_secret.to_string();
     let updated = store::run(ctx.pool, move |conn| {
         store::transaction(conn, |conn| {
             if !store::users::lock(conn, &user_id)? {
@@ -121,6 +125,12 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
                 updated_at: now,
             };
             store::users::update(conn, &user_id, changes)?;
+            if email.is_some() {
+                // The new address is unverified until the link mailed to it is used.
+                if let Some(u) = store::users::find(conn, &user_id)? {
+                    mail::issue(conn, &u, Purpose::VerifyEmail, &secret, now)?;
+                }
+            }
             let password_changed = match new_hash {
                 Some(_) => Some(PasswordChanged {
                     sessions_ended: store::sessions::revoke_all_of_user(

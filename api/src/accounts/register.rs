@@ -1,7 +1,9 @@
-//! Registration: a new account under a name no other looks like.
+//! Registration: a new account under a name no other looks like, and the mail that
+//! verifies its address.
 
+use super::mail::{self, Purpose};
 use super::{AccountError, Accounts, names};
-use crate::store::{self, models::User};
+use crate::store::{self, StoreError, models::User};
 
 /// A registration whose fields passed the checks; `password` is the normalised password.
 #[derive(Debug)]
@@ -11,8 +13,9 @@ pub struct NewAccount {
     pub password: String,
 }
 
-/// Hashes the password and inserts the account; [`AccountError::UsernameTaken`] when the
-/// name, or one that looks like it, is taken.
+/// Hashes the password and inserts the account with its verification mail queued (one
+/// transaction); [`AccountError::UsernameTaken`] when the name, or one that looks like
+/// it, is taken.
 pub async fn register(ctx: &Accounts<'_>, new: NewAccount) -> Result<User, AccountError> {
     let password_hash = ctx.passwords.hash(new.password).await?;
     let now = ctx.clock.now();
@@ -25,9 +28,24 @@ pub async fn register(ctx: &Accounts<'_>, new: NewAccount) -> Result<User, Accou
         password_hash,
         created_at: now,
         updated_at: now,
+        email_verified_at: None,
+        closed_at: None,
     };
+    let retired = store::erasure::skeleton_hash(&user.username_skeleton);
+    let secret = ctx.mail_secret.to_string();
     let user = store::run(ctx.pool, move |conn| {
-        Ok::<_, AccountError>(store::users::insert(conn, &user)?.then_some(user))
+        store::transaction(conn, |conn| {
+            // The name of a closed account is held for a while (see `accounts::close`).
+            if store::erasure::name_is_held(conn, &retired, now)? {
+                return Ok(None);
+            }
+            if !store::users::insert(conn, &user)? {
+                return Ok(None);
+            }
+            mail::issue(conn, &user, Purpose::VerifyEmail, &secret, now)?;
+            Ok::<_, StoreError>(Some(user))
+        })
+        .map_err(AccountError::from)
     })
     .await?
     .ok_or(AccountError::UsernameTaken)?;

@@ -13,6 +13,35 @@ pub const PAT_PREFIX: &str = "djp_";
 /// Prefix of refresh tokens.
 pub const REFRESH_PREFIX: &str = "djr_";
 
+/// Prefix of address verification tokens (mailed).
+pub const VERIFY_PREFIX: &str = "djv_";
+/// Prefix of password reset tokens (mailed).
+pub const RESET_PREFIX: &str = "djx_";
+
+/// A mailed token: the prefix and HMAC-SHA256, keyed by the server's signing secret, of
+/// its row's random id (32 bytes, unpadded base64url). The mail is composed again at each
+/// delivery attempt from the outbox row, which holds only the id: neither the outbox nor
+/// the token table holds the token, and without the key the id gives nothing.
+pub fn mailed(secret: &str, prefix: &str, id: &str) -> String {
+    use hmac::{KeyInit, Mac};
+    let mut mac = hmac::Hmac::<sha2_011::Sha256>::new_from_slice(secret.as_bytes())
+        .expect("HMAC takes any key");
+    mac.update(b"djambi-mailed-token\0");
+    mac.update(prefix.as_bytes());
+    mac.update(id.as_bytes());
+    format!(
+        "{prefix}{}",
+        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+    )
+}
+
+/// A new random id for a mailed token's row (32 random bytes, hex).
+pub fn random_id() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
 /// A new random token with the given prefix.
 pub fn generate(prefix: &str) -> String {
     let mut bytes = [0u8; 32];
@@ -45,5 +74,18 @@ mod tests {
         assert_eq!(hash(&a).len(), 64);
         assert_eq!(hash(&a), hash(&a));
         assert_eq!(hint(&a).chars().count(), 9);
+    }
+
+    #[test]
+    fn mailed_tokens_depend_on_the_key_the_kind_and_the_id() {
+        let id = random_id();
+        assert_eq!(id.len(), 64);
+        let t = mailed("k1", VERIFY_PREFIX, &id);
+        assert!(t.starts_with("djv_"));
+        assert_eq!(t.len(), 4 + 43);
+        assert_eq!(t, mailed("k1", VERIFY_PREFIX, &id));
+        assert_ne!(t, mailed("k2", VERIFY_PREFIX, &id));
+        assert_ne!(t[4..], mailed("k1", RESET_PREFIX, &id)[4..]);
+        assert_ne!(t, mailed("k1", VERIFY_PREFIX, &random_id()));
     }
 }

@@ -151,6 +151,7 @@ pub struct Config {
     pub login_limit_per_ip: RateSpec,
     /// Registrations per client address: each costs a password hash.
     pub register_limit_per_ip: RateSpec,
+    pub password_reset_limit_per_ip: RateSpec,
     /// How long the answer stored under an `Idempotency-Key` is kept.
     pub idempotency_retention: Duration,
     /// How often the due-work worker looks for passed deadlines.
@@ -283,6 +284,7 @@ impl Config {
             login_limit_per_account: src.value(&LOGIN_LIMIT_PER_ACCOUNT)?,
             login_limit_per_ip: src.value(&LOGIN_LIMIT_PER_IP)?,
             register_limit_per_ip: src.value(&REGISTER_LIMIT_PER_IP)?,
+            password_reset_limit_per_ip: src.value(&PASSWORD_RESET_LIMIT_PER_IP)?,
             idempotency_retention: src.value(&IDEMPOTENCY_RETENTION)?,
             due_interval: src.value(&DUE_INTERVAL)?,
             due_lease: src.value(&DUE_LEASE)?,

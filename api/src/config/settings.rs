@@ -115,6 +115,13 @@ settings! {
         default: "20/1h",
         production: Optional,
     }
+    /// password reset requests allowed per client address, as N/DURATION (per instance)
+    PASSWORD_RESET_LIMIT_PER_IP: Rate {
+        env: "DJAMBI_PASSWORD_RESET_LIMIT_PER_IP",
+        key: "password_reset_limit_per_ip",
+        default: "10/1h",
+        production: Optional,
+    }
     /// how long an Idempotency-Key's answer is kept
     IDEMPOTENCY_RETENTION: Dur<{ 1 * S }, { 400 * D }> {
         env: "DJAMBI_IDEMPOTENCY_RETENTION",

@@ -27,7 +27,10 @@ impl From<AccountError> for ApiError {
             AccountError::UsernameTaken | AccountError::TokenCapReached(_) => {
                 ApiError::Conflict(e.to_string())
             }
-            AccountError::NoSuchToken => ApiError::NotFound(e.to_string()),
+            AccountError::NoSuchToken
+            | AccountError::NoSuchSession
+            | AccountError::MailToken(_) => ApiError::NotFound(e.to_string()),
+            AccountError::AlreadyVerified => ApiError::Conflict(e.to_string()),
             AccountError::Passwords(e) => e.into(),
             AccountError::Jwt(e) => e.into(),
             AccountError::Store(e) => e.into(),

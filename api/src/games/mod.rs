@@ -21,6 +21,7 @@ pub mod bots;
 pub mod commands;
 pub mod player_command;
 pub mod queries;
+pub mod record;
 pub mod stats;
 
 /// How many game states the cache keeps (and as many checkpoints).

@@ -37,7 +37,7 @@ use super::email::{self, Mail, MailContext};
 use super::feed::FeedItem;
 use super::webhooks::WebhookRow;
 use super::{settings, stable_id};
-use crate::store::outbox::NotificationRow;
+use crate::store::outbox::{NotificationRow, account_mail};
 use crate::store::{self, DbConnection, StoreError};
 
 /// Notifications fanned out, and deliveries claimed, per statement.
@@ -104,13 +104,24 @@ pub fn fan_out(
                 by_user.insert(n.user_id.clone(), (s, hooks, email));
             }
             let (s, hooks, email) = &by_user[&n.user_id];
-            let ch = s.channels(&n.kind);
             let mut targets: Vec<(&str, &str)> = Vec::new();
-            if ch.webhook {
-                targets.extend(hooks.iter().map(|h| ("webhook", h.id.as_str())));
-            }
-            if ch.email && cfg.smtp.is_some() && !email.is_empty() {
-                targets.push((if s.email_digest { "digest" } else { "email" }, email));
+            let to_address;
+            if account_mail::is_account_mail(&n.kind) {
+                // An account mail goes to the address it names, verified or not (it is
+                // what verifies it), whatever the settings; never to webhooks.
+                to_address = account_mail_to(n);
+                if cfg.smtp.is_some() && !to_address.is_empty() {
+                    targets.push(("email", &to_address));
+                }
+            } else {
+                let ch = s.channels(&n.kind);
+                if ch.webhook {
+                    targets.extend(hooks.iter().map(|h| ("webhook", h.id.as_str())));
+                }
+                // `email` is empty unless the address is verified.
+                if ch.email && cfg.smtp.is_some() && !email.is_empty() {
+                    targets.push((if s.email_digest { "digest" } else { "email" }, email));
+                }
             }
             for (channel, endpoint) in targets {
                 // A digest item waits for the next midnight (see `email`).
@@ -142,6 +153,14 @@ pub fn fan_out(
         store::deliveries::mark_fanned_out(conn, &ids, now)?;
         Ok((rows.len(), created))
     })
+}
+
+/// The address an account mail goes to (its payload's `to`).
+fn account_mail_to(n: &NotificationRow) -> String {
+    serde_json::from_str::<serde_json::Value>(&n.payload)
+        .ok()
+        .and_then(|p| p.get("to").and_then(|t| t.as_str()).map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// Where a claimed delivery goes.

@@ -20,10 +20,11 @@ use chrono::NaiveDateTime;
 use hmac::{KeyInit, Mac};
 use serde_json::Value;
 
+use crate::auth::tokens;
 use crate::model::events::Event;
 use crate::store::cache::GameCache;
 use crate::store::games::{self as game_store};
-use crate::store::outbox::NotificationRow;
+use crate::store::outbox::{NotificationRow, account_mail};
 use crate::store::recipients::username;
 use crate::store::{DbConnection, StoreError};
 
@@ -42,7 +43,9 @@ pub struct MailContext<'a> {
 pub struct Mail {
     pub subject: String,
     pub body: String,
-    pub unsubscribe_url: String,
+    /// The one-click unsubscribe link; `None` for account mails (verification, password
+    /// reset), which are not notifications and cannot be turned off.
+    pub unsubscribe_url: Option<String>,
 }
 
 fn unsubscribe_mac(secret: &str, user: &str) -> String {
@@ -98,6 +101,9 @@ pub fn compose(
     note: &NotificationRow,
 ) -> Result<Mail, StoreError> {
     let public = ctx.public_url.trim_end_matches('/').to_string();
+    if account_mail::is_account_mail(&note.kind) {
+        return Ok(account(ctx, &public, note));
+    }
     let unsubscribe_url = format!(
         "{public}/v1/unsubscribe/{}",
         unsubscribe_token(ctx.signing_secret, &note.user_id)
@@ -174,8 +180,65 @@ pub fn compose(
     Ok(Mail {
         subject,
         body,
-        unsubscribe_url,
+        unsubscribe_url: Some(unsubscribe_url),
     })
+}
+
+/// An account mail: the address verification link, the password reset link, the notice
+/// of a reset. The link's token is derived again from the row's token id (see
+/// `auth::tokens::mailed`).
+fn account(ctx: &MailContext<'_>, public: &str, note: &NotificationRow) -> Mail {
+    let payload: Value = serde_json::from_str(&note.payload).unwrap_or(Value::Null);
+    let field = |k: &str| payload.get(k).and_then(Value::as_str).unwrap_or("");
+    let (name, token_id) = (field("username"), field("token_id"));
+    let (subject, body) = match note.kind.as_str() {
+        account_mail::VERIFY_EMAIL => {
+            let token = tokens::mailed(ctx.signing_secret, tokens::VERIFY_PREFIX, token_id);
+            (
+                "[Djambi] Confirm your e-mail address".to_string(),
+                format!(
+                    "Hello {name},\n\nPlease confirm that this is the address of your Djambi account \
+                     {name}: open this link and press the button (it works once, for 48 hours):\n\n\
+                     {public}/v1/email-verification/{token}\n\n\
+                     Until then no notification mail is sent here, and moves by mail are refused.\n\
+                     If you did not register, ignore this mail: nothing will be sent to you.\n"
+                ),
+            )
+        }
+        account_mail::PASSWORD_RESET => {
+            let token = tokens::mailed(ctx.signing_secret, tokens::RESET_PREFIX, token_id);
+            (
+                "[Djambi] Reset your password".to_string(),
+                format!(
+                    "Hello {name},\n\nSomeone (you, we hope) asked to reset the password of the Djambi \
+                     account {name}. This token works once, for one hour:\n\n{token}\n\n\
+                     Set a new password with it: POST {public}/v1/password-resets/{token}\n\
+                     with {{\"new_password\": \"...\"}}. Every session and personal access token of \
+                     the account then ends.\n\
+                     If you did not ask for this, ignore this mail: your password stays as it is.\n"
+                ),
+            )
+        }
+        account_mail::PASSWORD_CHANGED => (
+            "[Djambi] Your password was reset".to_string(),
+            format!(
+                "Hello {name},\n\nThe password of your Djambi account {name} was reset at {} with a \
+                 link sent to this address. Every session and personal access token of the account \
+                 has ended.\nIf this was not you, reset the password again at once and check the \
+                 address of your account.\n",
+                at(note.created_at)
+            ),
+        ),
+        _ => (
+            "[Djambi] About your account".to_string(),
+            "News about your Djambi account.\n".to_string(),
+        ),
+    };
+    Mail {
+        subject,
+        body,
+        unsubscribe_url: None,
+    }
 }
 
 /// The mail collecting several items (the daily digest).
@@ -191,11 +254,10 @@ pub fn digest(mails: &[&Mail], day: &str) -> Mail {
         let text = m.body.split("\n-- \n").next().unwrap_or("");
         body.push_str(text);
     }
-    let unsubscribe_url = mails
-        .first()
-        .map(|m| m.unsubscribe_url.clone())
-        .unwrap_or_default();
-    body.push_str(&format!("\n-- \nStop these mails: {unsubscribe_url}\n"));
+    let unsubscribe_url = mails.iter().find_map(|m| m.unsubscribe_url.clone());
+    if let Some(url) = &unsubscribe_url {
+        body.push_str(&format!("\n-- \nStop these mails: {url}\n"));
+    }
     Mail {
         subject: format!("[Djambi] Your daily digest of {day}: {} items", mails.len()),
         body,

@@ -1,12 +1,15 @@
-//! `GET /v1/me` and `PATCH /v1/me`: one's own profile, email and password change.
+//! `GET /v1/me` and `PATCH /v1/me`: one's own profile, email and password change;
+//! `DELETE /v1/me`: close the account; `GET /v1/me/export`: download one's data.
 
-use actix_web::{HttpRequest, HttpResponse, get, patch, web};
+use actix_web::{HttpRequest, HttpResponse, delete, get, patch, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts::User;
+use crate::accounts::close::{self as close_case, Closing};
+use crate::accounts::export as export_case;
 use crate::accounts::profile::{self, ProfileChange};
 use crate::auth::{Authenticated, Scope, SecretString};
 use crate::error::{ApiError, Problem};
@@ -15,7 +18,10 @@ use crate::rate_limit::client_addr;
 use crate::state::AppState;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(get_me).service(patch_me);
+    cfg.service(get_me)
+        .service(patch_me)
+        .service(close_account)
+        .service(export_account);
 }
 
 /// An account as its owner sees it.
@@ -24,6 +30,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
     "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
     "username": "alice",
     "email": "alice@example.org",
+    "email_verified": true,
     "created_at": "2026-11-30T12:00:00Z",
     "updated_at": "2026-11-30T12:00:00Z"
 }))]
@@ -31,6 +38,10 @@ pub struct Profile {
     pub id: String,
     pub username: String,
     pub email: String,
+    /// Whether the owner confirmed `email` with the link mailed to it. Until then no
+    /// notification mail goes there (the feed, webhooks and push are unaffected) and
+    /// moves by mail are refused; `POST /v1/me/email-verification` sends the link again.
+    pub email_verified: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -41,6 +52,7 @@ impl From<&User> for Profile {
             id: u.id.clone(),
             username: u.username.clone(),
             email: u.email.clone(),
+            email_verified: u.email_verified_at.is_some(),
             created_at: u.created_at.and_utc(),
             updated_at: u.updated_at.and_utc(),
         }
@@ -62,6 +74,7 @@ pub struct PasswordChange {
     "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
     "username": "alice",
     "email": "alice@example.org",
+    "email_verified": true,
     "created_at": "2026-11-30T12:00:00Z",
     "updated_at": "2026-12-01T08:00:00Z",
     "password_changed": {"sessions_ended": 2, "personal_access_tokens_revoked": 1}
@@ -82,7 +95,8 @@ pub struct UpdatedProfile {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"current_password": "correct horse battery", "new_password": "battery staple horse"}))]
 pub struct UpdateMeRequest {
-    /// A new email address (as at registration); needs `current_password`.
+    /// A new email address (as at registration); needs `current_password`. The new
+    /// address is unverified until the link mailed to it is used.
     #[schema(
         min_length = 5,
         max_length = 254,
@@ -169,4 +183,131 @@ pub async fn patch_me(
             personal_access_tokens_revoked: c.tokens_revoked,
         }),
     }))
+}
+
+/// Closing the account: the current password, to be sure.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"current_password": "correct horse battery"}))]
+pub struct CloseAccountRequest {
+    #[schema(value_type = String, format = Password, min_length = 1, max_length = 128)]
+    pub current_password: SecretString,
+}
+
+/// What closing the account did.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[schema(example = json!({"closed": true, "games_resigned": 2, "seats_left": 1}))]
+pub struct AccountClosed {
+    /// Always `true`.
+    pub closed: bool,
+    /// Seats of games in progress resigned.
+    pub games_resigned: usize,
+    /// Seats of games not started left.
+    pub seats_left: usize,
+}
+
+/// Close one's account (needs a login session and the current password).
+///
+/// At once: every login session, personal access token, webhook, notification setting,
+/// queued mail and notification of the account ends. Each seat in a game in progress
+/// resigns (the same command as `POST /v1/games/{id}/resignation`), each seat in a game
+/// not started is left. Then the personal data is erased: the address, the password and
+/// the name (the account's seats show `[deleted]`); finished games keep their logs. The
+/// name cannot be registered again for 180 days. This cannot be undone.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = ["session"])),
+    request_body = CloseAccountRequest,
+    responses(
+        (status = 200, description = "The account is closed", body = AccountClosed),
+        (status = 400, description = "The current password is wrong, or the body is malformed",
+            body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 413, description = "The body is too large", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 429, description = "Too many wrong passwords for this account (shared with \
+            the login limit); `Retry-After` says when to try again", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 503, description = "Too many password checks at once; `Retry-After` says \
+            when to try again", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[delete("/me")]
+pub async fn close_account(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    body: JsonBody<CloseAccountRequest>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_session()?;
+    let closing = Closing {
+        user_id: auth.user_id.clone(),
+        current_password: body.into_inner().current_password,
+        client: client_addr(&req, &state.config.trusted_proxies),
+    };
+    let closed = close_case::close(&state.accounts(), state.game_ctx(), closing).await?;
+    Ok(HttpResponse::Ok().json(AccountClosed {
+        closed: true,
+        games_resigned: closed.resigned,
+        seats_left: closed.left,
+    }))
+}
+
+/// Download one's data as one JSON document (needs a login session).
+///
+/// The account (name, address, whether verified), the notification settings, the live
+/// login sessions, the live personal access tokens (without their secrets), the webhook
+/// endpoints (without their signing secrets), the vacations, every game the account holds
+/// a seat in with its record and players, the notifications of the feed, and `messages`
+/// (empty until there are messages). `format` names the version of this layout; the
+/// README describes it. Answered as an attachment, never cached.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = ["session"])),
+    responses(
+        (status = 200, description = "The export (`Content-Disposition: attachment`)",
+            body = Object, content_type = "application/json",
+            example = json!({"format": "djambi-account-export/1", "exported_at": "2026-12-01T08:00:00Z",
+                "account": {"id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11", "username": "alice",
+                    "email": "alice@example.org", "email_verified": true,
+                    "email_verified_at": "2026-11-30T12:10:00Z",
+                    "created_at": "2026-11-30T12:00:00Z", "updated_at": "2026-11-30T12:10:00Z"},
+                "notification_settings": {}, "sessions": [], "personal_access_tokens": [],
+                "webhooks": [], "vacations": [],
+                "games": [{"id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "kind": "played",
+                    "status": "finished", "my_seats": ["R"], "record": "[Event \"Djambi correspondence game\"]\n..."}],
+                "notifications": [], "messages": []})),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json")
+    )
+)]
+#[get("/me/export")]
+pub async fn export_account(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_session()?;
+    let doc = export_case::export(
+        &state.accounts(),
+        state.game_ctx(),
+        auth.user_id.clone(),
+        state.config.public_url.as_str().to_string(),
+    )
+    .await?;
+    let name = doc["account"]["username"]
+        .as_str()
+        .unwrap_or("account")
+        .to_string();
+    Ok(HttpResponse::Ok()
+        .insert_header((
+            actix_web::http::header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"djambi-export-{name}.json\""),
+        ))
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .json(doc))
 }

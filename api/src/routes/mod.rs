@@ -5,6 +5,7 @@
 //! To add a resource: write `routes/<name>.rs` with a `configure` function, and call it from
 //! [`configure_v1`] (for `/v1/...`) or [`register`].
 
+pub mod account_mail;
 pub mod accounts;
 pub mod fallback;
 pub mod games;
@@ -53,6 +54,7 @@ where
 /// Everything under `/v1`.
 pub fn configure_v1(cfg: &mut ServiceConfig) {
     accounts::configure(cfg);
+    account_mail::configure(cfg);
     sessions::configure(cfg);
     me::configure(cfg);
     tokens::configure(cfg);

@@ -6,7 +6,7 @@
 //! session is revoked (its refresh and access tokens stop working).
 
 use actix_web::http::header::{CACHE_CONTROL, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse, delete, post, web};
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -14,7 +14,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::me::Profile;
 use crate::accounts::login::{self as login_case, Credentials, LoggedIn};
-use crate::accounts::{logout as logout_case, refresh as refresh_case};
+use crate::accounts::{logout as logout_case, refresh as refresh_case, sessions as sessions_case};
 use crate::auth::{Authenticated, SecretString};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
@@ -23,7 +23,11 @@ use crate::state::AppState;
 use crate::validate::{Checks, PASSWORD_MAX, USERNAME_MAX};
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(login).service(refresh).service(logout);
+    cfg.service(login)
+        .service(refresh)
+        .service(logout)
+        .service(list_sessions)
+        .service(end_session_by_id);
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -62,7 +66,7 @@ pub struct RefreshRequest {
     "refresh_token_expires_at": "2026-12-30T12:00:00Z",
     "session_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
     "user": {"id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d10", "username": "alice",
-             "email": "alice@example.org", "created_at": "2026-11-30T12:00:00Z",
+             "email": "alice@example.org", "email_verified": true, "created_at": "2026-11-30T12:00:00Z",
              "updated_at": "2026-11-30T12:00:00Z"}
 }))]
 pub struct TokenResponse {
@@ -157,10 +161,16 @@ pub async fn password_login(
 
     let client = client_addr(req, &state.config.trusted_proxies);
     state.login_ip_limiter.acquire(client).map_err(too_many)?;
+    let user_agent = req
+        .headers()
+        .get(actix_web::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let creds = Credentials {
         username: body.username,
         password: body.password,
         client,
+        user_agent,
     };
     Ok(login_case::login(&state.accounts(), creds).await?)
 }
@@ -216,4 +226,95 @@ pub async fn logout(
 pub async fn end_session(state: &AppState, auth: &Authenticated) -> Result<(), ApiError> {
     let session_id = auth.require_session()?.to_string();
     Ok(logout_case::logout(&state.accounts(), session_id).await?)
+}
+
+/// One login session, as its owner sees it.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
+    "created_at": "2026-11-30T12:00:00Z",
+    "last_used_at": "2026-12-01T08:00:00Z",
+    "client_addr": "203.0.113.7",
+    "user_agent": "Mozilla/5.0 (X11; Linux x86_64)",
+    "current": true
+}))]
+pub struct SessionView {
+    pub id: String,
+    /// When the login happened.
+    pub created_at: DateTime<Utc>,
+    /// The last refresh or use of one of its access tokens (to the minute).
+    pub last_used_at: DateTime<Utc>,
+    /// The client address of the login (`null` for sessions from before this was kept).
+    pub client_addr: Option<String>,
+    /// The `User-Agent` of the login (clipped to 256 characters).
+    pub user_agent: Option<String>,
+    /// Whether this is the session of the token making the request.
+    pub current: bool,
+}
+
+/// One's live login sessions.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionList {
+    /// Most recently used first; at most 200.
+    pub items: Vec<SessionView>,
+}
+
+/// List one's live login sessions (not ended, refreshable).
+#[utoipa::path(
+    tag = "sessions",
+    security(("bearer" = ["session"])),
+    responses(
+        (status = 200, description = "The live sessions, most recently used first", body = SessionList),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json")
+    )
+)]
+#[get("/me/sessions")]
+pub async fn list_sessions(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let current = auth.require_session()?.to_string();
+    let rows = sessions_case::list(&state.accounts(), auth.user_id.clone()).await?;
+    let items = rows
+        .into_iter()
+        .map(|s| SessionView {
+            current: s.id == current,
+            id: s.id,
+            created_at: s.created_at.and_utc(),
+            last_used_at: s.last_used_at.and_utc(),
+            client_addr: s.client_addr,
+            user_agent: s.user_agent,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(SessionList { items }))
+}
+
+/// End one of one's login sessions: its refresh and access tokens stop working at once.
+/// Ending the current one logs out; ending an ended one again is fine.
+#[utoipa::path(
+    tag = "sessions",
+    security(("bearer" = ["session"])),
+    params(("id" = String, Path, description = "The session's id")),
+    responses(
+        (status = 204, description = "The session has ended"),
+        (status = 401, description = "Missing or invalid token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 403, description = "Called with a personal access token", body = Problem,
+            content_type = "application/problem+json"),
+        (status = 404, description = "The caller has no session with this id", body = Problem,
+            content_type = "application/problem+json")
+    )
+)]
+#[delete("/me/sessions/{id}")]
+pub async fn end_session_by_id(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_session()?;
+    sessions_case::end(&state.accounts(), auth.user_id.clone(), path.into_inner()).await?;
+    Ok(HttpResponse::NoContent().finish())
 }

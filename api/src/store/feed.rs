@@ -7,6 +7,9 @@ use super::outbox::NotificationRow;
 use super::schema::notifications;
 use super::{DbConnection, StoreError};
 
+/// Account mails (verification, password reset) ride the outbox but are not in the feed.
+const ACCOUNT_MAILS: &str = "account.%";
+
 /// Newest first, after the keyset `after`; `limit + 1` rows.
 pub fn page(
     conn: &mut DbConnection,
@@ -17,6 +20,7 @@ pub fn page(
 ) -> Result<Vec<NotificationRow>, StoreError> {
     let mut q = notifications::table
         .filter(notifications::user_id.eq(user))
+        .filter(notifications::kind.not_like(ACCOUNT_MAILS))
         .order((notifications::created_at.desc(), notifications::id.desc()))
         .limit(limit + 1)
         .select(NotificationRow::as_select())
@@ -38,6 +42,7 @@ pub fn page(
 pub fn unread_count(conn: &mut DbConnection, user: &str) -> Result<i64, StoreError> {
     Ok(notifications::table
         .filter(notifications::user_id.eq(user))
+        .filter(notifications::kind.not_like(ACCOUNT_MAILS))
         .filter(notifications::read_at.is_null())
         .count()
         .get_result(conn)?)
@@ -57,6 +62,7 @@ pub fn mark_read(
         changed += diesel::update(
             notifications::table
                 .filter(notifications::user_id.eq(user))
+                .filter(notifications::kind.not_like(ACCOUNT_MAILS))
                 .filter(notifications::id.eq_any(ids))
                 .filter(notifications::read_at.is_null()),
         )
@@ -68,6 +74,7 @@ pub fn mark_read(
             changed += diesel::update(
                 notifications::table
                     .filter(notifications::user_id.eq(user))
+                    .filter(notifications::kind.not_like(ACCOUNT_MAILS))
                     .filter(notifications::read_at.is_null())
                     .filter(
                         notifications::created_at.lt(t).or(notifications::created_at
@@ -90,6 +97,7 @@ pub fn created_at_of(
 ) -> Result<Option<NaiveDateTime>, StoreError> {
     Ok(notifications::table
         .filter(notifications::user_id.eq(user))
+        .filter(notifications::kind.not_like(ACCOUNT_MAILS))
         .filter(notifications::id.eq(id))
         .select(notifications::created_at)
         .first(conn)
@@ -103,6 +111,7 @@ pub fn newest(
 ) -> Result<Option<(NaiveDateTime, String)>, StoreError> {
     Ok(notifications::table
         .filter(notifications::user_id.eq(user))
+        .filter(notifications::kind.not_like(ACCOUNT_MAILS))
         .order((notifications::created_at.desc(), notifications::id.desc()))
         .select((notifications::created_at, notifications::id))
         .first(conn)
@@ -119,6 +128,7 @@ pub fn ids_between(
 ) -> Result<Vec<(String, NaiveDateTime)>, StoreError> {
     Ok(notifications::table
         .filter(notifications::user_id.eq(user))
+        .filter(notifications::kind.not_like(ACCOUNT_MAILS))
         .filter(notifications::created_at.ge(since))
         .filter(
             notifications::created_at.lt(t).or(notifications::created_at
@@ -138,6 +148,7 @@ pub fn oldest_since(
 ) -> Result<Vec<NotificationRow>, StoreError> {
     let mut q = notifications::table
         .filter(notifications::user_id.eq(user))
+        .filter(notifications::kind.not_like(ACCOUNT_MAILS))
         .order((notifications::created_at.asc(), notifications::id.asc()))
         .limit(limit)
         .select(NotificationRow::as_select())

@@ -11,9 +11,11 @@
 //! dialect each) and run at start-up; on PostgreSQL under an advisory lock, so several
 //! instances may start at once.
 
+pub mod account_tokens;
 pub mod cache;
 pub mod deliveries;
 pub mod due;
+pub mod erasure;
 mod error;
 pub mod feed;
 pub mod game_lists;

@@ -17,6 +17,11 @@ pub struct User {
     pub password_hash: String,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// When the current address was confirmed (`None`: not yet; no notification mail goes
+    /// to it).
+    pub email_verified_at: Option<NaiveDateTime>,
+    /// When the account was closed (its personal data erased).
+    pub closed_at: Option<NaiveDateTime>,
 }
 
 impl std::fmt::Debug for User {
@@ -28,6 +33,7 @@ impl std::fmt::Debug for User {
             .field("email", &self.email)
             .field("created_at", &self.created_at)
             .field("updated_at", &self.updated_at)
+            .field("email_verified_at", &self.email_verified_at)
             .finish_non_exhaustive()
     }
 }
@@ -41,6 +47,10 @@ pub struct Session {
     pub last_used_at: NaiveDateTime,
     pub revoked_at: Option<NaiveDateTime>,
     pub revoked_reason: Option<String>,
+    /// The client address the session was started from.
+    pub client_addr: Option<String>,
+    /// The `User-Agent` it was started with (clipped).
+    pub user_agent: Option<String>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]

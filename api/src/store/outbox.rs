@@ -31,3 +31,20 @@ pub fn enqueue(conn: &mut DbConnection, rows: &[NotificationRow]) -> Result<(), 
     }
     Ok(())
 }
+
+/// The outbox kinds of account mails: sent to the address in their payload (`to`),
+/// whatever the settings and even unverified, never to the feed or to webhooks.
+pub mod account_mail {
+    /// Every account mail's kind starts so.
+    pub const PREFIX: &str = "account.";
+    /// A link confirming an address (`{"to", "token_id", "username"}`).
+    pub const VERIFY_EMAIL: &str = "account.verify_email";
+    /// A password reset link (`{"to", "token_id", "username"}`).
+    pub const PASSWORD_RESET: &str = "account.password_reset";
+    /// The notice that the password was reset (`{"to", "username"}`).
+    pub const PASSWORD_CHANGED: &str = "account.password_changed";
+
+    pub fn is_account_mail(kind: &str) -> bool {
+        kind.starts_with(PREFIX)
+    }
+}

@@ -5,9 +5,18 @@ use diesel::prelude::*;
 use super::schema::users;
 use super::{DbConnection, StoreError};
 
-/// The user's e-mail address (empty: none).
+/// The user's e-mail address if its owner has verified it (empty: none, or not verified:
+/// notification mails go to verified addresses only).
 pub fn email(conn: &mut DbConnection, user: &str) -> Result<String, StoreError> {
-    Ok(users::table.find(user).select(users::email).first(conn)?)
+    let (email, verified): (String, Option<chrono::NaiveDateTime>) = users::table
+        .find(user)
+        .select((users::email, users::email_verified_at))
+        .first(conn)?;
+    Ok(if verified.is_some() {
+        email
+    } else {
+        String::new()
+    })
 }
 
 /// The user's name (`?` for an unknown user).

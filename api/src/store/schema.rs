@@ -15,6 +15,32 @@ diesel::table! {
         updated_at -> Timestamp,
         // 2026-11-30-000010_username_skeleton
         username_skeleton -> Text,
+        // 2026-12-01-000060_email_verification
+        email_verified_at -> Nullable<Timestamp>,
+        // 2026-12-01-000062_account_closing
+        closed_at -> Nullable<Timestamp>,
+    }
+}
+
+// 2026-12-01-000062_account_closing
+diesel::table! {
+    retired_usernames (skeleton_hash) {
+        skeleton_hash -> Text,
+        held_until -> Timestamp,
+    }
+}
+
+// 2026-12-01-000060_email_verification
+diesel::table! {
+    account_tokens (id) {
+        id -> Text,
+        user_id -> Text,
+        purpose -> Text,
+        token_hash -> Text,
+        email -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
     }
 }
 
@@ -26,6 +52,9 @@ diesel::table! {
         last_used_at -> Timestamp,
         revoked_at -> Nullable<Timestamp>,
         revoked_reason -> Nullable<Text>,
+        // 2026-12-01-000061_session_client
+        client_addr -> Nullable<Text>,
+        user_agent -> Nullable<Text>,
     }
 }
 
@@ -186,6 +215,7 @@ diesel::table! {
 // --- end notification delivery ---
 
 diesel::joinable!(sessions -> users (user_id));
+diesel::joinable!(account_tokens -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(personal_access_tokens -> users (user_id));
 diesel::joinable!(game_players -> games (game_id));
@@ -193,6 +223,8 @@ diesel::joinable!(game_players -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
+    account_tokens,
+    retired_usernames,
     sessions,
     refresh_tokens,
     personal_access_tokens,

@@ -108,3 +108,21 @@ pub fn mark_refresh_used(
     .execute(conn)?;
     Ok(n == 1)
 }
+
+/// A user's live sessions (not revoked, used since `since`), most recently used first, at
+/// most `limit`.
+pub fn list_live(
+    conn: &mut DbConnection,
+    user_id: &str,
+    since: NaiveDateTime,
+    limit: i64,
+) -> Result<Vec<Session>, StoreError> {
+    Ok(sessions::table
+        .filter(sessions::user_id.eq(user_id))
+        .filter(sessions::revoked_at.is_null())
+        .filter(sessions::last_used_at.ge(since))
+        .order((sessions::last_used_at.desc(), sessions::id.desc()))
+        .limit(limit)
+        .select(Session::as_select())
+        .load(conn)?)
+}

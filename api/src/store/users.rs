@@ -7,6 +7,11 @@ use diesel::result::{DatabaseErrorKind, Error};
 use super::schema::users;
 use super::{DbConnection, StoreError, models::User};
 
+diesel::define_sql_function! {
+    /// SQL `lower` (both backends; ASCII case on SQLite, which is what addresses compare by).
+    fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
 pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<User>, StoreError> {
     Ok(users::table
         .find(id)
@@ -76,6 +81,8 @@ pub fn update(
         diesel::update(users::table.find(user_id))
             .set((
                 users::email.eq(email),
+                // A new address is not verified until its owner confirms it.
+                users::email_verified_at.eq(None::<NaiveDateTime>),
                 users::updated_at.eq(changes.updated_at),
             ))
             .execute(conn)?;
@@ -89,4 +96,37 @@ pub fn update(
             .execute(conn)?;
     }
     Ok(())
+}
+
+/// Marks the account's address verified if it still is `email`; whether it did.
+pub fn verify_email(
+    conn: &mut DbConnection,
+    user_id: &str,
+    email: &str,
+    now: NaiveDateTime,
+) -> Result<bool, StoreError> {
+    let n = diesel::update(
+        users::table
+            .filter(users::id.eq(user_id))
+            .filter(users::email.eq(email)),
+    )
+    .set(users::email_verified_at.eq(Some(now)))
+    .execute(conn)?;
+    Ok(n == 1)
+}
+
+/// The accounts whose verified address is `email` (compared case-insensitively), at
+/// most `limit`.
+pub fn find_by_verified_email(
+    conn: &mut DbConnection,
+    email: &str,
+    limit: i64,
+) -> Result<Vec<User>, StoreError> {
+    Ok(users::table
+        .filter(lower(users::email).eq(email.to_lowercase()))
+        .filter(users::email_verified_at.is_not_null())
+        .order(users::id.asc())
+        .limit(limit)
+        .select(User::as_select())
+        .load(conn)?)
 }

@@ -126,3 +126,12 @@ pub fn recheck_deadlines(
     .execute(conn)?;
     Ok(())
 }
+
+/// Every vacation of a user, oldest first (the account export).
+pub fn all_of(conn: &mut DbConnection, user_id: &str) -> Result<Vec<VacationRow>, StoreError> {
+    Ok(vacations::table
+        .filter(vacations::user_id.eq(user_id))
+        .order((vacations::starts_at.asc(), vacations::id.asc()))
+        .select(VacationRow::as_select())
+        .load(conn)?)
+}

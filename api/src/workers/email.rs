@@ -1,7 +1,8 @@
 //! Sending notification mails over SMTP (lettre). What a mail says is
-//! [`crate::notifications::email`]; every mail carries `List-Unsubscribe` and
+//! [`crate::notifications::email`]; every notification mail carries `List-Unsubscribe` and
 //! `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058).
 
+use lettre::message::SinglePart;
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
@@ -45,24 +46,30 @@ pub async fn send(
         (Ok(f), Ok(t)) => (f, t),
         _ => return Outcome::Dead(format!("bad address: {to} or {}", cfg.from)),
     };
-    let message = Message::builder()
+    let mut message = Message::builder()
         .from(from)
         .to(to_box)
         .subject(&mail.subject)
-        .message_id(Some(format!("<{id}@djambi>")))
-        .raw_header(HeaderValue::new(
-            HeaderName::new_from_ascii_str("List-Unsubscribe"),
-            format!("<{}>", mail.unsubscribe_url),
-        ))
-        .raw_header(HeaderValue::new(
-            HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
-            "List-Unsubscribe=One-Click".into(),
-        ))
+        .message_id(Some(format!("<{id}@djambi>")));
+    if let Some(url) = &mail.unsubscribe_url {
+        message = message
+            .raw_header(HeaderValue::new(
+                HeaderName::new_from_ascii_str("List-Unsubscribe"),
+                format!("<{url}>"),
+            ))
+            .raw_header(HeaderValue::new(
+                HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
+                "List-Unsubscribe=One-Click".into(),
+            ));
+    }
+    let message = message
         .raw_header(HeaderValue::new(
             HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
             id.to_string(),
         ))
-        .body(mail.body.clone());
+        // A single text/plain; charset=utf-8 part (with MIME-Version and a transfer
+        // encoding lettre picks for the text).
+        .singlepart(SinglePart::plain(mail.body.clone()));
     let message = match message {
         Ok(m) => m,
         Err(e) => return Outcome::Dead(format!("cannot build the mail: {e}")),

@@ -29,7 +29,12 @@ pub fn spawn(janitor: Janitor, shutdown: &Shutdown) {
         let janitor = janitor.clone();
         async move {
             let cutoff = janitor.clock.now() - retention;
+            let now = janitor.clock.now();
             let purged = store::run(&janitor.pool, move |conn| {
+                let names = store::erasure::purge_held_names(conn, now)?;
+                if names > 0 {
+                    tracing::info!(purged = names, "held names of closed accounts released");
+                }
                 idempotency::purge_before(conn, cutoff)
             })
             .await;

@@ -2,11 +2,8 @@
 
 use actix_web::http::header;
 use actix_web::{HttpResponse, get, web};
-use chrono::NaiveDateTime;
 
-use crate::games::queries::PlayerRow;
-use crate::model::events::GameKind;
-use crate::model::game_state::GameState;
+use crate::games::record;
 
 use super::{PROBLEM, etag};
 use crate::error::{ApiError, Problem};
@@ -36,56 +33,10 @@ pub async fn get_record(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let (state, players) = queries::state_with_players(app.game_ctx(), id).await?;
-    let headers = record_headers(&state, &players, app.config.public_url.as_str());
-    let pairs: Vec<(&str, &str)> = headers
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let text = domain::write_record(state.settings, &state.actions, &pairs)
+    let text = record::text(&state, &players, app.config.public_url.as_str())
         .map_err(|e| ApiError::internal(format!("record of {}: {e}", state.id)))?;
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, etag(state.version)))
         .content_type("text/plain; charset=utf-8")
         .body(text))
-}
-
-/// The headers of a game's record. A played game: `Event`, `Site`, `GameId`, `Date`
-/// (created), `Started`, `Ended` (RFC 3339 UTC) and each seat's player (`?` while free;
-/// a computer player is `Bot (level N)` with `<Seat>Type` `bot`).
-/// A study game: the headers it was imported with. The writer adds `Ruleset`, `Seats`,
-/// `Hostage` and `Result` itself.
-fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(String, String)> {
-    if state.kind == GameKind::Study {
-        return state.record_headers.clone();
-    }
-    let time = |t: NaiveDateTime| t.and_utc().format("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let mut headers: Vec<(String, String)> = vec![
-        ("Event".into(), "Djambi correspondence game".into()),
-        ("Site".into(), site.to_string()),
-        ("GameId".into(), state.id.clone()),
-        (
-            "Date".into(),
-            state.created_at.format("%Y.%m.%d").to_string(),
-        ),
-    ];
-    if let Some(t) = state.started_at {
-        headers.push(("Started".into(), time(t)));
-    }
-    if let Some(t) = state.ended_at {
-        headers.push(("Ended".into(), time(t)));
-    }
-    for seat in state.settings.seats.iter() {
-        if let Some(level) = state.bot(seat) {
-            headers.push((seat.name().into(), format!("Bot (level {level})")));
-            headers.push((domain::player_type_key(seat), "bot".into()));
-            continue;
-        }
-        let name = players
-            .iter()
-            .find(|p| crate::games::queries::seat_of(&p.seat) == Some(seat))
-            .map(|p| p.username.clone())
-            .unwrap_or_else(|| "?".into());
-        headers.push((seat.name().into(), name));
-    }
-    headers
 }

@@ -1,0 +1,139 @@
+//! The account export: everything the service holds about one account, as one JSON
+//! document its owner downloads (`GET /v1/me/export`; the format is in the README).
+//!
+//! Secrets are left out (the password hash, token hashes, webhook signing secrets); the
+//! games are every game the account holds a seat in, each with its record (the text of
+//! `GET /v1/games/{id}/record`), its settings and the account's seats.
+
+use serde_json::{Value, json};
+
+use super::{AccountError, Accounts};
+use crate::games::Ctx as GameCtx;
+use crate::games::record;
+use crate::notifications::feed::FeedItem;
+use crate::notifications::settings;
+use crate::store::{self, StoreError};
+
+/// The version of the document's format.
+pub const FORMAT: &str = "djambi-account-export/1";
+/// Rows read per query when paging through a long list.
+const PAGE: i64 = 500;
+
+/// The export of `user_id`'s account; `site` goes into the records' `Site` header.
+pub async fn export(
+    ctx: &Accounts<'_>,
+    games: GameCtx<'_>,
+    user_id: String,
+    site: String,
+) -> Result<Value, AccountError> {
+    let now = ctx.clock.now();
+    let cache = games.cache.clone();
+    store::run(ctx.pool, move |conn| {
+        let Some(user) = store::users::find(conn, &user_id)? else {
+            return Err(AccountError::AccountGone);
+        };
+        let time = |t: chrono::NaiveDateTime| t.and_utc();
+        let account = json!({
+            "id": user.id,
+            "username": user.username,
+            "email": user.email,
+            "email_verified": user.email_verified_at.is_some(),
+            "email_verified_at": user.email_verified_at.map(time),
+            "created_at": time(user.created_at),
+            "updated_at": time(user.updated_at),
+        });
+        let notification_settings = serde_json::to_value(settings::load(conn, &user.id)?)
+            .map_err(|e| StoreError::Corrupt(format!("notification settings: {e}")))?;
+        let sessions: Vec<Value> = store::sessions::list_live(
+            conn,
+            &user.id,
+            chrono::DateTime::UNIX_EPOCH.naive_utc(),
+            i64::MAX,
+        )?
+        .into_iter()
+        .map(|s| {
+            json!({"id": s.id, "created_at": time(s.created_at), "last_used_at": time(s.last_used_at),
+                   "client_addr": s.client_addr, "user_agent": s.user_agent})
+        })
+        .collect();
+        let tokens: Vec<Value> = store::tokens::list_live(conn, &user.id, None, i64::MAX)?
+            .into_iter()
+            .map(|t| {
+                json!({"id": t.id, "name": t.name, "scopes": t.scopes, "hint": t.token_hint,
+                       "created_at": time(t.created_at), "expires_at": t.expires_at.map(time),
+                       "last_used_at": t.last_used_at.map(time)})
+            })
+            .collect();
+        let webhooks: Vec<Value> = store::webhooks::list(conn, &user.id)?
+            .into_iter()
+            .map(|w| {
+                json!({"id": w.id, "url": w.url, "created_at": time(w.created_at),
+                       "disabled_at": w.disabled_at.map(time), "disabled_reason": w.disabled_reason})
+            })
+            .collect();
+        let vacations: Vec<Value> = store::vacations::all_of(conn, &user.id)?
+            .into_iter()
+            .map(|v| {
+                json!({"id": v.id, "starts_at": time(v.starts_at), "ends_at": time(v.ends_at),
+                       "created_at": time(v.created_at)})
+            })
+            .collect();
+
+        let mut game_list = Vec::new();
+        let mut after = None;
+        loop {
+            let (rows, _) = store::game_lists::games_of(conn, &user.id, None, after.clone(), PAGE)?;
+            let more = rows.len() as i64 > PAGE;
+            for row in rows.iter().take(PAGE as usize) {
+                let state = store::games::current_state(conn, &cache, &row.id)?;
+                let players = store::games::players_of(conn, std::slice::from_ref(&row.id))?;
+                let text = record::text(&state, &players, &site)
+                    .map_err(|e| StoreError::Corrupt(format!("record of {}: {e}", row.id)))?;
+                let seats: Vec<&str> = players
+                    .iter()
+                    .filter(|p| p.user_id == user.id)
+                    .map(|p| p.seat.as_str())
+                    .collect();
+                let names: Vec<Value> = players
+                    .iter()
+                    .map(|p| json!({"seat": p.seat, "username": p.username}))
+                    .collect();
+                game_list.push(json!({
+                    "id": row.id, "kind": row.kind, "status": row.status, "ruleset": row.ruleset,
+                    "visibility": row.visibility, "created_at": time(row.created_at),
+                    "updated_at": time(row.updated_at), "version": row.version,
+                    "result": row.result.as_deref().map(|r| {
+                        serde_json::from_str::<Value>(r).unwrap_or_else(|_| Value::String(r.into()))
+                    }),
+                    "my_seats": seats, "players": names, "record": text,
+                }));
+            }
+            if !more {
+                break;
+            }
+            after = rows
+                .get(PAGE as usize - 1)
+                .map(|r| (r.created_at, r.id.clone()));
+        }
+
+        let notifications: Vec<FeedItem> =
+            store::feed::oldest_since(conn, &user.id, None, i64::MAX)?
+                .iter()
+                .map(FeedItem::of)
+                .collect();
+        Ok(json!({
+            "format": FORMAT,
+            "exported_at": time(now),
+            "account": account,
+            "notification_settings": notification_settings,
+            "sessions": sessions,
+            "personal_access_tokens": tokens,
+            "webhooks": webhooks,
+            "vacations": vacations,
+            "games": game_list,
+            "notifications": notifications,
+            "messages": [],
+        }))
+    })
+    .await
+}

@@ -1,0 +1,59 @@
+//! A game's record as text (`docs/record-format.md`): what `GET /v1/games/{id}/record`
+//! answers and what the account export holds for each game.
+
+use chrono::NaiveDateTime;
+
+use crate::model::events::GameKind;
+use crate::model::game_state::GameState;
+use crate::store::games::PlayerRow;
+
+/// The record of `state`, its players named as `players` say, `site` in its headers.
+pub fn text(state: &GameState, players: &[PlayerRow], site: &str) -> Result<String, String> {
+    let headers = record_headers(state, players, site);
+    let pairs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    domain::write_record(state.settings, &state.actions, &pairs).map_err(|e| e.to_string())
+}
+
+/// The headers of a game's record. A played game: `Event`, `Site`, `GameId`, `Date`
+/// (created), `Started`, `Ended` (RFC 3339 UTC) and each seat's player (`?` while free;
+/// a computer player is `Bot (level N)` with `<Seat>Type` `bot`).
+/// A study game: the headers it was imported with. The writer adds `Ruleset`, `Seats`,
+/// `Hostage` and `Result` itself.
+fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(String, String)> {
+    if state.kind == GameKind::Study {
+        return state.record_headers.clone();
+    }
+    let time = |t: NaiveDateTime| t.and_utc().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let mut headers: Vec<(String, String)> = vec![
+        ("Event".into(), "Djambi correspondence game".into()),
+        ("Site".into(), site.to_string()),
+        ("GameId".into(), state.id.clone()),
+        (
+            "Date".into(),
+            state.created_at.format("%Y.%m.%d").to_string(),
+        ),
+    ];
+    if let Some(t) = state.started_at {
+        headers.push(("Started".into(), time(t)));
+    }
+    if let Some(t) = state.ended_at {
+        headers.push(("Ended".into(), time(t)));
+    }
+    for seat in state.settings.seats.iter() {
+        if let Some(level) = state.bot(seat) {
+            headers.push((seat.name().into(), format!("Bot (level {level})")));
+            headers.push((domain::player_type_key(seat), "bot".into()));
+            continue;
+        }
+        let name = players
+            .iter()
+            .find(|p| crate::games::queries::seat_of(&p.seat) == Some(seat))
+            .map(|p| p.username.clone())
+            .unwrap_or_else(|| "?".into());
+        headers.push((seat.name().into(), name));
+    }
+    headers
+}

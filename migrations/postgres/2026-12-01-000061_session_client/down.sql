@@ -1,0 +1,2 @@
+ALTER TABLE sessions DROP COLUMN user_agent;
+ALTER TABLE sessions DROP COLUMN client_addr;

@@ -1,0 +1,2 @@
+DROP TABLE retired_usernames;
+ALTER TABLE users DROP COLUMN closed_at;
