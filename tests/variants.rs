@@ -143,7 +143,7 @@ fn post_move(srv: &TestServer, who: &Login, id: &str, text: &str) -> djambi_e2e:
     play(srv, who, id, json!(text), v)
 }
 
-fn player_of<'a>(players: &'a [Login], seat: Seat) -> &'a Login {
+fn player_of(players: &[Login], seat: Seat) -> &Login {
     &players[Seat::ALL.iter().position(|s| *s == seat).unwrap()]
 }
 
