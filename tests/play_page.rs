@@ -10,16 +10,19 @@
 //! The moves are planned here with the rules crate: random play from the start, steered
 //! (a chief goes to the maze when it can; an exit from the maze or a placement is taken
 //! when one is legal) until the plan holds a placement move and a maze move. The page has
-//! to play each of them through its dialogs.
+//! to play each of them through its dialogs. The game is created with a rule variant ticked
+//! in the lobby (`two_seat_bonus=off`); the game page must name it.
 
 use djambi_e2e::{Backend, Rng, TestServer, run_browser_driver};
-use domain::{Kind, Position, SeatSet, Square};
+use domain::{Kind, Position, Ruleset, SeatSet, Square};
 
 /// A sequence of legal moves from the four-seat start that includes a placement and an
 /// exit from the maze, as canonical texts; `None` when this seed does not get there.
 fn plan(seed: u64, max_plies: usize) -> Option<Vec<String>> {
     let maze: Square = "E5".parse().ok()?;
-    let mut pos = Position::start(SeatSet::ALL).ok()?;
+    // The lobby creates the game with `two_seat_bonus=off` (the page names the variant).
+    let ruleset: Ruleset = "two_seat_bonus=off".parse().ok()?;
+    let mut pos = Position::start_with(SeatSet::ALL, ruleset).ok()?;
     let mut rng = Rng::new(seed);
     let (mut placed, mut exited) = (false, false);
     let mut texts = Vec::new();

@@ -186,6 +186,7 @@ fn complete(doc: &mut utoipa::openapi::OpenApi) {
             }
         }
         constrain_settings(&mut components.schemas);
+        constrain_ruleset(&mut components.schemas);
     }
     for (path, item) in doc.paths.paths.iter_mut() {
         let ops = [
@@ -222,6 +223,42 @@ fn edit_schema(
     if let Ok(edited) = serde_json::from_value(value) {
         *schema = edited;
     }
+}
+
+/// The ruleset as `routes::games::ruleset::parse` reads it and the views show it: the
+/// rules crate's options and values as enums, the text form as a pattern.
+fn constrain_ruleset(schemas: &mut std::collections::BTreeMap<String, RefOr<Schema>>) {
+    use crate::routes::games::ruleset::{RULESET_TEXT_MAX, option_values, text_pattern};
+    let options = |required: bool| {
+        move |s: &mut serde_json::Value| {
+            let Some(props) = s.get_mut("properties").and_then(|p| p.as_object_mut()) else {
+                return;
+            };
+            for (name, values) in option_values() {
+                if let Some(p) = props.get_mut(name).and_then(|p| p.as_object_mut()) {
+                    p.insert("type".into(), "string".into());
+                    p.insert("enum".into(), serde_json::json!(values));
+                    if !required {
+                        p.insert("default".into(), values[0].into());
+                    }
+                }
+            }
+            s["additionalProperties"] = false.into();
+            if required {
+                s["required"] = serde_json::json!(option_values().map(|(n, _)| n));
+            } else if let Some(o) = s.as_object_mut() {
+                o.remove("required");
+            }
+        }
+    };
+    edit_schema(schemas, "RulesetChoice", options(false));
+    edit_schema(schemas, "RulesetOptions", options(true));
+    edit_schema(schemas, "RulesetInput", |s| {
+        if let Some(text) = s.pointer_mut("/oneOf/0").and_then(|t| t.as_object_mut()) {
+            text.insert("pattern".into(), text_pattern().into());
+            text.insert("maxLength".into(), RULESET_TEXT_MAX.into());
+        }
+    });
 }
 
 /// The notification settings as `NotificationSettings::checked` takes them: the known

@@ -236,7 +236,10 @@ def run(base, outdir, moves, chromium, timeout):
         # Red creates the game in the lobby; the others take their seats there.
         red.page.eval("document.getElementById('create-seats').value = '4';"
                       "document.getElementById('create-seat').value = 'R';"
-                      "document.getElementById('create-time').value = '259200'; true")
+                      "document.getElementById('create-time').value = '259200';"
+                      # A rule variant that changes nothing in a four-seat game of the
+                      # planned length (the plan is made under it too).
+                      "document.querySelector('input[data-option=two_seat_bonus]').checked = true; true")
         red.page.click("#create-submit")
         red.wait_page("play", "/play/")
         game = red.page.eval("location.pathname.split('/')[2]")
@@ -244,6 +247,12 @@ def run(base, outdir, moves, chromium, timeout):
         red.page.wait_for("/Waiting for players/.test(document.getElementById('status').textContent) &&"
                           " document.getElementById('board').dataset.ready === 'true'", "the game waiting")
         red.page.check_axe("the game page of a game waiting for players")
+        rules = red.page.eval("document.getElementById('rules').textContent")
+        if rules != "Variant: no two-player bonus":
+            raise Failed(f"the game page names the rules {rules!r}")
+        ruleset = get_json(api)["ruleset"]
+        if ruleset != "djambi-standard-2026 two_seat_bonus=off":
+            raise Failed(f"the game was created with the ruleset {ruleset!r}")
         for seat in "BYG":
             p = players[seat]
             p.page.navigate(f"{base}/lobby")

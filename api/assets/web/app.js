@@ -148,6 +148,33 @@
     }).join(", ");
   }
 
+  // The rule options the web client names (VARIANTS.md): a short name for each
+  // non-default value; an option at its default is not named.
+  var RULE_NAMES = {
+    friendly_fire: { own_non_chief: "friendly fire" },
+    master_moves: { on: "master moves" },
+    reporter: { forced: "forced reporter" },
+    surround: { kw_throne_access: "throne access" },
+    two_seat_bonus: { off: "no two-player bonus" },
+    corpse_on_maze: { on: "corpse on the maze" },
+    layout: { rotational: "rotational layout" },
+  };
+
+  // "Standard rules", or the variant's options by name ("Variant: master moves, forced
+  // reporter"); an option this client does not know is shown as name=value.
+  function rulesText(game) {
+    var options = game && game.ruleset_options;
+    if (!options) return game && game.ruleset ? "Rules: " + game.ruleset : "";
+    var names = [];
+    Object.keys(options).sort().forEach(function (option) {
+      var value = options[option];
+      var known = RULE_NAMES[option];
+      if (known && known[value]) names.push(known[value]);
+      else if (!known) names.push(option + "=" + value);
+    });
+    return names.length ? "Variant: " + names.join(", ") : "Standard rules";
+  }
+
   function gameItem(game, me) {
     var turn = "";
     if (game.status === "active" && game.to_move) {
@@ -164,6 +191,7 @@
       el("span", { className: "turn", text: " " + turn }),
       game.deadline ? el("span", { className: "deadline", text: " · deadline " + when(game.deadline) }) : null,
       el("div", { className: "who", text: players(game) }),
+      el("div", { className: "rules", text: rulesText(game) }),
     ]);
   }
 
@@ -237,6 +265,11 @@
         if (level) bots.push({ seat: seat, level: parseInt(level, 10) });
       });
       if (bots.length) body.bots = bots;
+      var ruleset = {};
+      Array.prototype.forEach.call(form.querySelectorAll("input[name=rule]:checked"), function (box) {
+        ruleset[box.getAttribute("data-option")] = box.value;
+      });
+      if (Object.keys(ruleset).length) body.ruleset = ruleset;
       try {
         var game = await api("POST", "/v1/games", body);
         window.location.assign("/play/" + encodeURIComponent(game.id));
@@ -365,7 +398,7 @@
   }
 
   window.Djambi = {
-    api: api, el: el, when: when, seatName: seatName, seatLabel: seatLabel, setText: setText,
+    api: api, el: el, when: when, rulesText: rulesText, seatName: seatName, seatLabel: seatLabel, setText: setText,
     SEAT_GLYPHS: SEAT_GLYPHS,
   };
 

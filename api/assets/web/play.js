@@ -465,6 +465,7 @@
     D.setText("status", describe());
     var title = (summary.seats || []).map(function (s) { return s.username || (s.bot ? "bot" : D.seatName(s.seat)); }).join(", ");
     D.setText("game-title", "Game " + gameId.slice(0, 8) + ": " + title);
+    D.setText("rules", D.rulesText(summary));
     document.getElementById("resign-row").hidden = !(summary.status === "active" && mySeats().some(function (s) { return current.active_seats.indexOf(s) >= 0; }));
     textForm.hidden = !myTurn();
     renderDraw();

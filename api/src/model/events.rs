@@ -173,7 +173,9 @@ pub struct GameResult {
 #[serde(tag = "kind", content = "payload", rename_all = "snake_case")]
 pub enum Event {
     Created {
-        /// The rules version ([`domain::Ruleset::id`]), so an old game replays the same.
+        /// The ruleset's canonical text ([`domain::Ruleset`]'s `Display`, VARIANTS.md 2.1:
+        /// the rules version, then the options that differ from their default), so that
+        /// every write replays the game under the rules it was created with.
         ruleset: String,
         /// The seats in play, e.g. `RBYG` or `RBY`.
         seats: String,

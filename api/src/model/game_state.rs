@@ -109,8 +109,11 @@ impl GameState {
         else {
             return invalid(format!("event 1 is `{}`, not `created`", event.kind()));
         };
-        let ruleset = Ruleset::from_id(ruleset)
-            .ok_or_else(|| FoldError::Invalid(format!("unknown ruleset {ruleset:?}")))?;
+        // The game replays under the rules it was created with; a text this engine cannot
+        // read is never replaced by another ruleset.
+        let ruleset = ruleset
+            .parse::<Ruleset>()
+            .map_err(|e| FoldError::Invalid(format!("unreadable ruleset {ruleset:?}: {e}")))?;
         let seats = SeatSet::from_letters(seats)
             .filter(|s| s.len() >= 3)
             .ok_or_else(|| FoldError::Invalid(format!("bad seats {seats:?}")))?;
@@ -487,8 +490,26 @@ mod tests {
     }
 
     fn new_game(seats: &str) -> GameState {
+        new_game_under(seats, &Ruleset::Standard2026.id())
+    }
+
+    fn created_event(seats: &str, ruleset: &str) -> Event {
+        Event::Created {
+            ruleset: ruleset.into(),
+            seats: seats.into(),
+            hostage_seat: None,
+            visibility: Visibility::Public,
+            created_by: "u0".into(),
+            invite_code: None,
+            kind: GameKind::Play,
+            record_headers: Vec::new(),
+            time_control: None,
+        }
+    }
+
+    fn new_game_under(seats: &str, ruleset: &str) -> GameState {
         let created = Event::Created {
-            ruleset: Ruleset::Standard2026.id(),
+            ruleset: ruleset.into(),
             seats: seats.into(),
             hostage_seat: None,
             visibility: Visibility::Public,
@@ -511,6 +532,44 @@ mod tests {
         }
         s.apply(&Event::Started {}, t()).unwrap();
         s
+    }
+
+    #[test]
+    fn the_created_ruleset_is_the_game_s_and_replays() {
+        let s = new_game_under(
+            "RBYG",
+            "djambi-standard-2026 layout=rotational,master_moves=on",
+        );
+        let ruleset = s.settings.ruleset;
+        assert_eq!(ruleset.layout, domain::Layout::Rotational);
+        assert_eq!(ruleset.master_moves, domain::MasterMoves::On);
+        assert_eq!(s.game.position().ruleset(), ruleset);
+        assert_eq!(
+            s.game.position().to_string(),
+            domain::Position::start_with(SeatSet::ALL, ruleset)
+                .unwrap()
+                .to_string()
+        );
+        assert_ne!(
+            s.game.position().to_string(),
+            domain::Position::start(SeatSet::ALL).unwrap().to_string(),
+            "the rotational start differs from the standard one"
+        );
+        // The bare option list is read too; the text is never replaced by another ruleset.
+        let bare = GameState::created("g", &created_event("RBYG", "reporter=forced"), t()).unwrap();
+        assert_eq!(bare.settings.ruleset.reporter, domain::Reporter::Forced);
+        for bad in [
+            "reporter=maybe",
+            "djambi-2099",
+            "bogus=on",
+            "reporter=forced,reporter=forced",
+        ] {
+            let err = GameState::created("g", &created_event("RBYG", bad), t()).unwrap_err();
+            assert!(
+                matches!(&err, FoldError::Invalid(m) if m.contains("unreadable ruleset")),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

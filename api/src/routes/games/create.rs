@@ -2,12 +2,13 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, post, web};
-use domain::{GameSettings, Seat};
+use domain::{GameSettings, Ruleset, Seat};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::PROBLEM;
+use super::ruleset::{self, RulesetInput};
 use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::{Command, NewGame};
@@ -20,6 +21,7 @@ use crate::state::AppState;
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"seats": 4, "seat": "R", "visibility": "public",
+    "ruleset": {"master_moves": "on"},
     "time_control": {"per_move_secs": 259200, "max_bank_secs": 604800},
     "bots": [{"seat": "B", "level": 3}]}))]
 pub struct CreateGameRequest {
@@ -41,6 +43,14 @@ pub struct CreateGameRequest {
     /// Computer players to seat at once: seats in play, not the creator's, each once; the
     /// server plays their moves. When they fill every free seat the game starts at once.
     pub bots: Option<Vec<BotSeat>>,
+    /// The rules (VARIANTS.md): a text (`"master_moves=on,reporter=forced"`, optionally
+    /// after the version `djambi-standard-2026`) or an object of options
+    /// (`{"master_moves": "on"}`); an option left out has its default value, and absent,
+    /// `null`, `""` and `{}` are the default ruleset (RULES.md unchanged). An unknown
+    /// option or value, or an option given twice, is refused (`400`, the field names the
+    /// option).
+    #[schema(value_type = Option<RulesetInput>)]
+    pub ruleset: Option<Value>,
     /// Always 0 here when given (a new game has no version yet).
     #[schema(minimum = 0, maximum = 0)]
     pub expected_version: Option<i64>,
@@ -64,7 +74,11 @@ impl CreateGameRequest {
     /// The new game's settings, checked.
     fn new_game(&self) -> Result<NewGame, ApiError> {
         let seats = self.seats.unwrap_or(4);
-        let settings = match (seats, self.empty_seat) {
+        let ruleset = match &self.ruleset {
+            Some(v) => ruleset::parse("ruleset", v)?,
+            None => Ruleset::DEFAULT,
+        };
+        let mut settings = match (seats, self.empty_seat) {
             (4, None) => GameSettings::four_players(),
             (4, Some(_)) => {
                 return Err(ApiError::field(
@@ -75,6 +89,7 @@ impl CreateGameRequest {
             (3, empty) => GameSettings::three_players(empty.unwrap_or(Seat::Green)),
             _ => return Err(ApiError::field("seats", "must be 3 or 4")),
         };
+        settings.ruleset = ruleset;
         if self.expected_version.is_some_and(|v| v != 0) {
             return Err(ApiError::field(
                 "expected_version",

@@ -29,7 +29,7 @@ pub struct EventParams {
 ///
 /// | kind | payload |
 /// |---|---|
-/// | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`; a study game (imported from a record) also `kind: "study"` and `record_headers` (`[key, value]` pairs) |
+/// | `created` | `ruleset` (the canonical text, VARIANTS.md 2.1: `djambi-standard-2026 master_moves=on`), `seats`, `hostage_seat`, `visibility`, `created_by`; a study game (imported from a record) also `kind: "study"` and `record_headers` (`[key, value]` pairs) |
 /// | `seat_taken`, `seat_left` | `seat`, `user_id` |
 /// | `bot_seated` | `seat`, `level` (a computer player, 1 to 5) |
 /// | `started` | `{}` |

@@ -41,7 +41,10 @@ pub struct ImportRequest {
 /// Import a game record as a study game.
 ///
 /// The body is `{"record": "<text>"}` as `application/json`, or the record itself as
-/// `text/plain`. Every action is checked against the rules; the game is stored for
+/// `text/plain`. Every action is checked against the rules of the record's `Ruleset`
+/// header (VARIANTS.md 2.2; absent: the default ruleset), which the study game keeps
+/// (its summary's `ruleset`); an unknown option or value there is a 400 naming the
+/// line. The game is stored for
 /// study (`kind: "study"`): a `created` event holding the record's headers (the players
 /// are names, not accounts), then one event per action (`move_played`, `resigned`,
 /// `timed_out`, and `ended` as the record's game ends), finished or ongoing as the record

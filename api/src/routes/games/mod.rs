@@ -20,6 +20,7 @@ mod moves;
 mod position;
 mod record;
 mod resign;
+pub mod ruleset;
 mod seats;
 mod stream;
 mod summary;

@@ -11,6 +11,7 @@ use crate::model::events::{Event, GameKind, GameResult, Status, Visibility};
 use crate::model::game_state::{DrawOffer, GameState};
 use crate::model::timing::TimeControl;
 use crate::pagination::{Keyset, Page};
+use crate::routes::games::ruleset::RulesetOptions;
 
 /// The JSON form of a move (RULES.md section 8); absent and null are the same. Squares
 /// are `A1` to `I9`, in either case.
@@ -86,7 +87,10 @@ pub struct BotView {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({
     "id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "status": "active", "visibility": "public",
-    "ruleset": "djambi-standard-2026", "seats_in_play": ["R", "B", "Y", "G"], "hostage_seat": null,
+    "ruleset": "djambi-standard-2026 master_moves=on",
+    "ruleset_options": {"friendly_fire": "none", "master_moves": "on", "reporter": "optional",
+        "surround": "ours", "two_seat_bonus": "on", "corpse_on_maze": "off", "layout": "standard"},
+    "seats_in_play": ["R", "B", "Y", "G"], "hostage_seat": null,
     "seats": [
         {"seat": "R", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11", "username": "alice", "bot": null},
         {"seat": "B", "user_id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12", "username": "bob", "bot": null},
@@ -105,7 +109,14 @@ pub struct GameSummary {
     pub id: String,
     pub status: Status,
     pub visibility: Visibility,
+    /// The rules the game is played under, canonical (VARIANTS.md 2.1): the version
+    /// `djambi-standard-2026`, then the options that differ from their default, sorted
+    /// (`djambi-standard-2026 master_moves=on,reporter=forced`). The record's `Ruleset`
+    /// header holds the same text.
     pub ruleset: String,
+    /// Every rule option and its value. `null` only for a stored ruleset this server
+    /// cannot read (never for a game it wrote).
+    pub ruleset_options: Option<RulesetOptions>,
     #[schema(value_type = Vec<String>)]
     pub seats_in_play: Vec<Seat>,
     /// With three players: the empty seat, whose party is hostage.
@@ -184,6 +195,7 @@ impl GameSummary {
             status: Status::parse(&row.status).unwrap_or(Status::Open),
             visibility: Visibility::parse(&row.visibility).unwrap_or(Visibility::Invite),
             ruleset: row.ruleset.clone(),
+            ruleset_options: row.ruleset.parse().ok().map(RulesetOptions::of),
             seats_in_play,
             hostage_seat: row.hostage_seat.as_deref().and_then(seat_of),
             seats,
@@ -300,6 +312,9 @@ pub struct PieceView {
 #[schema(example = json!({
     "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "version": 6, "status": "active",
     "dfen": "RCRARM3BMBABC/RRRDRM3BMBDBR/RMRMRN3BNBMBM/9/9/9/GMGMGN3YNYMYM/GRGDGM3YMYDYR/GCGAGM3YMYAYC R RBYG 0",
+    "ruleset": "djambi-standard-2026",
+    "ruleset_options": {"friendly_fire": "none", "master_moves": "off", "reporter": "optional",
+        "surround": "ours", "two_seat_bonus": "on", "corpse_on_maze": "off", "layout": "standard"},
     "ply": 0, "turn": {"seat": "R", "bonus_after": null}, "ruler": null,
     "active_seats": ["R", "B", "Y", "G"],
     "controls": {"R": "R", "B": "B", "Y": "Y", "G": "G"},
@@ -311,8 +326,13 @@ pub struct StateView {
     pub game_id: String,
     pub version: i64,
     pub status: Status,
-    /// The position in DFEN (RULES.md section 8).
+    /// The position in DFEN (RULES.md section 8). A DFEN holds no ruleset: the position
+    /// is read under the game's `ruleset`.
     pub dfen: String,
+    /// The rules the game is played under, canonical (as in the summary).
+    pub ruleset: String,
+    /// Every rule option and its value.
+    pub ruleset_options: RulesetOptions,
     pub ply: u32,
     /// `null` when the game is over.
     pub turn: Option<TurnView>,
@@ -360,6 +380,8 @@ impl StateView {
             version: s.version,
             status: s.status,
             dfen: position.to_string(),
+            ruleset: s.settings.ruleset.to_string(),
+            ruleset_options: RulesetOptions::of(s.settings.ruleset),
             ply: position.ply(),
             turn: if s.status == Status::Active {
                 TurnView::of(position.turn())
