@@ -199,6 +199,8 @@ backend_tests!(
     cors_allows_configured_origins_only,
     type_errors_name_the_field,
     arrays_are_never_objects,
+    wrong_types_name_the_field,
+    nosniff_and_large_heads,
 );
 
 /// The places in a request schema where the document expects a JSON object, as the
@@ -391,4 +393,132 @@ fn arrays_are_never_objects(backend: Backend) {
     );
     r.problem(400, "validation");
     assert_eq!(r.error_fields(), vec!["time_control"]);
+}
+
+/// The JSON types a schema admits (`integer` admits only integers; `number` both).
+fn admitted_types(doc: &Value, schema: &Value, out: &mut Vec<String>, depth: usize) {
+    let schema = resolve(doc, schema);
+    if depth > 6 || schema.as_object().is_some_and(|o| o.is_empty()) {
+        out.push("any".into());
+        return;
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        for branch in schema[key].as_array().into_iter().flatten() {
+            admitted_types(doc, branch, out, depth + 1);
+        }
+    }
+    match &schema["type"] {
+        Value::String(t) => out.push(t.clone()),
+        Value::Array(ts) => out.extend(ts.iter().filter_map(Value::as_str).map(String::from)),
+        _ if schema["properties"].is_object() => out.push("object".into()),
+        _ => {}
+    }
+    if schema.get("enum").is_some() && out.is_empty() {
+        out.push("any".into());
+    }
+}
+
+/// Property: a top-level field of a JSON type its schema does not admit is refused with
+/// 400 naming that field (not `body`), in every body of every operation.
+fn wrong_types_name_the_field(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    let game = s
+        .post(
+            "/v1/games",
+            Some(&alice.access),
+            &json!({"seats": 4, "seat": "R"}),
+        )
+        .expect(201)
+        .clone();
+    let id = game["id"].as_str().unwrap().to_string();
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(djambi_e2e::repo_root().join("openapi/openapi.json")).unwrap(),
+    )
+    .unwrap();
+    let mut tried = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let Some(content) = op["requestBody"]["content"]["application/json"].as_object() else {
+                continue;
+            };
+            let schema = resolve(&doc, &content["schema"]);
+            let example = schema["example"].clone();
+            let url = path.replace("{id}", &id).replace("{seat}", "G");
+            for (name, prop) in schema["properties"].as_object().into_iter().flatten() {
+                let mut types = Vec::new();
+                admitted_types(&doc, prop, &mut types, 0);
+                if types.iter().any(|t| t == "any") {
+                    continue;
+                }
+                let wrong = [
+                    ("boolean", json!(true)),
+                    ("object", json!({"x": 1})),
+                    ("number", json!(1.5)),
+                    ("string", json!("x")),
+                    ("array", json!([1])),
+                ]
+                .into_iter()
+                .find(|(t, _)| !types.iter().any(|a| a == t));
+                let Some((_, wrong)) = wrong else { continue };
+                let mut body = if example.is_object() {
+                    example.clone()
+                } else {
+                    json!({})
+                };
+                body[name] = wrong;
+                let m = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+                let r = s.send(s.request(m, &url).bearer_auth(&alice.access).json(&body));
+                assert_eq!(r.status.as_u16(), 400, "{method} {url} {body}: {}", r.text);
+                assert_eq!(
+                    r.error_fields(),
+                    vec![name.clone()],
+                    "{method} {url} {body}: {}",
+                    r.text
+                );
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried >= 30, "only {tried} fields tried");
+}
+
+/// Every answer says `X-Content-Type-Options: nosniff`; a head over the documented
+/// limits is a 431 problem, not a bare status.
+fn nosniff_and_large_heads(backend: Backend) {
+    let s = TestServer::start(backend);
+    let alice = s.user("alice");
+    for r in [
+        s.get("/v1/me", Some(&alice.access)),
+        s.get("/v1/games/no-such-game", None),
+        s.post("/v1/games", Some(&alice.access), &json!({"seats": "x"})),
+        s.get("/healthz", None),
+        s.send(s.request(Method::OPTIONS, "/v1/games")),
+    ] {
+        assert_eq!(
+            r.header("x-content-type-options"),
+            Some("nosniff"),
+            "{}",
+            r.text
+        );
+    }
+    let mut rb = s.request(Method::GET, "/v1/me").bearer_auth(&alice.access);
+    for i in 0..70 {
+        rb = rb.header(format!("x-extra-{i}"), "1");
+    }
+    let r = s.send(rb);
+    r.problem(431, "headers-too-large");
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    let r = s.send(
+        s.request(Method::GET, "/v1/me")
+            .header("x-big", "a".repeat(40 * 1024)),
+    );
+    r.problem(431, "headers-too-large");
+    // Within the limits, a large head is fine.
+    let r = s.send(
+        s.request(Method::GET, "/v1/me")
+            .bearer_auth(&alice.access)
+            .header("x-big", "a".repeat(16 * 1024)),
+    );
+    r.expect(200);
 }

@@ -46,6 +46,8 @@ pub enum ProblemKind {
     PayloadTooLarge,
     /// 415: the body is not `application/json`.
     UnsupportedMediaType,
+    /// 431: the request head (request line and headers) is larger than the server reads.
+    HeadersTooLarge,
     /// 429: too many requests; `Retry-After` says when to try again.
     RateLimited,
     /// 422: the move is not legal in the current position (`reason`, `legal_moves_url`).
@@ -85,6 +87,7 @@ impl ProblemKind {
         ProblemKind::Conflict,
         ProblemKind::PayloadTooLarge,
         ProblemKind::UnsupportedMediaType,
+        ProblemKind::HeadersTooLarge,
         ProblemKind::RateLimited,
         ProblemKind::IllegalMove,
         ProblemKind::NotYourTurn,
@@ -109,6 +112,7 @@ impl ProblemKind {
             ProblemKind::Conflict => "conflict",
             ProblemKind::PayloadTooLarge => "payload-too-large",
             ProblemKind::UnsupportedMediaType => "unsupported-media-type",
+            ProblemKind::HeadersTooLarge => "headers-too-large",
             ProblemKind::RateLimited => "rate-limited",
             ProblemKind::IllegalMove => "illegal-move",
             ProblemKind::NotYourTurn => "not-your-turn",
@@ -143,6 +147,7 @@ impl ProblemKind {
             | ProblemKind::SeatTaken => StatusCode::CONFLICT,
             ProblemKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ProblemKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ProblemKind::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ProblemKind::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ProblemKind::IllegalMove | ProblemKind::IdempotencyKeyReused => {
                 StatusCode::UNPROCESSABLE_ENTITY
@@ -165,6 +170,7 @@ impl ProblemKind {
             ProblemKind::Conflict => "Conflict with the current state",
             ProblemKind::PayloadTooLarge => "Request body too large",
             ProblemKind::UnsupportedMediaType => "Unsupported media type",
+            ProblemKind::HeadersTooLarge => "Request head too large",
             ProblemKind::RateLimited => "Too many requests",
             ProblemKind::IllegalMove => "Illegal move",
             ProblemKind::NotYourTurn => "Not your turn",
@@ -249,6 +255,8 @@ pub enum ApiError {
     PayloadTooLarge { limit: usize },
     #[error("{0}")]
     UnsupportedMediaType(String),
+    #[error("{0}")]
+    HeadersTooLarge(String),
     #[error("too many requests; retry after {retry_after_secs} s")]
     RateLimited { retry_after_secs: u64 },
     #[error("{detail}")]
@@ -348,6 +356,7 @@ impl ApiError {
             ApiError::Conflict(_) => ProblemKind::Conflict,
             ApiError::PayloadTooLarge { .. } => ProblemKind::PayloadTooLarge,
             ApiError::UnsupportedMediaType(_) => ProblemKind::UnsupportedMediaType,
+            ApiError::HeadersTooLarge(_) => ProblemKind::HeadersTooLarge,
             ApiError::RateLimited { .. } => ProblemKind::RateLimited,
             ApiError::IllegalMove { .. } => ProblemKind::IllegalMove,
             ApiError::NotYourTurn(_) => ProblemKind::NotYourTurn,
