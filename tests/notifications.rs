@@ -270,7 +270,7 @@ fn the_stream_delivers_and_resumes(backend: Backend) {
     clock.advance(TimeDelta::minutes(1));
     move_now(&srv, &id, &p[1]);
     // Blue's own move notifies Yellow, not Blue; Yellow's stream from the start has it.
-    let yellow = subscribe(&srv, &p[2], Some("unknown-id"));
+    let yellow = subscribe(&srv, &p[2], Some("00000000-0000-0000-0000-000000000000"));
     let mut seen = Vec::new();
     while let Ok((_, kind, _)) = yellow.recv_timeout(Duration::from_millis(500)) {
         seen.push(kind);
@@ -278,7 +278,45 @@ fn the_stream_delivers_and_resumes(backend: Backend) {
     assert_eq!(seen, ["game_started", "draw_offered", "your_turn"]);
 }
 
-backend_tests!(feed_follows_the_game, the_stream_delivers_and_resumes);
+/// A `Last-Event-ID` that is not a notification's id is refused as on the game stream,
+/// not taken for "from now on" (which would silently lose what the client missed).
+fn a_malformed_last_event_id_is_refused(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let alice = srv.user("alice");
+    let long = "x".repeat(300);
+    for bad in ["garbage!", "-1", long.as_str(), "", "12", "0192f5e4-7a3c"] {
+        let r = srv.send(
+            srv.request(Method::GET, "/v1/me/notifications/stream")
+                .bearer_auth(&alice.access)
+                .header("Last-Event-ID", bad),
+        );
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), vec!["Last-Event-ID"], "{bad:?}");
+    }
+    // The game stream answers the same to the same header.
+    let game = srv
+        .post(
+            "/v1/games",
+            Some(&alice.access),
+            &json!({"seats": 4, "seat": "R"}),
+        )
+        .expect(201)
+        .clone();
+    let r = srv.send(
+        srv.request(
+            Method::GET,
+            &format!("/v1/games/{}/stream", game["id"].as_str().unwrap()),
+        )
+        .header("Last-Event-ID", "garbage!"),
+    );
+    r.problem(400, "validation");
+}
+
+backend_tests!(
+    feed_follows_the_game,
+    the_stream_delivers_and_resumes,
+    a_malformed_last_event_id_is_refused,
+);
 
 /// A stream on one instance gets what a write on another instance caused.
 #[test]
