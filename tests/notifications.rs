@@ -312,7 +312,54 @@ fn a_malformed_last_event_id_is_refused(backend: Backend) {
     r.problem(400, "validation");
 }
 
+/// A seat that is not to move resigning changes neither the turn nor its deadline: the
+/// seat to move is not told again. The seat to move resigning does pass the turn on.
+fn your_turn_only_when_the_turn_changes(backend: Backend) {
+    let clock = clock();
+    let srv = TestServer::start_with_clock(backend, &FAST, clock.clone());
+    let (id, p) = game(&srv, "again");
+    clock.advance(TimeDelta::minutes(1));
+    move_now(&srv, &id, &p[0]);
+    let turns = |who: &Login| {
+        feed(&srv, who)
+            .into_iter()
+            .filter(|i| i["kind"] == "your_turn")
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(turns(&p[1]).len(), 1);
+    let deadline = summary(&srv, &id)["deadline"].clone();
+    clock.advance(TimeDelta::minutes(1));
+    srv.post(
+        &format!("/v1/games/{id}/resignation"),
+        Some(&p[3].access),
+        &json!({}),
+    )
+    .expect(201);
+    assert_eq!(summary(&srv, &id)["to_move"], "B");
+    assert_eq!(summary(&srv, &id)["deadline"], deadline);
+    assert_eq!(
+        turns(&p[1]).len(),
+        1,
+        "no second your_turn for the same turn"
+    );
+    // Blue, to move, resigns: Yellow's turn starts now.
+    clock.advance(TimeDelta::minutes(1));
+    srv.post(
+        &format!("/v1/games/{id}/resignation"),
+        Some(&p[1].access),
+        &json!({}),
+    )
+    .expect(201);
+    let yellow = turns(&p[2]);
+    assert_eq!(yellow.len(), 1);
+    assert_eq!(
+        yellow[0]["payload"]["deadline"],
+        summary(&srv, &id)["deadline"]
+    );
+}
+
 backend_tests!(
+    your_turn_only_when_the_turn_changes,
     feed_follows_the_game,
     the_stream_delivers_and_resumes,
     a_malformed_last_event_id_is_refused,

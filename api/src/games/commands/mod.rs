@@ -194,6 +194,7 @@ impl Written {
     /// What [`notifications::plan`] reads of it.
     pub fn wrote(&self) -> notifications::Wrote<'_> {
         notifications::Wrote {
+            before: self.before.as_deref(),
             state: &self.state,
             events: &self.events,
             steps: &self.steps,
