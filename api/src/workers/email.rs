@@ -62,7 +62,12 @@ pub async fn send(
             HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
             id.to_string(),
         ))
-        .body(mail.body.clone());
+        // MIME: text/plain and an HTML alternative, UTF-8 (lettre adds MIME-Version and
+        // each part's Content-Type and Content-Transfer-Encoding).
+        .multipart(lettre::message::MultiPart::alternative_plain_html(
+            mail.body.clone(),
+            mail.html(),
+        ));
     let message = match message {
         Ok(m) => m,
         Err(e) => return Outcome::Dead(format!("cannot build the mail: {e}")),
