@@ -128,10 +128,13 @@ impl GameRow {
                 .time_control
                 .as_ref()
                 .and_then(|tc| serde_json::to_string(tc).ok()),
-            // A bot to move is due at once (the worker applies its delay).
-            due_at: state
-                .deadline()
-                .or_else(|| state.bot_to_move().map(|_| state.updated_at)),
+            // A bot to move, or a bot owing an answer to a draw offer, is due at once (the
+            // worker applies its delay).
+            due_at: match (state.deadline(), state.bot_to_answer_draw()) {
+                (Some(d), Some(_)) => Some(d.min(state.updated_at)),
+                (None, Some(_)) => Some(state.updated_at),
+                (d, None) => d.or_else(|| state.bot_to_move().map(|_| state.updated_at)),
+            },
             turn_order_at: state
                 .deadline()
                 .unwrap_or(state.updated_at + NO_DEADLINE_ORDER),

@@ -201,7 +201,13 @@ impl GameSummary {
                 .time_control
                 .as_deref()
                 .and_then(|t| serde_json::from_str(t).ok()),
-            deadline: row.due_at.filter(|_| !bot_to_move).map(|d| d.and_utc()),
+            // `due_at` is when the worker looks next: the deadline, moved later by a
+            // vacation, or sooner for a computer player's answer to a draw offer; the
+            // deadline is never before the log's (`turn_order_at` for a timed game).
+            deadline: row
+                .due_at
+                .filter(|_| !bot_to_move && row.time_control.is_some())
+                .map(|d| d.max(row.turn_order_at).and_utc()),
             created_by: row.created_by.clone(),
             created_at: row.created_at.and_utc(),
             updated_at: row.updated_at.and_utc(),
