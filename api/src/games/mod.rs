@@ -19,6 +19,7 @@
 
 pub mod bots;
 pub mod commands;
+pub mod deadlines;
 pub mod queries;
 pub mod stats;
 pub mod write;

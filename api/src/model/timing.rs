@@ -157,6 +157,17 @@ pub fn paused_deadline(
     t + left
 }
 
+/// The effective deadline of a turn that started at `started` and whose deadline in the
+/// log is `deadline`, when its player is away during `pauses`: the one deadline every
+/// view, payload, mail and the `turn=mine` order show (computed when read).
+pub fn effective_deadline(
+    started: NaiveDateTime,
+    deadline: NaiveDateTime,
+    pauses: &[(NaiveDateTime, NaiveDateTime)],
+) -> NaiveDateTime {
+    paused_deadline(started, (deadline - started).num_seconds().max(0), pauses)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

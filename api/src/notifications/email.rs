@@ -174,7 +174,17 @@ pub fn compose(
             (Some(seat), Some(u)) => {
                 let who = username(conn, u)?;
                 body.push_str(&format!("To move: {seat:?} ({who})"));
-                if let Some(d) = state.deadline() {
+                // The effective deadline: the player's vacations move it.
+                let deadline = match (state.deadline(), state.clocks.turn_started) {
+                    (Some(d), Some(started)) => {
+                        let pauses = crate::store::vacations::pauses(conn, u, note.created_at)?;
+                        Some(crate::model::timing::effective_deadline(
+                            started, d, &pauses,
+                        ))
+                    }
+                    (d, _) => d,
+                };
+                if let Some(d) = deadline {
                     body.push_str(&format!(", deadline {}", at(d)));
                 }
                 body.push('\n');

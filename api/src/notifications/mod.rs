@@ -130,6 +130,9 @@ pub struct Wrote<'a> {
     /// The state before the write (`None` for a new game).
     pub before: Option<&'a GameState>,
     pub state: &'a GameState,
+    /// The effective deadline of the turn after (the player's vacations counted); `None`:
+    /// the state's.
+    pub deadline: Option<NaiveDateTime>,
     pub events: &'a [Event],
     pub steps: &'a [Step],
 }
@@ -223,7 +226,10 @@ pub fn plan(written: Wrote<'_>, actor: Option<&str>) -> Vec<NotificationRow> {
     if turn_passed && turn_changed && state.status == Status::Active {
         if let (Some(seat), Some(u)) = (state.to_move(), state.to_move_user()) {
             if Some(u) != actor {
-                let deadline = state.deadline().map(|d| d.and_utc());
+                let deadline = written
+                    .deadline
+                    .or_else(|| state.deadline())
+                    .map(|d| d.and_utc());
                 p.add(u, "your_turn", json!({"seat": seat, "deadline": deadline}));
             }
         }

@@ -198,9 +198,11 @@ pub struct Written {
 }
 
 impl Written {
-    /// What [`notifications::plan`] reads of it.
-    pub fn wrote(&self) -> notifications::Wrote<'_> {
+    /// What [`notifications::plan`] reads of it; `deadline` is the effective deadline of
+    /// the turn after ([`crate::games::deadlines`]).
+    pub fn wrote(&self, deadline: Option<chrono::NaiveDateTime>) -> notifications::Wrote<'_> {
         notifications::Wrote {
+            deadline,
             before: self.before.as_deref(),
             state: &self.state,
             events: &self.events,

@@ -44,7 +44,7 @@ pub async fn board_svg(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let at = query.at;
-    let (state, current) = queries::state_at(app.game_ctx(), id, at).await?;
+    let (state, current, _) = queries::state_at(app.game_ctx(), id, at).await?;
     let cache = if state.version < current {
         PAST_MAX_AGE
     } else {
