@@ -265,7 +265,7 @@ fn put_at(body: &mut Value, path: &str, value: Value) {
         }
         let slot = &mut here[name];
         if index {
-            if !slot.as_array().is_some_and(|a| !a.is_empty()) {
+            if slot.as_array().is_none_or(|a| a.is_empty()) {
                 *slot = json!([{}]);
             }
             here = &mut slot[0];
