@@ -9,8 +9,17 @@ FROM rust:1.95-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
+# The release profile keeps line tables (backtraces, profiling). The image gets the
+# binaries without them (symbols kept, so backtraces still name functions); the debug
+# info stays in this build stage, linked by .gnu_debuglink: export it with
+# `docker build --target build` and `docker cp` if you need it.
 RUN cargo build --release --locked -p api -p djambi-cli \
-    && cp target/release/djambi-server target/release/djambi /usr/local/bin/
+    && mkdir -p /usr/local/lib/debug \
+    && for b in djambi-server djambi; do \
+         objcopy --only-keep-debug target/release/$b /usr/local/lib/debug/$b.debug \
+         && objcopy --strip-debug --add-gnu-debuglink=/usr/local/lib/debug/$b.debug \
+              target/release/$b /usr/local/bin/$b; \
+       done
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends libpq5 ca-certificates \

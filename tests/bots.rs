@@ -17,6 +17,7 @@ use reqwest::Method;
 const FAST: [(&str, &str); 2] = [("DJAMBI_DUE_INTERVAL", "10ms"), ("DJAMBI_BOT_DELAY", "0")];
 
 backend_tests!(
+    bots_answer_a_draw_offer,
     three_bots_and_a_scripted_person_finish_the_game,
     seating_bots_and_its_refusals,
     bot_only_games_are_played_out_and_replay,
@@ -451,4 +452,64 @@ fn two_instances_never_double_a_bot_move() {
     assert_eq!(bad, 0, "{report}");
     assert!(report.contains("2 games checked"), "{report}");
     drop(servers);
+}
+
+/// A person offers a draw in a game with three bots: the bots answer it (by their
+/// evaluation: at the start nobody stands better, so they accept) within a due pass, as
+/// the server (actor `null`), and the game ends as an agreed draw. The summary's deadline
+/// meanwhile is the log's.
+fn bots_answer_a_draw_offer(backend: Backend) {
+    let srv = TestServer::start_with(
+        backend,
+        &[
+            ("DJAMBI_DUE_INTERVAL", "10ms"),
+            ("DJAMBI_BOT_DELAY", "200ms"),
+        ],
+    );
+    let ann = srv.user("ann_draw");
+    let game = create(
+        &srv,
+        &ann,
+        json!({"seats": 4, "seat": "R", "time_control": {"per_move_secs": 86400}, "bots": [
+            {"seat": "B", "level": 1}, {"seat": "Y", "level": 1}, {"seat": "G", "level": 1}
+        ]}),
+    );
+    let id = game["id"].as_str().unwrap().to_string();
+    let deadline = game["deadline"].clone();
+    assert!(deadline.is_string(), "{game}");
+    srv.post(
+        &format!("/v1/games/{id}/draw-offer"),
+        Some(&ann.access),
+        &json!({"action": "offer"}),
+    )
+    .expect(200);
+    // Before the bots' delay the summary still shows Red's deadline, not the worker's time.
+    let s = summary(&srv, &id);
+    if s["status"] == "active" {
+        assert_eq!(s["deadline"], deadline, "{s}");
+    }
+    let s = wait_for("the bots' answers", 20, || {
+        let s = summary(&srv, &id);
+        (s["status"] == "finished").then_some(s)
+    });
+    assert_eq!(s["result"]["reason"], "draw_agreed", "{s}");
+    let events = all_events(&srv, &id);
+    let tail: Vec<(&str, &Value)> = events
+        .iter()
+        .skip_while(|e| e["kind"] != "draw_offered")
+        .map(|e| (e["kind"].as_str().unwrap(), &e["actor_id"]))
+        .collect();
+    assert_eq!(tail[0], ("draw_offered", &json!(ann.user_id)));
+    let accepted: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["kind"] == "draw_accepted")
+        .map(|e| &e["payload"]["seat"])
+        .collect();
+    assert_eq!(accepted, [&json!("B"), &json!("Y"), &json!("G")]);
+    assert!(
+        tail[1..].iter().all(|(_, actor)| actor.is_null()),
+        "{tail:?}"
+    );
+    assert_eq!(tail.last().unwrap().0, "ended");
+    check_log_replays(&srv, &id);
 }

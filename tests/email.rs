@@ -106,6 +106,27 @@ fn mails_name_the_game_and_unsubscribe_in_one_click(backend: Backend) {
         m.body
             .contains(&format!("https://djambi.example/v1/games/{id}/board.svg"))
     );
+    // Standard MIME (every mail the sink gets passes Python's strict parser): a text part
+    // and an HTML alternative, UTF-8, the links whole in both.
+    assert_eq!(m.header("mime-version"), "1.0");
+    assert!(
+        m.header("content-type")
+            .starts_with("multipart/alternative"),
+        "{m:?}"
+    );
+    let html = m.html.as_deref().expect("an HTML alternative");
+    assert!(
+        html.contains(&format!(
+            "<a href=\"https://djambi.example/games/{id}\">https://djambi.example/games/{id}</a>"
+        )),
+        "{html}"
+    );
+    let unsubscribe = m.header("list-unsubscribe").trim_matches(['<', '>']);
+    assert!(m.body.contains(unsubscribe), "{}", m.body);
+    assert!(
+        html.contains(&format!("<a href=\"{unsubscribe}\">")),
+        "{html}"
+    );
     assert_eq!(
         m.header("list-unsubscribe-post"),
         "List-Unsubscribe=One-Click"

@@ -301,6 +301,15 @@ fn bad_records_are_refused_and_change_nothing(backend: Backend) {
     import_json(&srv, &me, &json!({})).problem(400, "validation");
     import_json(&srv, &me, &json!({"record": "1. R C8-D7\n", "x": 1})).problem(400, "validation");
     import_text(&srv, &me, "  \n").problem(400, "validation");
+    // An empty record is refused the same way as JSON and as text.
+    for empty in ["", "  \n\t"] {
+        let r = import_json(&srv, &me, &json!({ "record": empty }));
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), vec!["record"], "{empty:?}");
+        let r = import_text(&srv, &me, empty);
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), vec!["record"], "{empty:?}");
+    }
     srv.send(
         srv.request(reqwest::Method::POST, "/v1/games/import")
             .bearer_auth(&me.access)

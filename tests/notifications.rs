@@ -270,7 +270,7 @@ fn the_stream_delivers_and_resumes(backend: Backend) {
     clock.advance(TimeDelta::minutes(1));
     move_now(&srv, &id, &p[1]);
     // Blue's own move notifies Yellow, not Blue; Yellow's stream from the start has it.
-    let yellow = subscribe(&srv, &p[2], Some("unknown-id"));
+    let yellow = subscribe(&srv, &p[2], Some("00000000-0000-0000-0000-000000000000"));
     let mut seen = Vec::new();
     while let Ok((_, kind, _)) = yellow.recv_timeout(Duration::from_millis(500)) {
         seen.push(kind);
@@ -278,7 +278,92 @@ fn the_stream_delivers_and_resumes(backend: Backend) {
     assert_eq!(seen, ["game_started", "draw_offered", "your_turn"]);
 }
 
-backend_tests!(feed_follows_the_game, the_stream_delivers_and_resumes);
+/// A `Last-Event-ID` that is not a notification's id is refused as on the game stream,
+/// not taken for "from now on" (which would silently lose what the client missed).
+fn a_malformed_last_event_id_is_refused(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let alice = srv.user("alice");
+    let long = "x".repeat(300);
+    for bad in ["garbage!", "-1", long.as_str(), "", "12", "0192f5e4-7a3c"] {
+        let r = srv.send(
+            srv.request(Method::GET, "/v1/me/notifications/stream")
+                .bearer_auth(&alice.access)
+                .header("Last-Event-ID", bad),
+        );
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), vec!["Last-Event-ID"], "{bad:?}");
+    }
+    // The game stream answers the same to the same header.
+    let game = srv
+        .post(
+            "/v1/games",
+            Some(&alice.access),
+            &json!({"seats": 4, "seat": "R"}),
+        )
+        .expect(201)
+        .clone();
+    let r = srv.send(
+        srv.request(
+            Method::GET,
+            &format!("/v1/games/{}/stream", game["id"].as_str().unwrap()),
+        )
+        .header("Last-Event-ID", "garbage!"),
+    );
+    r.problem(400, "validation");
+}
+
+/// A seat that is not to move resigning changes neither the turn nor its deadline: the
+/// seat to move is not told again. The seat to move resigning does pass the turn on.
+fn your_turn_only_when_the_turn_changes(backend: Backend) {
+    let clock = clock();
+    let srv = TestServer::start_with_clock(backend, &FAST, clock.clone());
+    let (id, p) = game(&srv, "again");
+    clock.advance(TimeDelta::minutes(1));
+    move_now(&srv, &id, &p[0]);
+    let turns = |who: &Login| {
+        feed(&srv, who)
+            .into_iter()
+            .filter(|i| i["kind"] == "your_turn")
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(turns(&p[1]).len(), 1);
+    let deadline = summary(&srv, &id)["deadline"].clone();
+    clock.advance(TimeDelta::minutes(1));
+    srv.post(
+        &format!("/v1/games/{id}/resignation"),
+        Some(&p[3].access),
+        &json!({}),
+    )
+    .expect(201);
+    assert_eq!(summary(&srv, &id)["to_move"], "B");
+    assert_eq!(summary(&srv, &id)["deadline"], deadline);
+    assert_eq!(
+        turns(&p[1]).len(),
+        1,
+        "no second your_turn for the same turn"
+    );
+    // Blue, to move, resigns: Yellow's turn starts now.
+    clock.advance(TimeDelta::minutes(1));
+    srv.post(
+        &format!("/v1/games/{id}/resignation"),
+        Some(&p[1].access),
+        &json!({}),
+    )
+    .expect(201);
+    let yellow = turns(&p[2]);
+    assert_eq!(yellow.len(), 1);
+    assert_eq!(
+        yellow[0]["payload"]["deadline"],
+        summary(&srv, &id)["deadline"]
+    );
+}
+
+backend_tests!(
+    your_turn_only_when_the_turn_changes,
+    feed_follows_the_game,
+    the_stream_delivers_and_resumes,
+    a_malformed_last_event_id_is_refused,
+);
 
 /// A stream on one instance gets what a write on another instance caused.
 #[test]

@@ -378,6 +378,43 @@ fn password_hashing_is_bounded(backend: Backend) {
     assert!(busy.iter().all(|(_, retry)| retry.is_some()), "{answers:?}");
 }
 
+/// A burst the hashing drains well within the allowed wait is served whole: 30
+/// simultaneous logins on two hashing turns all get their answer, none a 503 (admission
+/// is by the expected wait, not by the queue's length).
+fn a_burst_that_drains_in_time_is_served(backend: Backend) {
+    let s = TestServer::start_with(
+        backend,
+        &[
+            ("DJAMBI_HASH_CONCURRENCY", "2"),
+            ("DJAMBI_ARGON2_MEMORY_KIB", "4096"),
+            ("DJAMBI_ARGON2_ITERATIONS", "4"),
+            ("DJAMBI_LOGIN_LIMIT_PER_IP", "100000/1m"),
+        ],
+    );
+    let barrier = std::sync::Barrier::new(30);
+    let started = std::time::Instant::now();
+    let answers: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..30)
+            .map(|i| {
+                let (s, barrier) = (&s, &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    s.post(
+                        "/v1/sessions",
+                        None,
+                        &json!({"username": format!("nobody{i}"), "password": "wrong password"}),
+                    )
+                    .status
+                    .as_u16()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(answers.iter().all(|s| *s == 401), "{answers:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
 /// `X-Forwarded-For` is believed only from the proxies named in `DJAMBI_TRUSTED_PROXIES`.
 fn forwarded_for_only_from_trusted_proxies(backend: Backend) {
     let untrusting = TestServer::start_with(backend, &[("DJAMBI_LOGIN_LIMIT_PER_IP", "2/1m")]);
@@ -463,6 +500,7 @@ backend_tests!(
     parallel_correct_logins_all_succeed,
     token_answers_are_not_stored,
     password_hashing_is_bounded,
+    a_burst_that_drains_in_time_is_served,
     forwarded_for_only_from_trusted_proxies,
     login_is_rate_limited_per_client_address,
     login_limit_holds_for_parallel_attempts,

@@ -229,7 +229,45 @@ fn overdue_deadlines_are_processed_at_start(backend: Backend) {
     drop(second);
 }
 
+/// `max_bank_secs` caps the bank, not the whole clock: a turn has `per_move_secs` plus
+/// the bank (README's examples), shown in the state's clocks and the deadline.
+fn the_cap_bounds_the_bank(backend: Backend) {
+    let clock = Arc::new(ManualClock::new(start_time()));
+    let srv = TestServer::start_with_clock(backend, &[FAST], clock.clone());
+    let p = players(&srv, "bank");
+    let id = timed_game(&srv, &p, json!({"per_move_secs": 60, "max_bank_secs": 60}));
+    let id2 = timed_game(&srv, &p, json!({"per_move_secs": 60, "max_bank_secs": 120}));
+    let clocks =
+        |id: &str| srv.get(&format!("/v1/games/{id}/state"), None).expect(200)["clocks"].clone();
+    // Red moves at once with a 60 s bank: 120 s next turn.
+    play(
+        &srv,
+        &p[0],
+        &id,
+        first_legal_move(&srv, &id),
+        version(&srv, &id),
+    )
+    .expect(201);
+    assert_eq!(clocks(&id)["R"], 120);
+    // With a cap of 120, moving after 3 s gives 117 s.
+    clock.advance(TimeDelta::seconds(3));
+    play(
+        &srv,
+        &p[0],
+        &id2,
+        first_legal_move(&srv, &id2),
+        version(&srv, &id2),
+    )
+    .expect(201);
+    assert_eq!(clocks(&id2)["R"], 117);
+    // Blue's deadline is its own 60 s; the others have their first turn's 60 s.
+    let s = summary(&srv, &id2);
+    assert_eq!(s["deadline"], iso(clock.now() + TimeDelta::seconds(60)));
+    assert_eq!(clocks(&id2)["B"], 60);
+}
+
 backend_tests!(
+    the_cap_bounds_the_bank,
     deadlines_and_timeouts,
     turn_mine_lists_the_soonest_deadline_first,
     overdue_deadlines_are_processed_at_start

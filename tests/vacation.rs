@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, TimeDelta};
-use djambi_e2e::{Backend, Login, ManualClock, TestServer, backend_tests, json};
+use djambi_e2e::{Backend, Clock, Login, ManualClock, TestServer, backend_tests, json};
 use games::*;
 
 const FAST: [(&str, &str); 1] = [("DJAMBI_DUE_INTERVAL", "10ms")];
@@ -195,7 +195,135 @@ fn ids_that_cannot_exist_are_not_found(backend: Backend) {
     }
 }
 
+fn move_now(srv: &TestServer, id: &str, who: &Login) {
+    let v = version(srv, id);
+    let mv = srv
+        .get(&format!("/v1/games/{id}/legal-moves"), None)
+        .expect(200)["moves"][0]["text"]
+        .clone();
+    play(srv, who, id, mv, v).expect(201);
+}
+
+fn iso(t: chrono::NaiveDateTime) -> String {
+    t.and_utc()
+        .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// One effective deadline everywhere, computed when read: the summary, the state, the
+/// `your_turn` payload and `turn=mine` (its order too) agree while a player is away, and
+/// right after an early end, without waiting for the due-work worker.
+fn one_effective_deadline_everywhere(backend: Backend) {
+    let t0 = DateTime::parse_from_rfc3339("2031-03-01T12:00:00Z")
+        .unwrap()
+        .naive_utc();
+    let clock = Arc::new(ManualClock::new(t0));
+    let srv = TestServer::start_with_clock(backend, &FAST, clock.clone());
+    let (g1, p) = game(&srv, "eff");
+    let blue = &p[1];
+    // G1: Blue's turn starts at t0 with a day.
+    move_now(&srv, &g1, &p[0]);
+    // Blue is away from t0+1h to t0+3d.
+    srv.post(
+        "/v1/me/vacations",
+        Some(&blue.access),
+        &json!({"starts_at": iso(t0 + TimeDelta::hours(1)), "ends_at": iso(t0 + TimeDelta::days(3))}),
+    )
+    .expect(201);
+    let deadline_of = |id: &str| {
+        let s = summary(&srv, id)["deadline"].clone();
+        let st = srv.get(&format!("/v1/games/{id}/state"), None).expect(200)["deadline"].clone();
+        assert_eq!(s, st, "summary and state agree");
+        s
+    };
+    // 1 h before the vacation, 23 h after it.
+    let e1 = t0 + TimeDelta::days(3) + TimeDelta::hours(23);
+    assert_eq!(deadline_of(&g1), iso(e1));
+    // Two days later (the log's deadline passed while away: no timeout), G2 starts and
+    // Red moves at once: Blue's turn of an hour starts during the vacation.
+    clock.advance(TimeDelta::days(2));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(to_move(&srv, &g1), "B");
+    let g2 = create(
+        &srv,
+        &p[0],
+        json!({"seats": 4, "seat": "R", "time_control": {"per_move_secs": 3600}}),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (i, seat) in SEATS.iter().enumerate().skip(1) {
+        take_seat(&srv, &p[i], &g2, seat).expect(200);
+    }
+    move_now(&srv, &g2, &p[0]);
+    let e2 = t0 + TimeDelta::days(3) + TimeDelta::hours(1);
+    assert_eq!(deadline_of(&g2), iso(e2));
+    // The your_turn item says the same.
+    let feed = srv
+        .get("/v1/me/notifications?limit=100", Some(&blue.access))
+        .expect(200)
+        .clone();
+    let turn = feed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "your_turn" && i["game_id"] == g2.as_str())
+        .expect("Blue's turn in G2")
+        .clone();
+    assert_eq!(turn["payload"]["deadline"], iso(e2));
+    // turn=mine: G2 comes first (the log's order would put G1 first).
+    let mine = srv
+        .get("/v1/me/games?turn=mine", Some(&blue.access))
+        .expect(200)
+        .clone();
+    let order: Vec<(&str, &str)> = mine["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["id"].as_str().unwrap(), g["deadline"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            (g2.as_str(), iso(e2).as_str()),
+            (g1.as_str(), iso(e1).as_str())
+        ]
+    );
+    // Paged one at a time, the same order.
+    let first = srv
+        .get("/v1/me/games?turn=mine&limit=1", Some(&blue.access))
+        .expect(200)
+        .clone();
+    assert_eq!(first["items"][0]["id"], g2.as_str());
+    let next = srv
+        .get(
+            first["next"].as_str().expect("a next page"),
+            Some(&blue.access),
+        )
+        .expect(200)
+        .clone();
+    assert_eq!(next["items"][0]["id"], g1.as_str());
+    assert_eq!(next["items"].as_array().unwrap().len(), 1);
+
+    // Blue comes back early, now (t0+2d): G2's hour runs from now, G1 has its 23 h left.
+    let id = srv.get("/v1/me/vacations", Some(&blue.access)).expect(200)["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    srv.delete(&format!("/v1/me/vacations/{id}"), Some(&blue.access))
+        .expect(204);
+    let now = clock.now();
+    assert_eq!(deadline_of(&g2), iso(now + TimeDelta::hours(1)));
+    assert_eq!(deadline_of(&g1), iso(now + TimeDelta::hours(23)));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        deadline_of(&g1),
+        iso(now + TimeDelta::hours(23)),
+        "after a due pass too"
+    );
+}
+
 backend_tests!(
+    one_effective_deadline_everywhere,
     vacation_stops_the_clock,
     ids_that_cannot_exist_are_not_found
 );

@@ -6,6 +6,11 @@
 //!   CORS layer first when origins are configured).
 //! - `Cache-Control: no-store` on every answer of the account resources (`/v1/accounts`,
 //!   `/v1/sessions...`, `/v1/me...`): they carry tokens, or private data.
+//! - `X-Content-Type-Options: nosniff` on every answer.
+//! - A request head (request line and headers) over [`MAX_HEAD_BYTES`] or with more than
+//!   [`MAX_HEADERS`] headers: `431 headers-too-large` as problem+json. (Heads beyond the
+//!   HTTP codec's own limits, 128 KiB or 96 headers, are answered by the codec with a
+//!   bare 431 before any middleware runs.)
 //! - CORS: origins allowed by `DJAMBI_CORS_ORIGINS` (none by default: no CORS headers at
 //!   all, so browsers keep other origins out); same-origin and non-browser requests are
 //!   never refused by it.
@@ -18,6 +23,30 @@ use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
 
 use crate::error::ApiError;
+
+/// The largest request head read: the request line and every header, names and values.
+pub const MAX_HEAD_BYTES: usize = 32 * 1024;
+/// The most headers a request may carry.
+pub const MAX_HEADERS: usize = 64;
+
+/// Why a head is refused, if it is.
+fn head_too_large(req: &ServiceRequest) -> Option<String> {
+    let count = req.headers().len();
+    if count > MAX_HEADERS {
+        return Some(format!(
+            "the request has {count} headers; at most {MAX_HEADERS} are read"
+        ));
+    }
+    let size = req.method().as_str().len()
+        + req.uri().to_string().len()
+        + req
+            .headers()
+            .iter()
+            .map(|(n, v)| n.as_str().len() + v.len() + 4)
+            .sum::<usize>();
+    (size > MAX_HEAD_BYTES)
+        .then(|| format!("the request head is {size} bytes; at most {MAX_HEAD_BYTES} are read"))
+}
 
 /// Paths whose answers are never stored by caches.
 const NO_STORE_PREFIXES: &[&str] = &["/v1/accounts", "/v1/sessions", "/v1/me"];
@@ -47,6 +76,11 @@ pub async fn policy(
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
     let method = req.method().clone();
+    if let Some(why) = head_too_large(&req) {
+        let mut response = ApiError::HeadersTooLarge(why).error_response();
+        nosniff(response.headers_mut());
+        return Ok(req.into_response(response).map_into_right_body());
+    }
     if method == Method::OPTIONS {
         let allowed = allowed_methods(req.path());
         let response = if allowed.is_empty() {
@@ -56,6 +90,8 @@ pub async fn policy(
                 .insert_header((header::ALLOW, allowed.join(", ")))
                 .finish()
         };
+        let mut response = response;
+        nosniff(response.headers_mut());
         return Ok(req.into_response(response).map_into_right_body());
     }
     if method == Method::HEAD {
@@ -70,7 +106,15 @@ pub async fn policy(
             header::HeaderValue::from_static("no-store"),
         );
     }
+    nosniff(res.headers_mut());
     Ok(res.map_into_left_body())
+}
+
+fn nosniff(headers: &mut header::HeaderMap) {
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
 }
 
 /// The CORS layer for the configured origins. With none, it is built but disabled by the

@@ -160,6 +160,80 @@ fn dockerfile_runs_as_non_root() {
     }
 }
 
+/// The image gets binaries without debug info: the build stage splits it off with
+/// objcopy (the same commands, run here on the test build's server binary, which has line
+/// tables), and the runtime stage copies the stripped files.
+#[test]
+fn dockerfile_ships_stripped_binaries() {
+    let text = std::fs::read_to_string(Path::new(REPO).join("Dockerfile")).unwrap();
+    let (build, runtime) = text
+        .rsplit_once("\nFROM ")
+        .expect("a multi-stage Dockerfile");
+    assert!(build.contains("objcopy --only-keep-debug"), "{build}");
+    assert!(build.contains("objcopy --strip-debug"), "{build}");
+    assert!(
+        build.contains("for b in djambi-server djambi;"),
+        "both binaries"
+    );
+    assert!(
+        runtime.contains("COPY --from=build /usr/local/bin/djambi-server /usr/local/bin/djambi")
+    );
+    let dir = std::env::temp_dir().join(format!("djambi-strip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let debug = dir.join("djambi-server.debug");
+    let stripped = dir.join("djambi-server");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new("objcopy")
+            .args(args)
+            .output()
+            .expect("objcopy");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&[
+        "--only-keep-debug".as_ref(),
+        BIN.as_ref(),
+        debug.as_os_str(),
+    ]);
+    let link = format!("--add-gnu-debuglink={}", debug.display());
+    run(&[
+        "--strip-debug".as_ref(),
+        link.as_ref(),
+        BIN.as_ref(),
+        stripped.as_os_str(),
+    ]);
+    let sections = |f: &Path| {
+        let out = Command::new("readelf")
+            .arg("-S")
+            .arg(f)
+            .output()
+            .expect("readelf");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(
+        sections(Path::new(BIN)).contains(".debug_line"),
+        "the test build has line tables"
+    );
+    let s = sections(&stripped);
+    assert!(
+        !s.contains(".debug_line") && s.contains(".gnu_debuglink"),
+        "{s}"
+    );
+    assert!(sections(&debug).contains(".debug_line"));
+    let (full, small) = (
+        std::fs::metadata(BIN).unwrap().len(),
+        std::fs::metadata(&stripped).unwrap().len(),
+    );
+    assert!(small < full, "{small} < {full}");
+    let out = Command::new(&stripped).arg("--help").output().unwrap();
+    assert!(out.status.success(), "the stripped binary runs");
+    eprintln!("djambi-server (test build): {full} bytes, {small} stripped");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ---------------------------------------------------------------------------------------
 // Server processes
 // ---------------------------------------------------------------------------------------

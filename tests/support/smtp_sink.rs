@@ -14,7 +14,14 @@ pub struct Mail {
     pub from: String,
     pub to: Vec<String>,
     pub headers: HashMap<String, String>,
+    /// The text/plain part, as Python's strict parser decodes it.
     pub body: String,
+    /// The text/html part, if any, decoded the same way.
+    pub html: Option<String>,
+    /// The mail as received.
+    pub raw: String,
+    /// Why the strict check failed, if it did.
+    pub strict_error: Option<String>,
 }
 
 impl Mail {
@@ -47,8 +54,16 @@ impl SmtpSink {
         SmtpSink { port, mails }
     }
 
+    /// Every mail received; each one must have passed the strict check
+    /// ([`strict_check`]), or this panics with what was wrong.
     pub fn mails(&self) -> Vec<Mail> {
-        self.mails.lock().unwrap().clone()
+        let mails = self.mails.lock().unwrap().clone();
+        for m in &mails {
+            if let Some(e) = &m.strict_error {
+                panic!("a mail failed the strict MIME check: {e}\n{}", m.raw);
+            }
+        }
+        mails
     }
 
     /// The mails to `to`.
@@ -146,12 +161,19 @@ fn session(stream: std::net::TcpStream, mails: &Mutex<Vec<Mail>>) -> std::io::Re
                         .unwrap_or(&l),
                 );
             }
-            let (headers, body) = parse(&data);
+            let (headers, _) = parse(&data);
+            let (body, html, strict_error) = match strict_check(&data) {
+                Ok((text, html)) => (text, html, None),
+                Err(e) => (String::new(), None, Some(e)),
+            };
             mails.lock().unwrap().push(Mail {
                 from: from.clone(),
                 to: to.clone(),
                 headers,
                 body,
+                html,
+                raw: data.clone(),
+                strict_error,
             });
             out.write_all(b"250 OK queued\r\n")?;
         } else if upper == "QUIT" {
@@ -161,6 +183,37 @@ fn session(stream: std::net::TcpStream, mails: &Mutex<Vec<Mail>>) -> std::io::Re
             out.write_all(b"250 OK\r\n")?;
         }
     }
+}
+
+/// Parses a raw mail with Python's `email` package under `policy=email.policy.strict`
+/// (`tests/support/mail_check.py`): any defect, a missing `MIME-Version` or a text part
+/// without a charset fails. Answers the decoded text/plain and text/html parts.
+pub fn strict_check(raw: &str) -> Result<(String, Option<String>), String> {
+    use std::process::{Command, Stdio};
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/support/mail_check.py");
+    let mut child = Command::new("python3")
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("python3: {e}"))?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(raw.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("checker output: {e}"))?;
+    Ok((
+        v["text"].as_str().unwrap_or_default().to_string(),
+        v["html"].as_str().map(String::from),
+    ))
 }
 
 fn addr(s: &str) -> String {

@@ -3,18 +3,22 @@
 //!
 //! Each hash holds `DJAMBI_ARGON2_MEMORY_KIB` (19 MiB by default) while it runs, so the
 //! number running at once is bounded: at most `DJAMBI_HASH_CONCURRENCY` (default: one a
-//! core) run, at most `DJAMBI_HASH_QUEUE` (default 16) more wait for a turn, each for at
-//! most [`MAX_QUEUE_WAIT`]; any other request needing a hash is refused at once
-//! ([`PasswordError::Busy`]: the API answers 503 `unavailable` with `Retry-After`). Memory
-//! spent on hashing is then at most concurrency × cost.
+//! core) run. A request that finds every turn taken waits if its expected wait fits in
+//! [`MAX_QUEUE_WAIT`]: the expected wait is the turns ahead of it (the waiters before it
+//! and itself, divided among the concurrent turns) times the recent time of one turn (a
+//! moving average of the hashes measured). So a burst the server drains in time is
+//! served, and one it cannot is refused at once ([`PasswordError::Busy`]: the API answers
+//! 503 `unavailable` with `Retry-After`) rather than after a wait it would lose anyway.
+//! `DJAMBI_HASH_QUEUE` (default 256) is a hard bound on the waiters besides. A waiter
+//! holds no hashing memory, so memory spent on hashing is at most concurrency × cost.
 //!
 //! The hashes run on their own threads, one per turn, rather than on the shared blocking
 //! pool: each thread reuses the memory it freed, so the allocator does not keep a 19 MiB
 //! block in each of the many arenas the blocking threads would spread them over.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier, SaltString};
@@ -43,6 +47,10 @@ struct Gate {
     permits: Semaphore,
     waiting: AtomicUsize,
     queue: usize,
+    /// The concurrent turns.
+    turns: usize,
+    /// A moving average of one turn's time (nanoseconds).
+    turn_nanos: AtomicU64,
     threads: Threads,
 }
 
@@ -134,13 +142,38 @@ impl Drop for Waiting<'_> {
 }
 
 impl Gate {
+    /// Folds one measured turn into the moving average (weight 1/4).
+    fn record(&self, took: Duration) {
+        let sample = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        let _ = self
+            .turn_nanos
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                Some(if old == 0 {
+                    sample
+                } else {
+                    old - old / 4 + sample / 4
+                })
+            });
+    }
+
+    /// The expected wait of a request with `ahead` waiters before it: the rounds of turns
+    /// until its own (all turns are taken), each as long as a recent turn.
+    fn expected_wait(&self, ahead: usize) -> Duration {
+        let rounds = (ahead / self.turns.max(1) + 1) as u64;
+        Duration::from_nanos(
+            self.turn_nanos
+                .load(Ordering::Relaxed)
+                .saturating_mul(rounds),
+        )
+    }
+
     async fn enter(&self) -> Result<SemaphorePermit<'_>, PasswordError> {
         if let Ok(p) = self.permits.try_acquire() {
             return Ok(p);
         }
         let ahead = self.waiting.fetch_add(1, Ordering::Relaxed);
         let _waiting = Waiting(&self.waiting);
-        if ahead >= self.queue {
+        if ahead >= self.queue || self.expected_wait(ahead) > MAX_QUEUE_WAIT {
             return Err(PasswordError::Busy);
         }
         match actix_web::rt::time::timeout(MAX_QUEUE_WAIT, self.permits.acquire()).await {
@@ -163,12 +196,16 @@ impl Passwords {
                 permits: Semaphore::new(concurrency.max(1)),
                 waiting: AtomicUsize::new(0),
                 queue,
+                turns: concurrency.max(1),
+                turn_nanos: AtomicU64::new(0),
                 threads: Threads::start(concurrency.max(1))?,
             }),
         };
+        let started = Instant::now();
         p.dummy_hash = p
             .hash_now(&uuid::Uuid::new_v4().to_string())
             .map_err(|e| e.to_string())?;
+        p.gate.record(started.elapsed());
         Ok(p)
     }
 
@@ -179,7 +216,12 @@ impl Passwords {
         let this = self.clone();
         self.gate
             .threads
-            .run(move || this.hash_now(&password))
+            .run(move || {
+                let started = Instant::now();
+                let hash = this.hash_now(&password);
+                this.gate.record(started.elapsed());
+                hash
+            })
             .await?
     }
 
@@ -196,8 +238,10 @@ impl Passwords {
         self.gate
             .threads
             .run(move || {
+                let started = Instant::now();
                 let hash = stored.as_deref().unwrap_or(&this.dummy_hash);
                 let ok = candidates.iter().any(|c| this.verify_now(c, hash));
+                this.gate.record(started.elapsed());
                 ok && stored.is_some()
             })
             .await
@@ -277,5 +321,64 @@ mod tests {
         assert_eq!(e, PasswordError::Busy);
         drop(turn);
         assert!(waiter.await.is_ok());
+    }
+
+    fn gate_of(concurrency: usize, queue: usize) -> Passwords {
+        Passwords::new(
+            &Argon2Config {
+                memory_kib: 64,
+                iterations: 1,
+                parallelism: 1,
+            },
+            concurrency,
+            queue,
+        )
+        .unwrap()
+    }
+
+    /// Admission by the expected wait: with a recent turn of 50 ms, 30 waiters behind one
+    /// running turn all fit in the allowed wait; with 500 ms, the 7th would wait 3.5 s and
+    /// is refused at once.
+    #[actix_web::test]
+    async fn waiters_are_admitted_by_their_expected_wait() {
+        let p = gate_of(1, 10_000);
+        p.gate.turn_nanos.store(50_000_000, Ordering::Relaxed);
+        let turn = p.gate.enter().await.unwrap();
+        let mut waiters: Vec<_> = (0..30).map(|_| Box::pin(p.gate.enter())).collect();
+        for w in &mut waiters {
+            assert!(
+                futures_util::FutureExt::now_or_never(w.as_mut()).is_none(),
+                "admitted"
+            );
+        }
+        assert_eq!(p.gate.waiting.load(Ordering::Relaxed), 30);
+        drop(waiters);
+        p.gate.turn_nanos.store(500_000_000, Ordering::Relaxed);
+        let mut waiters: Vec<_> = (0..6).map(|_| Box::pin(p.gate.enter())).collect();
+        for w in &mut waiters {
+            assert!(futures_util::FutureExt::now_or_never(w.as_mut()).is_none());
+        }
+        assert_eq!(p.gate.enter().await.unwrap_err(), PasswordError::Busy);
+        drop(turn);
+        // Two concurrent turns halve the rounds: 12 waiters of 500 ms fit in 3 s.
+        let p = gate_of(2, 10_000);
+        p.gate.turn_nanos.store(500_000_000, Ordering::Relaxed);
+        let _turns = (p.gate.enter().await.unwrap(), p.gate.enter().await.unwrap());
+        let mut waiters: Vec<_> = (0..12).map(|_| Box::pin(p.gate.enter())).collect();
+        for w in &mut waiters {
+            assert!(futures_util::FutureExt::now_or_never(w.as_mut()).is_none());
+        }
+        assert_eq!(p.gate.enter().await.unwrap_err(), PasswordError::Busy);
+    }
+
+    #[test]
+    fn the_average_follows_measured_turns() {
+        let p = gate_of(1, 1);
+        p.gate.turn_nanos.store(0, Ordering::Relaxed);
+        p.gate.record(Duration::from_millis(100));
+        assert_eq!(p.gate.expected_wait(0), Duration::from_millis(100));
+        p.gate.record(Duration::from_millis(20));
+        assert_eq!(p.gate.expected_wait(0), Duration::from_millis(80));
+        assert_eq!(p.gate.expected_wait(3), Duration::from_millis(320));
     }
 }

@@ -240,11 +240,13 @@ settings! {
         derived: "one per core",
         production: Optional,
     }
-    /// requests that may wait for a password hash; beyond, 503
+    /// most requests that may wait for a password hash (a request whose expected wait,
+    /// the turns ahead × the recent hash time, is over 3 s gets 503 at once anyway);
+    /// beyond, 503
     HASH_QUEUE: Int<usize, 0, 10_000> {
         env: "DJAMBI_HASH_QUEUE",
         key: "hash_queue",
-        default: "16",
+        default: "256",
         production: Optional,
     }
     /// comma-separated addresses or CIDR networks of reverse proxies whose X-Forwarded-For is

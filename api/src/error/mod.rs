@@ -82,6 +82,8 @@ problem_kinds! {
     PayloadTooLarge = ("payload-too-large", PAYLOAD_TOO_LARGE, "Request body too large"),
     /// 415: the body is not `application/json`.
     UnsupportedMediaType = ("unsupported-media-type", UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
+    /// 431: the request head (request line and headers) is larger than the server reads.
+    HeadersTooLarge = ("headers-too-large", REQUEST_HEADER_FIELDS_TOO_LARGE, "Request head too large"),
     /// 429: too many requests; `Retry-After` says when to try again.
     RateLimited = ("rate-limited", TOO_MANY_REQUESTS, "Too many requests"),
     /// 422: the move is not legal in the current position (`reason`, `legal_moves_url`).
@@ -178,6 +180,8 @@ pub enum ApiError {
     PayloadTooLarge { limit: usize },
     #[error("{0}")]
     UnsupportedMediaType(String),
+    #[error("{0}")]
+    HeadersTooLarge(String),
     #[error("too many requests; retry after {retry_after_secs} s")]
     RateLimited { retry_after_secs: u64 },
     #[error("{detail}")]
@@ -277,6 +281,7 @@ impl ApiError {
             ApiError::Conflict(_) => ProblemKind::Conflict,
             ApiError::PayloadTooLarge { .. } => ProblemKind::PayloadTooLarge,
             ApiError::UnsupportedMediaType(_) => ProblemKind::UnsupportedMediaType,
+            ApiError::HeadersTooLarge(_) => ProblemKind::HeadersTooLarge,
             ApiError::RateLimited { .. } => ProblemKind::RateLimited,
             ApiError::IllegalMove { .. } => ProblemKind::IllegalMove,
             ApiError::NotYourTurn(_) => ProblemKind::NotYourTurn,

@@ -25,9 +25,15 @@
 //!   the bots agree a draw instead of moving (`draw_offered` by the bot to move,
 //!   `draw_accepted` by the others, `ended` with `draw_agreed`: RULES.md section 7's
 //!   agreed draw, every active seat accepting).
-//! - Bots never time out (they have no deadline), never offer or answer a draw with
-//!   people in the game (their next move cancels a pending offer, like anyone's), and
-//!   never resign.
+//! - Bots answer a draw offer: while one is pending, each active bot that has not
+//!   accepted it answers after [`BotSettings::delay`] (so within a due pass or two), one
+//!   at a time in seat order, before any bot move: it accepts when the search's
+//!   evaluation of the position for its seat ([`domain::search::evaluation`]) is not
+//!   positive (it does not stand better than the field), and declines otherwise (a
+//!   decline ends the offer, as anyone's). The projection makes such a game due at once
+//!   ([`crate::model::game_state::GameState::bot_to_answer_draw`]).
+//! - Bots never time out (they have no deadline), never offer a draw with people in the
+//!   game, and never resign.
 
 use std::time::Duration;
 
@@ -93,17 +99,24 @@ pub fn bot_command(
     now: NaiveDateTime,
     settings: &BotSettings,
 ) -> Option<Command> {
-    let (seat, level) = state.bot_to_move()?;
-    let only_bots = state.only_bots_active();
-    if !only_bots {
+    let waited = || {
         let delay = TimeDelta::from_std(settings.delay).unwrap_or(TimeDelta::MAX);
-        if state
+        state
             .updated_at
             .checked_add_signed(delay)
-            .is_none_or(|at| at > now)
-        {
+            .is_some_and(|at| at <= now)
+    };
+    if let Some(seat) = state.bot_to_answer_draw() {
+        if !waited() {
             return None;
         }
+        let accept = domain::search::evaluation(state.game.position(), seat) <= 0;
+        return Some(Command::BotAnswerDraw { seat, accept });
+    }
+    let (seat, level) = state.bot_to_move()?;
+    let only_bots = state.only_bots_active();
+    if !only_bots && !waited() {
+        return None;
     }
     let position = state.game.position();
     if only_bots && position.ply() >= settings.draw_plies && state.draw_offer.is_none() {
@@ -198,6 +211,86 @@ mod tests {
             bot_command(&s, t(30), &short),
             Some(Command::BotsAgreeDraw)
         ));
+    }
+
+    /// Bots answer a pending offer after their delay, one at a time in seat order and
+    /// before any move: accepting unless the evaluation puts them ahead of the field.
+    #[test]
+    fn bots_answer_draw_offers_by_their_evaluation() {
+        let settings = BotSettings::default();
+        let mut s = game();
+        s.apply(&Event::DrawOffered { seat: Seat::Red }, t(10))
+            .unwrap();
+        assert_eq!(s.bot_to_answer_draw(), Some(Seat::Blue));
+        assert!(bot_command(&s, t(10), &settings).is_none(), "the delay");
+        // At the start nobody stands better: Blue accepts, then Yellow.
+        assert!(matches!(
+            bot_command(&s, t(11), &settings),
+            Some(Command::BotAnswerDraw {
+                seat: Seat::Blue,
+                accept: true
+            })
+        ));
+        s.apply(&Event::DrawAccepted { seat: Seat::Blue }, t(11))
+            .unwrap();
+        assert_eq!(s.bot_to_answer_draw(), Some(Seat::Yellow));
+        assert!(matches!(
+            bot_command(&s, t(12), &settings),
+            Some(Command::BotAnswerDraw {
+                seat: Seat::Yellow,
+                ..
+            })
+        ));
+        s.apply(&Event::DrawDeclined { seat: Seat::Yellow }, t(12))
+            .unwrap();
+        assert_eq!(s.bot_to_answer_draw(), None, "a decline ends the offer");
+
+        // Play on until some bot stands better than the field: it declines.
+        let mut at = 20;
+        let ahead = loop {
+            let position = s.game.position();
+            let seat = position.to_move().expect("the game goes on");
+            let ahead = [Seat::Blue, Seat::Yellow, Seat::Green]
+                .into_iter()
+                .find(|b| {
+                    position.active_seats().contains(*b)
+                        && domain::search::evaluation(position, *b) > 0
+                });
+            if let Some(b) = ahead {
+                break b;
+            }
+            let moves = position.legal_moves();
+            let mv = moves[(at as usize * 7) % moves.len()];
+            let text = position.move_text(&mv).to_string();
+            s.apply(&Event::MovePlayed { seat, mv, text }, t(at))
+                .unwrap();
+            at += 1;
+            assert!(at < 400, "no bot ever stood better");
+        };
+        let offerer = s
+            .game
+            .position()
+            .active_seats()
+            .iter()
+            .find(|x| *x != ahead)
+            .unwrap();
+        s.apply(&Event::DrawOffered { seat: offerer }, t(at))
+            .unwrap();
+        // Answer in seat order until `ahead` answers: it declines.
+        loop {
+            let Some(Command::BotAnswerDraw { seat, accept }) =
+                bot_command(&s, t(at + 5), &settings)
+            else {
+                panic!("a bot owes an answer");
+            };
+            let expected = domain::search::evaluation(s.game.position(), seat) <= 0;
+            assert_eq!(accept, expected);
+            if seat == ahead {
+                assert!(!accept, "a bot that stands better declines");
+                break;
+            }
+            s.apply(&Event::DrawAccepted { seat }, t(at)).unwrap();
+        }
     }
 
     /// Property-style: bot-only games with different ids and levels, played by

@@ -19,6 +19,7 @@
 
 pub mod bots;
 pub mod commands;
+pub mod deadlines;
 pub mod player_command;
 pub mod queries;
 pub mod record;

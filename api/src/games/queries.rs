@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use domain::Step;
 
+use chrono::NaiveDateTime;
+
 use super::Ctx;
+use super::deadlines::{Vacations, show_effective};
 use crate::model::events::Status;
 use crate::model::game_state::{FoldError, GameState};
 use crate::store::game_lists::{self, GamesWithPlayers, Keyset};
@@ -47,13 +50,16 @@ impl From<store::RunError> for ReadError {
     }
 }
 
-/// A game's state at version `at` (its current one without), and its current version.
+/// A game's state at version `at` (its current one without), its current version, and
+/// for the current version the effective deadline ([`super::deadlines`]; a past
+/// version's is the log's).
 pub async fn state_at(
     ctx: Ctx<'_>,
     id: String,
     at: Option<i64>,
-) -> Result<(Arc<GameState>, i64), ReadError> {
+) -> Result<(Arc<GameState>, i64, Option<NaiveDateTime>), ReadError> {
     let cache = ctx.cache.clone();
+    let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
         let current = game_store::current_version(conn, &id)?;
         let version = match at {
@@ -63,7 +69,12 @@ pub async fn state_at(
             Some(_) => return Err(ReadError::BadVersion { current }),
         };
         let state = game_store::state_at(conn, &cache, &id, version, version == current)?;
-        Ok((state, current))
+        let deadline = if version == current {
+            Vacations::new(conn, now).of_state(&state)?
+        } else {
+            state.deadline()
+        };
+        Ok((state, current, deadline))
     })
     .await
 }
@@ -87,7 +98,15 @@ pub async fn current_version(ctx: Ctx<'_>, id: String) -> Result<i64, ReadError>
 
 /// A game's projection row and its players.
 pub async fn summary(ctx: Ctx<'_>, id: String) -> Result<(GameRow, Vec<PlayerRow>), ReadError> {
-    store::run(ctx.pool, move |conn| Ok(game_lists::summary(conn, &id)?)).await
+    let now = ctx.clock.now();
+    store::run(ctx.pool, move |conn| {
+        let (row, players) = game_lists::summary(conn, &id)?;
+        let mut rows = [row];
+        show_effective(conn, now, &mut rows)?;
+        let [row] = rows;
+        Ok((row, players))
+    })
+    .await
 }
 
 /// A game's current state and its players (the record).
@@ -162,8 +181,11 @@ pub async fn lobby(
     after: Option<Keyset>,
     limit: i64,
 ) -> Result<GamesWithPlayers, ReadError> {
+    let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
-        Ok(game_lists::lobby(conn, status, after, limit)?)
+        let (mut rows, players) = game_lists::lobby(conn, status, after, limit)?;
+        show_effective(conn, now, &mut rows)?;
+        Ok((rows, players))
     })
     .await
 }
@@ -176,21 +198,55 @@ pub async fn games_of(
     after: Option<Keyset>,
     limit: i64,
 ) -> Result<GamesWithPlayers, ReadError> {
+    let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
-        Ok(game_lists::games_of(conn, &user_id, status, after, limit)?)
+        let (mut rows, players) = game_lists::games_of(conn, &user_id, status, after, limit)?;
+        show_effective(conn, now, &mut rows)?;
+        Ok((rows, players))
     })
     .await
 }
 
-/// A player's games awaiting their move, soonest deadline first (`limit + 1` rows).
+/// The most games of one player sorted in memory by their effective deadlines (while its
+/// vacations move them: the stored order is the log's).
+pub const MAX_SORTED: i64 = 2_000;
+
+/// Where a row sorts in `turn=mine` (and its cursor): the effective deadline (the row's
+/// `due_at` as read here), or for a game without one `turn_order_at`.
+pub fn turn_order_key(row: &GameRow) -> NaiveDateTime {
+    match (&row.time_control, row.due_at) {
+        (Some(_), Some(d)) => d.max(row.turn_order_at),
+        _ => row.turn_order_at,
+    }
+}
+
+/// A player's games awaiting their move, soonest effective deadline first (`limit + 1`
+/// rows).
 pub async fn awaiting_move_of(
     ctx: Ctx<'_>,
     user_id: String,
     after: Option<Keyset>,
     limit: i64,
 ) -> Result<GamesWithPlayers, ReadError> {
+    let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
-        Ok(game_lists::awaiting_move_of(conn, &user_id, after, limit)?)
+        let away = !crate::store::vacations::pauses(conn, &user_id, now)?.is_empty();
+        if !away {
+            // No vacation: the effective deadlines are the log's, in the stored order.
+            let (mut rows, players) = game_lists::awaiting_move_of(conn, &user_id, after, limit)?;
+            show_effective(conn, now, &mut rows)?;
+            return Ok((rows, players));
+        }
+        let (mut rows, mut players) =
+            game_lists::awaiting_move_of(conn, &user_id, None, MAX_SORTED)?;
+        show_effective(conn, now, &mut rows)?;
+        rows.sort_by(|a, b| (turn_order_key(a), &a.id).cmp(&(turn_order_key(b), &b.id)));
+        if let Some((t, id)) = &after {
+            rows.retain(|r| (turn_order_key(r), &r.id) > (*t, id));
+        }
+        rows.truncate(usize::try_from(limit + 1).unwrap_or(usize::MAX));
+        players.retain(|p| rows.iter().any(|r| r.id == p.game_id));
+        Ok((rows, players))
     })
     .await
 }

@@ -191,6 +191,20 @@ impl GameState {
         Some((seat, self.bot(seat)?))
     }
 
+    /// The first active bot seat (in seat order) that has not answered the pending draw
+    /// offer yet, if any: computer players answer offers (see `games::bots`).
+    pub fn bot_to_answer_draw(&self) -> Option<Seat> {
+        let offer = self.draw_offer.as_ref()?;
+        if self.status != Status::Active {
+            return None;
+        }
+        self.game
+            .position()
+            .active_seats()
+            .iter()
+            .find(|s| self.bot(*s).is_some() && !offer.accepted.contains(*s))
+    }
+
     /// Whether the game is being played and every active seat is a bot's (no person is
     /// left in it).
     pub fn only_bots_active(&self) -> bool {

@@ -12,9 +12,12 @@
 //! - the seat to move must act before `turn start + its time`: that instant is the
 //!   game's **deadline**. After it the server appends `timed_out` (the effect of a
 //!   resignation, RULES.md section 7);
-//! - a seat that moves keeps what it did not use: its next time is
-//!   `min(unused + per_move_secs, cap)` where the cap is `max_bank_secs` (no less than
-//!   `per_move_secs`), or `per_move_secs` when there is no cap;
+//! - a seat that moves banks what it did not use, up to `max_bank_secs`: its next time
+//!   is `per_move_secs + min(unused, max_bank_secs)`; without a cap nothing is banked
+//!   and every turn lasts `per_move_secs`. With `{"per_move_secs": 60,
+//!   "max_bank_secs": 60}`, moving at once gives 120 s for the next turn; with a cap of
+//!   120, moving after 3 s gives 60 + 57 = 117 s; a seat that used its whole time (or
+//!   more) has `per_move_secs` again;
 //! - resignations of other seats and draw offers do not touch the clocks.
 //!
 //! Every time is the time of an event, so the deadline is a pure function of the log.
@@ -65,11 +68,19 @@ impl TimeControl {
         Ok(())
     }
 
-    /// The most a seat may have for one turn.
+    /// The most time a seat may bank (0 without banking).
+    pub fn bank_cap_secs(&self) -> i64 {
+        self.max_bank_secs.unwrap_or(0).max(0)
+    }
+
+    /// The time for a turn after leaving `unused` seconds of the previous one.
+    pub fn next_turn_secs(&self, unused: i64) -> i64 {
+        self.per_move_secs + unused.clamp(0, self.bank_cap_secs())
+    }
+
+    /// The most a seat may have for one turn: `per_move_secs` plus a full bank.
     pub fn cap_secs(&self) -> i64 {
-        self.max_bank_secs
-            .unwrap_or(self.per_move_secs)
-            .max(self.per_move_secs)
+        self.per_move_secs + self.bank_cap_secs()
     }
 }
 
@@ -97,7 +108,7 @@ impl SeatClocks {
             .turn_started
             .map_or(0, |t| (at - t).num_seconds().max(0));
         let left = (self.time_secs[seat.index()] - used).max(0);
-        self.time_secs[seat.index()] = (left + tc.per_move_secs).min(tc.cap_secs());
+        self.time_secs[seat.index()] = tc.next_turn_secs(left);
         self.turn_started = Some(at);
     }
 
@@ -146,6 +157,17 @@ pub fn paused_deadline(
     t + left
 }
 
+/// The effective deadline of a turn that started at `started` and whose deadline in the
+/// log is `deadline`, when its player is away during `pauses`: the one deadline every
+/// view, payload, mail and the `turn=mine` order show (computed when read).
+pub fn effective_deadline(
+    started: NaiveDateTime,
+    deadline: NaiveDateTime,
+    pauses: &[(NaiveDateTime, NaiveDateTime)],
+) -> NaiveDateTime {
+    paused_deadline(started, (deadline - started).num_seconds().max(0), pauses)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +194,47 @@ mod tests {
         assert_eq!(c.time_secs[Seat::Blue.index()], 24 * 3600);
         c.turn_passed(t(31));
         assert_eq!(c.deadline(Seat::Red), Some(t(31 + 46)));
+    }
+
+    /// The README's worked examples and the edges: the cap bounds the bank, not the
+    /// whole clock.
+    #[test]
+    fn the_cap_bounds_the_bank_not_the_clock() {
+        let secs = |s: i64| t(0) + TimeDelta::seconds(s);
+        let next = |per_move: i64, cap: Option<i64>, moves_after: &[i64]| {
+            let tc = TimeControl {
+                per_move_secs: per_move,
+                max_bank_secs: cap,
+            };
+            let mut c = SeatClocks::started(&tc, t(0));
+            let mut at = 0;
+            for used in moves_after {
+                at += used;
+                c.moved(&tc, Seat::Red, secs(at));
+            }
+            c.time_secs[Seat::Red.index()]
+        };
+        // Moving at once with a 60 s bank: 60 + 60.
+        assert_eq!(next(60, Some(60), &[0]), 120);
+        // A cap of 120, moving after 3 s: 60 + 57.
+        assert_eq!(next(60, Some(120), &[3]), 117);
+        // The bank fills up to the cap and no further: 60+60, then 60 + min(120, 120).
+        assert_eq!(next(60, Some(120), &[0, 0]), 180);
+        assert_eq!(next(60, Some(120), &[0, 0, 0]), 180);
+        // Using exactly all of one's time, or more, leaves no bank.
+        assert_eq!(next(60, Some(120), &[60]), 60);
+        assert_eq!(next(60, Some(120), &[61]), 60);
+        // One second unused banks one second.
+        assert_eq!(next(60, Some(120), &[59]), 61);
+        // Spending from the bank: 120 s on the clock, 100 used, 20 banked.
+        assert_eq!(next(60, Some(120), &[0, 100]), 80);
+        // Without a cap nothing is banked.
+        assert_eq!(next(60, None, &[0]), 60);
+        let tc = TimeControl {
+            per_move_secs: 60,
+            max_bank_secs: Some(120),
+        };
+        assert_eq!(tc.cap_secs(), 180);
     }
 
     #[test]

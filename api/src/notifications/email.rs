@@ -48,6 +48,50 @@ pub struct Mail {
     pub unsubscribe_url: Option<String>,
 }
 
+impl Mail {
+    /// The HTML alternative of [`Mail::body`]: the same text, escaped, with its links
+    /// as links (so a link never depends on how the plain text is wrapped).
+    pub fn html(&self) -> String {
+        let mut out = String::from(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body>\n\
+             <pre style=\"font-family: inherit; white-space: pre-wrap\">",
+        );
+        for (i, line) in self.body.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            for (j, word) in line.split(' ').enumerate() {
+                if j > 0 {
+                    out.push(' ');
+                }
+                if word.starts_with("https://") || word.starts_with("http://") {
+                    let href = escape_html(word);
+                    out.push_str(&format!("<a href=\"{href}\">{href}</a>"));
+                } else {
+                    out.push_str(&escape_html(word));
+                }
+            }
+        }
+        out.push_str("</pre>\n</body></html>\n");
+        out
+    }
+}
+
+fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn unsubscribe_mac(secret: &str, user: &str) -> String {
     let mut mac = hmac::Hmac::<sha2_011::Sha256>::new_from_slice(secret.as_bytes())
         .expect("HMAC takes any key");
@@ -136,7 +180,17 @@ pub fn compose(
             (Some(seat), Some(u)) => {
                 let who = username(conn, u)?;
                 body.push_str(&format!("To move: {seat:?} ({who})"));
-                if let Some(d) = state.deadline() {
+                // The effective deadline: the player's vacations move it.
+                let deadline = match (state.deadline(), state.clocks.turn_started) {
+                    (Some(d), Some(started)) => {
+                        let pauses = crate::store::vacations::pauses(conn, u, note.created_at)?;
+                        Some(crate::model::timing::effective_deadline(
+                            started, d, &pauses,
+                        ))
+                    }
+                    (d, _) => d,
+                };
+                if let Some(d) = deadline {
                     body.push_str(&format!(", deadline {}", at(d)));
                 }
                 body.push('\n');
@@ -262,5 +316,32 @@ pub fn digest(mails: &[&Mail], day: &str) -> Mail {
         subject: format!("[Djambi] Your daily digest of {day}: {} items", mails.len()),
         body,
         unsubscribe_url,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_html_alternative_escapes_and_links() {
+        let mail = Mail {
+            subject: "s".into(),
+            body: "To move: Red (<b>&\"bob\")\nOpen the game: https://x.example/games/1?a=1&b=2\n"
+                .into(),
+            unsubscribe_url: Some("https://x.example/u".into()),
+        };
+        let html = mail.html();
+        assert!(
+            html.contains("Red (&lt;b&gt;&amp;&quot;bob&quot;)"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "<a href=\"https://x.example/games/1?a=1&amp;b=2\">https://x.example/games/1?a=1&amp;b=2</a>"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("<b>"));
     }
 }

@@ -11,7 +11,7 @@
 //! | kind | to | payload (besides `game_id`, `version`) |
 //! |---|---|---|
 //! | `game_started` | every player | |
-//! | `your_turn` | the player to move (unless it acted itself) | `seat`, `deadline` |
+//! | `your_turn` | the player to move (unless it acted itself), when the turn or its deadline changed | `seat`, `deadline` |
 //! | `draw_offered` | the other active seats' players | `seat` (who offered) |
 //! | `timeout` | every player | `seat` (who timed out) |
 //! | `chief_killed` | the player whose party's chief died | `party`, `square` |
@@ -127,7 +127,12 @@ impl Planner<'_> {
 /// rules engine's steps of the action events.
 #[derive(Debug, Clone, Copy)]
 pub struct Wrote<'a> {
+    /// The state before the write (`None` for a new game).
+    pub before: Option<&'a GameState>,
     pub state: &'a GameState,
+    /// The effective deadline of the turn after (the player's vacations counted); `None`:
+    /// the state's.
+    pub deadline: Option<NaiveDateTime>,
     pub events: &'a [Event],
     pub steps: &'a [Step],
 }
@@ -205,10 +210,26 @@ pub fn plan(written: Wrote<'_>, actor: Option<&str>) -> Vec<NotificationRow> {
             }
         }
     }
-    if turn_passed && state.status == Status::Active {
+    // `your_turn` only when the turn or its deadline really changed: a seat that is not
+    // to move resigning (or timing out) leaves the seat to move and its deadline as they
+    // were, and tells it nothing new.
+    let moved = written
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::MovePlayed { .. } | Event::Started {}));
+    let turn_changed = moved
+        || written.before.is_none_or(|b| {
+            b.status != Status::Active
+                || b.to_move() != state.to_move()
+                || b.deadline() != state.deadline()
+        });
+    if turn_passed && turn_changed && state.status == Status::Active {
         if let (Some(seat), Some(u)) = (state.to_move(), state.to_move_user()) {
             if Some(u) != actor {
-                let deadline = state.deadline().map(|d| d.and_utc());
+                let deadline = written
+                    .deadline
+                    .or_else(|| state.deadline())
+                    .map(|d| d.and_utc());
                 p.add(u, "your_turn", json!({"seat": seat, "deadline": deadline}));
             }
         }

@@ -104,7 +104,14 @@ pub async fn my_games(
     let viewer = Some(auth.user_id.as_str());
     let path = "/v1/me/games";
     let page = if mine {
-        GamePage::of(fetched, limit, viewer, path, &extra, |r| r.turn_order_at)
+        GamePage::of(
+            fetched,
+            limit,
+            viewer,
+            path,
+            &extra,
+            queries::turn_order_key,
+        )
     } else {
         GamePage::of(fetched, limit, viewer, path, &extra, |r| r.created_at)
     };

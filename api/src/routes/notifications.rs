@@ -207,18 +207,42 @@ fn sse_event(row: &NotificationRow) -> String {
     sse::event(&row.id, &row.kind, &data)
 }
 
+/// `Last-Event-ID`, if sent: a notification's id (a UUID). Anything else is refused, so a
+/// reconnecting client never silently starts from now and misses what came meanwhile.
+fn last_event_id(req: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let Some(value) = req.headers().get("Last-Event-ID") else {
+        return Ok(None);
+    };
+    value
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|v| v.len() <= 64)
+        .and_then(|v| uuid::Uuid::try_parse(v).ok())
+        .map(|id| Some(id.hyphenated().to_string()))
+        .ok_or_else(|| {
+            ApiError::field(
+                "Last-Event-ID",
+                "must be a notification's id, as sent in the stream's `id:` lines",
+            )
+        })
+}
+
 /// Server-Sent Events of my notifications.
 ///
 /// Each event's `id:` is the notification's id, `event:` its kind and `data:` the item
 /// as in the feed. Send `Last-Event-ID` (browsers do on reconnecting) to get what came
-/// after that item; without it the stream starts with what comes next. Fed from the
+/// after that item; without it the stream starts with what comes next. A `Last-Event-ID`
+/// that is not a notification's id is `400 validation` (an unknown but well-formed id
+/// sends every item still kept). Fed from the
 /// database, so items written by any server instance arrive.
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["read"])),
-    params(("Last-Event-ID" = Option<String>, Header, description = "Resume after this notification")),
+    params(("Last-Event-ID" = Option<String>, Header, description = "Resume after this notification (its id, a UUID)")),
     responses(
-        (status = 200, description = "An event stream: `retry: 2000`, then one event per notification", content_type = "text/event-stream", body = NotificationEvent)
+        (status = 200, description = "An event stream: `retry: 2000`, then one event per notification", content_type = "text/event-stream", body = NotificationEvent),
+        (status = 400, description = "`Last-Event-ID` is not a notification's id", body = Problem, content_type = PROBLEM)
     )
 )]
 #[get("/me/notifications/stream")]
@@ -228,13 +252,7 @@ pub async fn stream_notifications(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
-    let last = req
-        .headers()
-        .get("Last-Event-ID")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|v| !v.is_empty() && v.len() <= 64)
-        .map(str::to_string);
+    let last = last_event_id(&req)?;
     let (cursor, stream) = app.notifications().stream(&auth.user_id, last).await?;
     Ok(sse::polled(&app, cursor, move |cursor: StreamCursor| {
         let stream = stream.clone();

@@ -91,6 +91,11 @@ pub struct GameRow {
     /// [`NO_DEADLINE_ORDER`] after the last change (after every deadline, longest waiting
     /// first).
     pub turn_order_at: NaiveDateTime,
+    /// When the current turn started, for a seat to move that has a deadline (the log's
+    /// deadline is then `turn_order_at`): with the player's vacations the effective
+    /// deadline follows from both at read time
+    /// ([`crate::model::timing::effective_deadline`]). `None` for rows written before.
+    pub turn_started_at: Option<NaiveDateTime>,
     /// The computer players: seat and level, e.g. `B3,G5` ([`bots_column`]);
     /// `None` without bots.
     pub bots: Option<String>,
@@ -128,13 +133,17 @@ impl GameRow {
                 .time_control
                 .as_ref()
                 .and_then(|tc| serde_json::to_string(tc).ok()),
-            // A bot to move is due at once (the worker applies its delay).
-            due_at: state
-                .deadline()
-                .or_else(|| state.bot_to_move().map(|_| state.updated_at)),
+            // A bot to move, or a bot owing an answer to a draw offer, is due at once (the
+            // worker applies its delay).
+            due_at: match (state.deadline(), state.bot_to_answer_draw()) {
+                (Some(d), Some(_)) => Some(d.min(state.updated_at)),
+                (None, Some(_)) => Some(state.updated_at),
+                (d, None) => d.or_else(|| state.bot_to_move().map(|_| state.updated_at)),
+            },
             turn_order_at: state
                 .deadline()
                 .unwrap_or(state.updated_at + NO_DEADLINE_ORDER),
+            turn_started_at: state.deadline().and(state.clocks.turn_started),
             bots: bots_column(state),
         }
     }

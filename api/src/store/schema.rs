@@ -116,6 +116,7 @@ diesel::table! {
         time_control -> Nullable<Text>,
         due_at -> Nullable<Timestamp>,
         turn_order_at -> Timestamp,
+        turn_started_at -> Nullable<Timestamp>,
         due_lease_until -> Nullable<Timestamp>,
         bots -> Nullable<Text>,
     }

@@ -109,8 +109,11 @@ pub fn handle(
                     None => Vec::new(),
                 };
                 let Some(command) = due_command_paused(&state, now, &pauses) else {
-                    // On vacation: the deadline moved; look again then, not at every pass.
-                    if let Some(d) = paused_deadline_of(&state, &pauses) {
+                    // On vacation: the deadline moved; look again then, not at every pass
+                    // (unless a computer player owes an answer to a draw offer: soon).
+                    if let Some(d) = paused_deadline_of(&state, &pauses)
+                        .filter(|_| state.bot_to_answer_draw().is_none())
+                    {
                         store::due::postpone(conn, id, state.version, d)?;
                     }
                     return Ok(wrote);

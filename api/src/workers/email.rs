@@ -2,7 +2,6 @@
 //! [`crate::notifications::email`]; every notification mail carries `List-Unsubscribe` and
 //! `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058).
 
-use lettre::message::SinglePart;
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
@@ -67,9 +66,12 @@ pub async fn send(
             HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
             id.to_string(),
         ))
-        // A single text/plain; charset=utf-8 part (with MIME-Version and a transfer
-        // encoding lettre picks for the text).
-        .singlepart(SinglePart::plain(mail.body.clone()));
+        // MIME: text/plain and an HTML alternative, UTF-8 (lettre adds MIME-Version and
+        // each part's Content-Type and Content-Transfer-Encoding).
+        .multipart(lettre::message::MultiPart::alternative_plain_html(
+            mail.body.clone(),
+            mail.html(),
+        ));
     let message = match message {
         Ok(m) => m,
         Err(e) => return Outcome::Dead(format!("cannot build the mail: {e}")),

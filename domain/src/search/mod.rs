@@ -46,3 +46,10 @@ use crate::position::Position;
 pub fn choose_move(position: &Position, level: Level, seed: u64) -> Option<Move> {
     search(position, level.budget(), seed).map(|result| result.best)
 }
+
+/// The search's static evaluation of a position that is not over, for `seat`: its
+/// material and standing less the field's (positive: `seat` stands better than the
+/// others; 0 at the start). Computer players answer draw offers by it.
+pub fn evaluation(position: &Position, seat: crate::Seat) -> i32 {
+    eval::evaluate(position, seat)
+}

@@ -132,6 +132,21 @@ pub(super) fn decide(
             system_only(write)?;
             bots_agree_draw(&mut p)?
         }
+        Command::BotAnswerDraw { seat, accept } => {
+            system_only(write)?;
+            let s = state_of(&p)?;
+            if s.bot(*seat).is_none() {
+                return Err(CommandError::Conflict(format!(
+                    "seat {seat} is not a computer player's"
+                )));
+            }
+            let action = if *accept {
+                DrawAction::Accept
+            } else {
+                DrawAction::Decline
+            };
+            draw_as(&mut p, *seat, action)?
+        }
     }
     Ok(p)
 }
@@ -448,8 +463,13 @@ fn time_out(p: &mut Pending, seat: Seat) -> Result<(), CommandError> {
 }
 
 fn draw(p: &mut Pending, user: &str, action: DrawAction) -> Result<(), CommandError> {
+    let seat = acting_seat(state_of(p)?, user)?;
+    draw_as(p, seat, action)
+}
+
+/// A draw action by `seat` (a player's, or a computer player's answer).
+fn draw_as(p: &mut Pending, seat: Seat, action: DrawAction) -> Result<(), CommandError> {
     let s = state_of(p)?;
-    let seat = acting_seat(s, user)?;
     let active: SeatSet = s.game.position().active_seats();
     if !active.contains(seat) {
         return Err(CommandError::Conflict(format!(

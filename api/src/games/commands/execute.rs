@@ -3,6 +3,7 @@
 //! [`super`]). With an [`Idempotent`] key, the lookup of an earlier answer, the session
 //! check and the storing of the new answer happen in the write's own transaction.
 
+use crate::games::deadlines::Vacations;
 use std::time::Duration;
 
 use super::decide::decide;
@@ -233,9 +234,12 @@ fn attempt_in_transaction(
             Err(StoreError::VersionMoved) => return Err(Retry::Moved),
             Err(e) => return Err(CommandError::from(e).into()),
         }
+        let deadline = Vacations::new(conn, clock.now())
+            .of_state(&written.state)
+            .map_err(CommandError::from)?;
         store::outbox::enqueue(
             conn,
-            &notifications::plan(written.wrote(), write.actor.account()),
+            &notifications::plan(written.wrote(deadline), write.actor.account()),
         )
         .map_err(CommandError::from)?;
         let Some(key) = key else {
@@ -270,9 +274,9 @@ fn fast_path(
     clock: &dyn Clock,
     write: &Write,
 ) -> Result<Option<Written>, Retry> {
-    let DbConnection::Pg(pg) = conn else {
+    if !matches!(conn, DbConnection::Pg(_)) {
         return Ok(None);
-    };
+    }
     let before = match write.expected {
         Some(expected) => cache
             .get_at_most(&write.game_id, expected)
@@ -291,7 +295,13 @@ fn fast_path(
     }
     let written = pending.into_written(Some(before), version)?;
     let guard = write.session.as_deref().zip(write.actor.account());
-    let notes = notifications::plan(written.wrote(), write.actor.account());
+    let deadline = Vacations::new(conn, clock.now())
+        .of_state(&written.state)
+        .map_err(CommandError::from)?;
+    let notes = notifications::plan(written.wrote(deadline), write.actor.account());
+    let DbConnection::Pg(pg) = conn else {
+        return Ok(None);
+    };
     match game_store::append_in_one_statement(
         pg,
         version,

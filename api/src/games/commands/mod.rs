@@ -125,6 +125,12 @@ pub enum Command {
     /// Every active seat is a bot's: they agree a draw (the server's command, decided by
     /// [`super::bots::bot_command`] once a bot-only game is long).
     BotsAgreeDraw,
+    /// A computer player's answer to a pending draw offer (the server's command, decided
+    /// by [`super::bots::bot_command`]).
+    BotAnswerDraw {
+        seat: Seat,
+        accept: bool,
+    },
 }
 
 /// A game record to import as a study game.
@@ -154,6 +160,7 @@ impl Command {
             Command::SeatBot { .. } => "seat_bot",
             Command::BotMove { .. } => "bot_move",
             Command::BotsAgreeDraw => "bots_agree_draw",
+            Command::BotAnswerDraw { .. } => "bot_answer_draw",
         }
     }
 
@@ -191,9 +198,12 @@ pub struct Written {
 }
 
 impl Written {
-    /// What [`notifications::plan`] reads of it.
-    pub fn wrote(&self) -> notifications::Wrote<'_> {
+    /// What [`notifications::plan`] reads of it; `deadline` is the effective deadline of
+    /// the turn after ([`crate::games::deadlines`]).
+    pub fn wrote(&self, deadline: Option<chrono::NaiveDateTime>) -> notifications::Wrote<'_> {
         notifications::Wrote {
+            deadline,
+            before: self.before.as_deref(),
             state: &self.state,
             events: &self.events,
             steps: &self.steps,

@@ -45,7 +45,7 @@ pub async fn board_svg(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let at = query.at;
-    let (state, current) = queries::state_at(app.game_ctx(), id, at).await?;
+    let (state, current, _) = queries::state_at(app.game_ctx(), id, at).await?;
     let cache = if state.version < current {
         PAST_MAX_AGE
     } else {

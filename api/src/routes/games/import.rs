@@ -148,5 +148,8 @@ fn read_import(req: &HttpRequest, bytes: &[u8]) -> Result<(String, Visibility), 
             other => other,
         })?
         .ok_or_else(|| ApiError::field("body", "a JSON object is required"))?;
+    if body.record.trim().is_empty() {
+        return Err(ApiError::field("record", "the record is empty"));
+    }
     Ok((body.record, body.visibility.unwrap_or(Visibility::Invite)))
 }

@@ -63,8 +63,7 @@ fn parse_move(v: &Value) -> Result<Move, ApiError> {
             "move",
             "move text is at most 32 characters",
         )),
-        v @ Value::Object(_) => serde_json::from_value::<Move>(v.clone())
-            .map_err(|e| ApiError::field("move", format!("not a move object: {e}"))),
+        v @ Value::Object(_) => crate::extract::from_value_at::<Move>("move", v.clone()),
         _ => Err(ApiError::field(
             "move",
             "must be move text (\"C8-D7\") or a move object ({\"from\": \"C8\", \"to\": \"D7\"})",

@@ -41,11 +41,13 @@ pub async fn get_state(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let at = query.at;
-    let (state, current) = queries::state_at(app.game_ctx(), id, at).await?;
+    let (state, current, deadline) = queries::state_at(app.game_ctx(), id, at).await?;
     let mut response = HttpResponse::Ok();
     response.insert_header((header::ETAG, etag(state.version)));
     if state.version < current {
         response.insert_header((header::CACHE_CONTROL, "public, max-age=31536000, immutable"));
     }
-    Ok(response.json(StateView::of(&state)))
+    let mut view = StateView::of(&state);
+    view.deadline = deadline.map(|d| d.and_utc());
+    Ok(response.json(view))
 }

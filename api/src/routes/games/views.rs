@@ -213,7 +213,13 @@ impl GameSummary {
                 .time_control
                 .as_deref()
                 .and_then(|t| serde_json::from_str(t).ok()),
-            deadline: row.due_at.filter(|_| !bot_to_move).map(|d| d.and_utc()),
+            // `due_at` is when the worker looks next: the deadline, moved later by a
+            // vacation, or sooner for a computer player's answer to a draw offer; the
+            // deadline is never before the log's (`turn_order_at` for a timed game).
+            deadline: row
+                .due_at
+                .filter(|_| !bot_to_move && row.time_control.is_some())
+                .map(|d| d.max(row.turn_order_at).and_utc()),
             created_by: row.created_by.clone(),
             created_at: row.created_at.and_utc(),
             updated_at: row.updated_at.and_utc(),
@@ -481,7 +487,10 @@ pub struct EventView {
     "eliminated": [], "ruler": null, "turn": {"seat": "B", "bonus_after": null}
 }))]
 pub struct StepView {
-    /// In order: moves, kills, placements, control changes, eliminations, passes.
+    /// In the documented order (stable within a kind): `moved` (`piece`, `from`, `to`),
+    /// `killed` (`piece`, `square`), `placed` (a corpse or lifted piece: `piece`, `from`,
+    /// `to`), `surrounded` (a chief that died surrounded: `piece`, `square`),
+    /// `control_changed` (`party`, `from`, `to`), `eliminated` (`seat`), `passed` (`seat`).
     #[schema(value_type = Vec<Object>)]
     pub effects: Vec<Effect>,
     /// Seats eliminated by this action.
@@ -494,10 +503,31 @@ pub struct StepView {
     pub turn: Option<TurnView>,
 }
 
+/// The rank of an effect in the documented order of `effects`.
+fn effect_rank(e: &Effect) -> u8 {
+    match e {
+        Effect::Moved { .. } => 0,
+        Effect::Killed { .. } => 1,
+        Effect::Placed { .. } => 2,
+        Effect::Surrounded { .. } => 3,
+        Effect::ControlChanged { .. } => 4,
+        Effect::Eliminated { .. } => 5,
+        Effect::Passed { .. } => 6,
+    }
+}
+
+/// Effects as the rules engine reports them (in the order they happened), sorted into
+/// the documented order; a stable sort, so effects of one kind keep theirs.
+pub fn in_documented_order(effects: impl Iterator<Item = Effect>) -> Vec<Effect> {
+    let mut effects: Vec<Effect> = effects.collect();
+    effects.sort_by_key(effect_rank);
+    effects
+}
+
 impl StepView {
     pub fn of(step: &Step) -> StepView {
         StepView {
-            effects: step.effects.clone(),
+            effects: in_documented_order(step.effects.iter().copied()),
             eliminated: step.eliminated.iter().collect(),
             ruler: step.ruler,
             turn: TurnView::of(step.turn),
@@ -565,8 +595,10 @@ pub struct ActionResult {
     /// The move played, if this was a move.
     #[serde(rename = "move")]
     pub played: Option<PlayedMove>,
-    /// What the action did, in order: moves, kills, placements, control changes,
-    /// eliminations, passes.
+    /// What the action did. In the documented order (stable within a kind): `moved` (`piece`, `from`, `to`),
+    /// `killed` (`piece`, `square`), `placed` (a corpse or lifted piece: `piece`, `from`,
+    /// `to`), `surrounded` (a chief that died surrounded: `piece`, `square`),
+    /// `control_changed` (`party`, `from`, `to`), `eliminated` (`seat`), `passed` (`seat`).
     #[schema(value_type = Vec<Object>)]
     pub effects: Vec<Effect>,
     /// Seats eliminated by this action.
@@ -617,10 +649,7 @@ impl ActionResult {
                 })
                 .collect(),
             played,
-            effects: steps
-                .iter()
-                .flat_map(|s| s.effects.iter().copied())
-                .collect(),
+            effects: in_documented_order(steps.iter().flat_map(|s| s.effects.iter().copied())),
             eliminated: steps.iter().flat_map(|s| s.eliminated.iter()).collect(),
             turn: if state.status == Status::Active {
                 TurnView::of(position.turn())
@@ -636,5 +665,85 @@ impl ActionResult {
                 .map(|o| DrawOfferView::of(o, state)),
             result: state.result.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod effect_order_tests {
+    use domain::{Control, Kind, Piece, Square};
+
+    use super::*;
+
+    #[test]
+    fn effects_come_in_the_documented_order() {
+        let sq = |t: &str| t.parse::<Square>().unwrap();
+        let piece = |party, kind| Piece {
+            party,
+            kind,
+            alive: true,
+        };
+        // As they happen when a move kills a chief and its placement surrounds another.
+        let happened = vec![
+            Effect::Moved {
+                piece: piece(Seat::Red, Kind::Assassin),
+                from: sq("A1"),
+                to: sq("B2"),
+            },
+            Effect::Killed {
+                piece: piece(Seat::Blue, Kind::Chief),
+                square: sq("B2"),
+            },
+            Effect::ControlChanged {
+                party: Seat::Blue,
+                from: Control::Seat(Seat::Blue),
+                to: Control::Seat(Seat::Red),
+            },
+            Effect::Eliminated { seat: Seat::Blue },
+            Effect::Placed {
+                piece: piece(Seat::Blue, Kind::Chief),
+                from: sq("B2"),
+                to: sq("C3"),
+            },
+            Effect::Surrounded {
+                piece: piece(Seat::Green, Kind::Chief),
+                square: sq("D4"),
+            },
+            Effect::ControlChanged {
+                party: Seat::Green,
+                from: Control::Seat(Seat::Green),
+                to: Control::Seat(Seat::Red),
+            },
+            Effect::Eliminated { seat: Seat::Green },
+            Effect::Passed { seat: Seat::Yellow },
+        ];
+        let names: Vec<String> = in_documented_order(happened.into_iter())
+            .iter()
+            .map(|e| {
+                let v = serde_json::to_value(e).unwrap();
+                let t = v["type"].as_str().unwrap().to_string();
+                match v.get("party").or(v.get("seat")).and_then(|s| s.as_str()) {
+                    Some(s)
+                        if t != "moved" && t != "killed" && t != "placed" && t != "surrounded" =>
+                    {
+                        format!("{t} {s}")
+                    }
+                    _ => t,
+                }
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "moved",
+                "killed",
+                "placed",
+                "surrounded",
+                "control_changed B",
+                "control_changed G",
+                "eliminated B",
+                "eliminated G",
+                "passed Y"
+            ]
+        );
     }
 }
