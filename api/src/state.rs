@@ -32,6 +32,8 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Draining state and the background workers' stop signal (see `shutdown`).
     pub shutdown: crate::shutdown::Shutdown,
+    /// The stream fan-out (see `live`).
+    pub live: Arc<crate::live::Hub>,
 }
 
 impl AppState {
@@ -44,7 +46,11 @@ impl AppState {
         }
     }
 
-    pub fn new(config: Config, pool: DbPool) -> Result<AppState, String> {
+    pub fn new(
+        config: Config,
+        pool: DbPool,
+        live: Arc<crate::live::Hub>,
+    ) -> Result<AppState, String> {
         let jwt = JwtKeys::new(
             config.jwt_secret.expose().as_bytes(),
             config.access_token_ttl,
@@ -63,6 +69,7 @@ impl AppState {
             clock: Arc::new(SystemClock),
             metrics: Arc::new(crate::metrics::Metrics::new()),
             shutdown: crate::shutdown::Shutdown::new(),
+            live,
             pool,
             config,
         })

@@ -160,8 +160,12 @@ pub struct Config {
     pub bot_delay: Duration,
     /// From this ply on, bots alone in a game agree a draw (see `games::bots`).
     pub bot_draw_plies: u32,
-    /// How often a notification stream polls the database.
+    /// How often the listening PostgreSQL connection is read (see `workers::listen`).
     pub notify_poll: Duration,
+    /// Open streams per account (or client address) on an instance (see `live`).
+    pub streams_per_account: usize,
+    /// Open streams per instance (see `live`).
+    pub streams_per_instance: usize,
     pub argon2: Argon2Config,
     // Accounts and HTTP hardening.
     /// Failed logins from all addresses before back-off for unknown addresses.
@@ -288,6 +292,8 @@ impl Config {
             bot_delay: src.value(&BOT_DELAY)?,
             bot_draw_plies: src.value(&BOT_DRAW_PLIES)?,
             notify_poll: src.value(&NOTIFY_POLL)?,
+            streams_per_account: src.value(&STREAMS_PER_ACCOUNT)?,
+            streams_per_instance: src.value(&STREAMS_PER_INSTANCE)?,
             argon2,
             login_limit_account_wide: src.value(&LOGIN_LIMIT_ACCOUNT_WIDE)?,
             hash_concurrency: src.optional(&HASH_CONCURRENCY)?.unwrap_or(cores.min(256)),

@@ -211,11 +211,27 @@ settings! {
         default: "600",
         production: Optional,
     }
-    /// how often a notification stream (SSE) looks for new items
+    /// how often the instance's one listening PostgreSQL connection is read for new
+    /// notifications (a socket read, no query; streams never poll the database)
     NOTIFY_POLL: Dur<{ 10 * MS }, { 1 * M }> {
         env: "DJAMBI_NOTIFY_POLL",
         key: "notify_poll",
-        default: "1s",
+        default: "50ms",
+        production: Optional,
+    }
+    /// event streams (SSE) one account, or one client address without an account, may hold
+    /// open at once on an instance; beyond, 429 with Retry-After
+    STREAMS_PER_ACCOUNT: Int<usize, 1, 100_000> {
+        env: "DJAMBI_STREAMS_PER_ACCOUNT",
+        key: "streams_per_account",
+        default: "32",
+        production: Optional,
+    }
+    /// event streams (SSE) one instance holds open at once; beyond, 503 with Retry-After
+    STREAMS_PER_INSTANCE: Int<usize, 1, 10_000_000> {
+        env: "DJAMBI_STREAMS_PER_INSTANCE",
+        key: "streams_per_instance",
+        default: "20000",
         production: Optional,
     }
     /// failed logins per account from all addresses before back-off for addresses that never

@@ -20,6 +20,7 @@ pub mod game_lists;
 pub mod games;
 pub mod idempotency;
 pub mod lease;
+pub mod live;
 pub mod models;
 pub mod outbox;
 pub mod recipients;
@@ -123,6 +124,7 @@ pub fn now() -> NaiveDateTime {
 #[derive(Debug)]
 struct SqlitePragmas {
     busy_timeout_ms: u128,
+    signals: live::Signals,
 }
 
 impl CustomizeConnection<PooledDb, diesel::r2d2::Error> for SqlitePragmas {
@@ -134,6 +136,7 @@ impl CustomizeConnection<PooledDb, diesel::r2d2::Error> for SqlitePragmas {
                 self.busy_timeout_ms
             ))
             .map_err(diesel::r2d2::Error::QueryError)?;
+            live::register_sqlite(c, &self.signals).map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
     }
@@ -142,6 +145,14 @@ impl CustomizeConnection<PooledDb, diesel::r2d2::Error> for SqlitePragmas {
 /// Builds the pool (creating the SQLite file's directory if needed) and checks that a
 /// connection can be made.
 pub fn build_pool(cfg: &DatabaseConfig) -> Result<DbPool, DbSetupError> {
+    build_pool_with(cfg, live::Signals::default())
+}
+
+/// [`build_pool`] whose SQLite connections signal writes to `signals` (see [`live`]).
+pub fn build_pool_with(
+    cfg: &DatabaseConfig,
+    signals: live::Signals,
+) -> Result<DbPool, DbSetupError> {
     if cfg.backend == Backend::Sqlite {
         let path = std::path::Path::new(&cfg.url);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -165,6 +176,7 @@ pub fn build_pool(cfg: &DatabaseConfig) -> Result<DbPool, DbSetupError> {
         .test_on_check_out(false)
         .connection_customizer(Box::new(SqlitePragmas {
             busy_timeout_ms: cfg.timeout.as_millis().max(1000),
+            signals,
         }))
         .build(manager)
         .map_err(|e| DbSetupError::Connect(e.to_string().trim().to_string()))
@@ -217,6 +229,7 @@ where
             .get()
             .map_err(|e| RunError::NoConnection(e.to_string()))?;
         let result = f(&mut pooled.conn);
+        live::flush();
         if result.is_err() && pooled.conn.ping().is_err() {
             pooled.dead = true;
         }
@@ -262,7 +275,10 @@ where
     type Tm = <DbConnection as Connection>::TransactionManager;
     match f(conn) {
         Ok(value) => match Tm::commit_transaction(conn) {
-            Ok(()) => Ok(value),
+            Ok(()) => {
+                live::flush();
+                Ok(value)
+            }
             Err(commit_error) => {
                 if Tm::transaction_manager_status_mut(conn)
                     .transaction_depth()
