@@ -34,6 +34,8 @@ pub struct AppState {
     pub shutdown: crate::shutdown::Shutdown,
     /// The stream fan-out (see `live`).
     pub live: Arc<crate::live::Hub>,
+    /// The computer players' search threads (see `workers::bot_pool`).
+    pub bot_searches: Arc<crate::workers::bot_pool::BotPool>,
 }
 
 impl AppState {
@@ -70,6 +72,7 @@ impl AppState {
             metrics: Arc::new(crate::metrics::Metrics::new()),
             shutdown: crate::shutdown::Shutdown::new(),
             live,
+            bot_searches: crate::workers::bot_pool::BotPool::new(config.bot_threads),
             pool,
             config,
         })
@@ -107,6 +110,11 @@ impl AppState {
             bots: crate::games::bots::BotSettings::of(&self.config),
             every: self.config.due_interval,
             lease: self.config.due_lease,
+            concurrency: self.config.due_concurrency,
+            searches: self.bot_searches.clone(),
+            bot_only_gap: std::time::Duration::from_secs(1)
+                / self.config.bot_only_plies_per_sec.max(1),
+            wake: self.live.games_changed.clone(),
         }
     }
 

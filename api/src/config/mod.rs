@@ -156,6 +156,12 @@ pub struct Config {
     pub due_interval: Duration,
     /// How long a claimed due game is held (see `games::due`).
     pub due_lease: Duration,
+    /// Due games worked on at once (see `workers::due`).
+    pub due_concurrency: usize,
+    /// Threads of bot searches (see `workers::bot_pool`).
+    pub bot_threads: usize,
+    /// Moves per second at most of a bot-only game.
+    pub bot_only_plies_per_sec: u32,
     /// How long a computer player waits before its move is played (see `games::bots`).
     pub bot_delay: Duration,
     /// From this ply on, bots alone in a game agree a draw (see `games::bots`).
@@ -297,6 +303,9 @@ impl Config {
             argon2,
             login_limit_account_wide: src.value(&LOGIN_LIMIT_ACCOUNT_WIDE)?,
             hash_concurrency: src.optional(&HASH_CONCURRENCY)?.unwrap_or(cores.min(256)),
+            due_concurrency: src.value(&DUE_CONCURRENCY)?,
+            bot_threads: src.optional(&BOT_THREADS)?.unwrap_or(cores.min(256)),
+            bot_only_plies_per_sec: src.value(&BOT_ONLY_PLIES_PER_SEC)?,
             hash_queue: src.value(&HASH_QUEUE)?,
             trusted_proxies: src.optional(&TRUSTED_PROXIES)?.unwrap_or_default(),
             cors_origins: src.optional(&CORS_ORIGINS)?.unwrap_or_default(),

@@ -74,6 +74,9 @@ pub struct Hub {
     limits: StreamLimits,
     /// Database reads made for signals (for the tests and the benchmark).
     reads: std::sync::atomic::AtomicU64,
+    /// Woken by every game signal (a game changed somewhere): the due-work worker looks
+    /// again when its next work is due.
+    pub games_changed: Arc<tokio::sync::Notify>,
 }
 
 impl std::fmt::Debug for Hub {
@@ -94,6 +97,7 @@ impl Hub {
             users: Mutex::new(HashMap::new()),
             limits,
             reads: Default::default(),
+            games_changed: Arc::default(),
         }
     }
 
@@ -146,6 +150,9 @@ impl Hub {
             let mut batch = HashSet::from([first]);
             while let Ok(s) = inbox.try_recv() {
                 batch.insert(s);
+            }
+            if batch.iter().any(|s| s.starts_with("g:") || s == RESYNC) {
+                self.games_changed.notify_one();
             }
             let topics: Vec<String> = if batch.contains(RESYNC) {
                 let mut all: Vec<String> =

@@ -9,6 +9,7 @@
 //! - [`janitor`]: forgets expired idempotent answers;
 //! - [`listen`]: the instance's listening PostgreSQL connection, feeding `crate::live`.
 
+pub mod bot_pool;
 pub mod delivery;
 pub mod due;
 pub mod email;
