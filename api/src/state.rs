@@ -64,7 +64,8 @@ impl AppState {
             login_throttle: LoginThrottle::new(
                 config.login_limit_per_account.into(),
                 config.login_limit_account_wide.into(),
-            ),
+            )
+            .shared(pool.clone(), config.jwt_secret.expose().as_bytes()),
             jwt,
             passwords,
             games: Arc::new(GameCache::new(crate::games::CACHE_CAPACITY)),

@@ -21,6 +21,7 @@ pub mod games;
 pub mod idempotency;
 pub mod lease;
 pub mod live;
+pub mod login_throttle;
 pub mod models;
 pub mod outbox;
 pub mod recipients;
