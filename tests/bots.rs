@@ -14,7 +14,12 @@ use games::*;
 use reqwest::Method;
 
 /// Bots move at once, the worker passes often.
-const FAST: [(&str, &str); 2] = [("DJAMBI_DUE_INTERVAL", "10ms"), ("DJAMBI_BOT_DELAY", "0")];
+/// Whole games quickly: bot-only games unthrottled (the fairness test keeps the limit).
+const FAST: [(&str, &str); 3] = [
+    ("DJAMBI_DUE_INTERVAL", "10ms"),
+    ("DJAMBI_BOT_DELAY", "0"),
+    ("DJAMBI_BOT_ONLY_PLIES_PER_SEC", "1000"),
+];
 
 backend_tests!(
     bots_answer_a_draw_offer,
@@ -26,7 +31,12 @@ backend_tests!(
 fn fast_server(backend: Backend, draw_plies: &str) -> TestServer {
     TestServer::start_with(
         backend,
-        &[FAST[0], FAST[1], ("DJAMBI_BOT_DRAW_PLIES", draw_plies)],
+        &[
+            FAST[0],
+            FAST[1],
+            FAST[2],
+            ("DJAMBI_BOT_DRAW_PLIES", draw_plies),
+        ],
     )
 }
 
@@ -412,6 +422,7 @@ fn two_instances_never_double_a_bot_move() {
         ("DJAMBI_DUE_INTERVAL", "2ms"),
         ("DJAMBI_BOT_DELAY", "0"),
         ("DJAMBI_BOT_DRAW_PLIES", "250"),
+        ("DJAMBI_BOT_ONLY_PLIES_PER_SEC", "1000"),
     ];
     let servers: Vec<TestServer> = (0..2)
         .map(|_| TestServer::start_on_with(&db, &settings, None))

@@ -24,6 +24,7 @@ pub mod error;
 pub mod extract;
 pub mod games;
 pub mod http_policy;
+pub mod live;
 pub mod maintenance;
 pub mod notifications;
 pub mod openapi;
@@ -109,8 +110,10 @@ pub async fn start_with_clock(
     clock: std::sync::Arc<dyn clock::Clock>,
 ) -> Result<RunningServer, StartError> {
     let db_cfg = config.database.clone();
+    let signals = store::live::Signals::default();
+    let pool_signals = signals.clone();
     let pool = web::block(move || {
-        let pool = store::build_pool(&db_cfg)?;
+        let pool = store::build_pool_with(&db_cfg, pool_signals)?;
         store::run_migrations(&pool)?;
         Ok::<_, DbSetupError>(pool)
     })
@@ -136,11 +139,34 @@ pub async fn start_with_clock(
     let addr = config.listen;
     let workers = config.workers;
     let grace = config.shutdown_grace;
-    let mut state = AppState::new(config, pool).map_err(StartError::Setup)?;
+    let (hub, inbox_tx, inbox) = live::hub(
+        pool.clone(),
+        live::StreamLimits::new(config.streams_per_account, config.streams_per_instance),
+    );
+    let listener = match config.database.backend {
+        config::Backend::Postgres => Some(workers::listen::Listener {
+            url: config.database.url.clone(),
+            every: config.notify_poll,
+            hub: inbox_tx,
+            stop: Default::default(),
+        }),
+        // One instance: the write path signals in process.
+        config::Backend::Sqlite => {
+            signals.connect(inbox_tx);
+            None
+        }
+    };
+    let mut state = AppState::new(config, pool, hub.clone()).map_err(StartError::Setup)?;
     state.clock = clock;
     let delivery = state.delivery().map_err(StartError::Setup)?;
     let state = web::Data::new(state);
     let _ = openapi::document_json();
+    let stop = state.shutdown.token();
+    state.shutdown.spawn("live", hub.run(inbox, stop.clone()));
+    if let Some(mut listener) = listener {
+        listener.stop = stop;
+        workers::listen::spawn(listener);
+    }
     workers::janitor::spawn(state.janitor(), &state.shutdown);
     workers::due::spawn(state.due_work(), &state.shutdown);
     workers::delivery::spawn(std::sync::Arc::new(delivery), &state.shutdown);

@@ -34,6 +34,10 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Draining state and the background workers' stop signal (see `shutdown`).
     pub shutdown: crate::shutdown::Shutdown,
+    /// The stream fan-out (see `live`).
+    pub live: Arc<crate::live::Hub>,
+    /// The computer players' search threads (see `workers::bot_pool`).
+    pub bot_searches: Arc<crate::workers::bot_pool::BotPool>,
 }
 
 impl AppState {
@@ -46,7 +50,11 @@ impl AppState {
         }
     }
 
-    pub fn new(config: Config, pool: DbPool) -> Result<AppState, String> {
+    pub fn new(
+        config: Config,
+        pool: DbPool,
+        live: Arc<crate::live::Hub>,
+    ) -> Result<AppState, String> {
         let jwt = JwtKeys::new(
             config.jwt_secret.expose().as_bytes(),
             config.access_token_ttl,
@@ -59,13 +67,16 @@ impl AppState {
             login_throttle: LoginThrottle::new(
                 config.login_limit_per_account.into(),
                 config.login_limit_account_wide.into(),
-            ),
+            )
+            .shared(pool.clone(), config.jwt_secret.expose().as_bytes()),
             jwt,
             passwords,
             games: Arc::new(GameCache::new(crate::games::CACHE_CAPACITY)),
             clock: Arc::new(SystemClock),
             metrics: Arc::new(crate::metrics::Metrics::new()),
             shutdown: crate::shutdown::Shutdown::new(),
+            live,
+            bot_searches: crate::workers::bot_pool::BotPool::new(config.bot_threads),
             pool,
             config,
         })
@@ -104,6 +115,11 @@ impl AppState {
             bots: crate::games::bots::BotSettings::of(&self.config),
             every: self.config.due_interval,
             lease: self.config.due_lease,
+            concurrency: self.config.due_concurrency,
+            searches: self.bot_searches.clone(),
+            bot_only_gap: std::time::Duration::from_secs(1)
+                / self.config.bot_only_plies_per_sec.max(1),
+            wake: self.live.games_changed.clone(),
         }
     }
 

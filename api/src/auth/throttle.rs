@@ -20,17 +20,25 @@
 //!   so parallel guesses cannot slip past the budget and parallel correct logins all pass.
 //! - Wrong current passwords in `PATCH /v1/me` count exactly like failed logins.
 //!
-//! The state is in memory, per process, in two LRU maps of at most 65,536 entries each
-//! (about 5 MiB at most), keyed by keyed hashes (random per process) of the login key
-//! with the client address (IPv6 by /64) and of the account id. Account-wide counts are
-//! kept only for accounts that exist; the per-address counts apply to every name alike, so
+//! The counts are shared by every instance of one database and survive restarts: each
+//! failure and success is written to `login_throttle` (keyed by an HMAC, under the JWT
+//! secret, of the login key with the client address (IPv6 by /64), and of the account id;
+//! names and addresses are never stored), and an attempt reads the row before its
+//! verdict. Two LRU maps of at most 65,536 entries each (about 5 MiB) keep the attempts in
+//! flight, which stay per process (a guesser spread over N instances may have N times the
+//! free attempts *in flight*, never more recorded failures). Account-wide counts are kept
+//! only for accounts that exist; the per-address counts apply to every name alike, so
 //! answers do not tell which names exist.
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::net::IpAddr;
 use std::num::NonZeroUsize;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use hmac::{KeyInit, Mac};
+
+use crate::store::{self, DbPool, login_throttle as rows};
 use std::time::{Duration, Instant};
 
 use lru::LruCache;
@@ -72,6 +80,11 @@ struct Record {
     in_flight: u32,
     /// Keyed hashes of addresses that logged in (account records only).
     known: Vec<u64>,
+    /// Writes of this record to the shared table not done yet (while any is, the local
+    /// record is newer than the row).
+    pending: u32,
+    /// Local changes so far (a read of the row that began before one is stale).
+    changes: u64,
 }
 
 enum Verdict {
@@ -128,9 +141,12 @@ struct Maps {
 
 /// The throttle; one per server.
 pub struct LoginThrottle {
-    maps: Mutex<Maps>,
+    maps: Arc<Mutex<Maps>>,
     changed: Notify,
-    keys: RandomState,
+    /// The HMAC key of the record keys (the JWT secret when shared, else random).
+    secret: Vec<u8>,
+    /// The shared table (none: this process only, as in unit tests).
+    shared: Option<DbPool>,
     per_address: Budget,
     account_wide: Budget,
 }
@@ -178,31 +194,148 @@ pub fn address_key(ip: IpAddr) -> IpAddr {
 impl LoginThrottle {
     pub fn new(per_address: Budget, account_wide: Budget) -> LoginThrottle {
         let cap = NonZeroUsize::new(CAPACITY).unwrap_or(NonZeroUsize::MIN);
+        let r = RandomState::new();
+        let secret = [
+            r.hash_one(1u8),
+            r.hash_one(2u8),
+            r.hash_one(3u8),
+            r.hash_one(4u8),
+        ]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
         LoginThrottle {
-            maps: Mutex::new(Maps {
+            maps: Arc::new(Mutex::new(Maps {
                 pairs: LruCache::new(cap),
                 accounts: LruCache::new(cap),
-            }),
+            })),
             changed: Notify::new(),
-            keys: RandomState::new(),
+            secret,
+            shared: None,
             per_address,
             account_wide,
         }
     }
 
+    /// The same throttle, its counts shared through `pool`'s `login_throttle` table by
+    /// every instance that has the same `secret`.
+    pub fn shared(mut self, pool: DbPool, secret: &[u8]) -> LoginThrottle {
+        self.secret = secret.to_vec();
+        self.shared = Some(pool);
+        self
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Maps> {
-        self.maps
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock_maps(&self.maps)
+    }
+
+    /// The keyed hash of `text`.
+    fn key(&self, text: &str) -> u64 {
+        let mut mac = <hmac::Hmac<sha2_011::Sha256> as KeyInit>::new_from_slice(&self.secret)
+            .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+        mac.update(text.as_bytes());
+        let out = mac.finalize().into_bytes();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&out[..8]);
+        u64::from_le_bytes(first)
+    }
+
+    /// Reads the slot's shared row into the local record (unless a local write of it is
+    /// still under way). A failed read leaves the local record as it is.
+    async fn load(&self, slot: Slot) {
+        let Some(pool) = &self.shared else { return };
+        let key = row_key(slot);
+        let before = {
+            let mut maps = self.lock();
+            match slot {
+                Slot::Pair(k) => maps.pairs.get_or_insert_mut(k, Record::default).changes,
+                Slot::Account(k) => maps.accounts.get_or_insert_mut(k, Record::default).changes,
+            }
+        };
+        let read = store::run(pool, move |conn| rows::get(conn, &key)).await;
+        let row = match read {
+            Ok(row) => row,
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the shared login throttle failed");
+                return;
+            }
+        };
+        let mut maps = self.lock();
+        let record = match slot {
+            Slot::Pair(k) => maps.pairs.get_or_insert_mut(k, Record::default),
+            Slot::Account(k) => maps.accounts.get_or_insert_mut(k, Record::default),
+        };
+        if record.pending > 0 || record.changes != before {
+            return;
+        }
+        let row = row.unwrap_or(rows::ThrottleRow {
+            failures: 0,
+            last_failure: None,
+            known: String::new(),
+        });
+        record.failures = u32::try_from(row.failures).unwrap_or(u32::MAX);
+        record.last_failure = row.last_failure.and_then(instant_of);
+        if let Slot::Account(_) = slot {
+            record.known = row
+                .known
+                .split(',')
+                .filter_map(|h| u64::from_str_radix(h, 16).ok())
+                .collect();
+        }
+    }
+
+    /// Writes a change of the slot's record to the shared table, in the background (the
+    /// local record counts at once; the row follows within a round trip).
+    fn store(&self, slot: Slot, change: Change) {
+        let Some(pool) = self.shared.clone() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        {
+            let mut maps = self.lock();
+            let record = match slot {
+                Slot::Pair(k) => maps.pairs.get_or_insert_mut(k, Record::default),
+                Slot::Account(k) => maps.accounts.get_or_insert_mut(k, Record::default),
+            };
+            record.pending += 1;
+            record.changes += 1;
+        }
+        let maps = self.maps.clone();
+        let key = row_key(slot);
+        runtime.spawn(async move {
+            let now = crate::clock::Clock::now(&crate::clock::SystemClock);
+            let forget = now - chrono::TimeDelta::seconds(FORGET_AFTER.as_secs() as i64);
+            let written = store::run(&pool, move |conn| match change {
+                Change::Failed => rows::fail(conn, &key, now, forget),
+                Change::Cleared => rows::clear(conn, &key),
+                Change::Known(known) => rows::remember(conn, &key, &known),
+            })
+            .await;
+            if let Err(e) = written {
+                tracing::warn!(error = %e, "writing the shared login throttle failed");
+            }
+            let mut maps = lock_maps(&maps);
+            let record = match slot {
+                Slot::Pair(k) => maps.pairs.get_mut(&k),
+                Slot::Account(k) => maps.accounts.get_mut(&k),
+            };
+            if let Some(r) = record {
+                r.pending = r.pending.saturating_sub(1);
+            }
+        });
     }
 
     /// Takes a place for a password check of the account named `login_name` (as typed,
     /// compared in lower case) from `client`. `Err` is the wait before trying again.
     pub async fn begin(&self, login_name: &str, client: IpAddr) -> Result<Attempt<'_>, Duration> {
-        let address = self.keys.hash_one(address_key(client));
-        let pair = self
-            .keys
-            .hash_one((login_name.to_lowercase(), address_key(client)));
+        let address = self.key(&format!("address|{}", address_key(client)));
+        let pair = self.key(&format!(
+            "pair|{}|{}",
+            login_name.to_lowercase(),
+            address_key(client)
+        ));
         let mut attempt = Attempt {
             throttle: self,
             address,
@@ -216,6 +349,7 @@ impl LoginThrottle {
 
     /// Waits for a place in a record, or refuses.
     async fn take(&self, slot: Slot, budget: Budget) -> Result<(), Duration> {
+        self.load(slot).await;
         let deadline = Instant::now() + MAX_WAIT;
         loop {
             let notified = self.changed.notified();
@@ -251,6 +385,7 @@ impl LoginThrottle {
             Slot::Pair(k) => maps.pairs.get_mut(&k),
             Slot::Account(k) => maps.accounts.get_mut(&k),
         };
+        let mut change = None;
         if let Some(r) = record {
             r.in_flight = r.in_flight.saturating_sub(1);
             match outcome {
@@ -258,17 +393,22 @@ impl LoginThrottle {
                     r.forget_if_old(now);
                     r.failures = r.failures.saturating_add(1);
                     r.last_failure = Some(now);
+                    change = Some(Change::Failed);
                 }
                 Some(true) => {
                     if let Slot::Pair(_) = slot {
                         r.failures = 0;
                         r.last_failure = None;
+                        change = Some(Change::Cleared);
                     }
                 }
                 None => {}
             }
         }
         drop(maps);
+        if let Some(change) = change {
+            self.store(slot, change);
+        }
         self.changed.notify_waiters();
     }
 }
@@ -278,8 +418,9 @@ impl Attempt<'_> {
     /// unless the client address has logged into it before.
     pub async fn account(&mut self, user_id: &str) -> Result<(), Duration> {
         let t = self.throttle;
-        let key = t.keys.hash_one(user_id);
+        let key = t.key(&format!("account|{user_id}"));
         self.account = Some(key);
+        t.load(Slot::Account(key)).await;
         let known = t
             .lock()
             .accounts
@@ -323,6 +464,14 @@ impl Attempt<'_> {
             if record.known.len() > KNOWN_ADDRESSES {
                 record.known.remove(0);
             }
+            let known = record
+                .known
+                .iter()
+                .map(|h| format!("{h:x}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            drop(maps);
+            t.store(Slot::Account(key), Change::Known(known));
         } else if !held_account {
             // A known address holds no place in the account-wide record, but its failures
             // still count towards the ceiling.
@@ -330,8 +479,39 @@ impl Attempt<'_> {
             record.forget_if_old(now);
             record.failures = record.failures.saturating_add(1);
             record.last_failure = Some(now);
+            drop(maps);
+            t.store(Slot::Account(key), Change::Failed);
         }
     }
+}
+
+/// A change written to the shared table.
+#[derive(Debug, Clone)]
+enum Change {
+    Failed,
+    Cleared,
+    Known(String),
+}
+
+/// The shared row's key of a slot.
+fn row_key(slot: Slot) -> String {
+    match slot {
+        Slot::Pair(k) => format!("p{k:016x}"),
+        Slot::Account(k) => format!("a{k:016x}"),
+    }
+}
+
+/// The instant of a stored time (a time in the future counts as now).
+fn instant_of(at: chrono::NaiveDateTime) -> Option<Instant> {
+    let age = (crate::clock::Clock::now(&crate::clock::SystemClock) - at)
+        .to_std()
+        .unwrap_or(Duration::ZERO);
+    Instant::now().checked_sub(age)
+}
+
+fn lock_maps(maps: &Mutex<Maps>) -> std::sync::MutexGuard<'_, Maps> {
+    maps.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Drop for Attempt<'_> {

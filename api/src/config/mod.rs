@@ -158,12 +158,22 @@ pub struct Config {
     pub due_interval: Duration,
     /// How long a claimed due game is held (see `games::due`).
     pub due_lease: Duration,
+    /// Due games worked on at once (see `workers::due`).
+    pub due_concurrency: usize,
+    /// Threads of bot searches (see `workers::bot_pool`).
+    pub bot_threads: usize,
+    /// Moves per second at most of a bot-only game.
+    pub bot_only_plies_per_sec: u32,
     /// How long a computer player waits before its move is played (see `games::bots`).
     pub bot_delay: Duration,
     /// From this ply on, bots alone in a game agree a draw (see `games::bots`).
     pub bot_draw_plies: u32,
-    /// How often a notification stream polls the database.
+    /// How often the listening PostgreSQL connection is read (see `workers::listen`).
     pub notify_poll: Duration,
+    /// Open streams per account (or client address) on an instance (see `live`).
+    pub streams_per_account: usize,
+    /// Open streams per instance (see `live`).
+    pub streams_per_instance: usize,
     pub argon2: Argon2Config,
     // Accounts and HTTP hardening.
     /// Failed logins from all addresses before back-off for unknown addresses.
@@ -291,9 +301,14 @@ impl Config {
             bot_delay: src.value(&BOT_DELAY)?,
             bot_draw_plies: src.value(&BOT_DRAW_PLIES)?,
             notify_poll: src.value(&NOTIFY_POLL)?,
+            streams_per_account: src.value(&STREAMS_PER_ACCOUNT)?,
+            streams_per_instance: src.value(&STREAMS_PER_INSTANCE)?,
             argon2,
             login_limit_account_wide: src.value(&LOGIN_LIMIT_ACCOUNT_WIDE)?,
             hash_concurrency: src.optional(&HASH_CONCURRENCY)?.unwrap_or(cores.min(256)),
+            due_concurrency: src.value(&DUE_CONCURRENCY)?,
+            bot_threads: src.optional(&BOT_THREADS)?.unwrap_or(cores.min(256)),
+            bot_only_plies_per_sec: src.value(&BOT_ONLY_PLIES_PER_SEC)?,
             hash_queue: src.value(&HASH_QUEUE)?,
             trusted_proxies: src.optional(&TRUSTED_PROXIES)?.unwrap_or_default(),
             cors_origins: src.optional(&CORS_ORIGINS)?.unwrap_or_default(),

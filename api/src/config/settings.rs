@@ -199,7 +199,31 @@ settings! {
     DUE_LEASE: Dur<{ 1 * S }, { 1 * D }> {
         env: "DJAMBI_DUE_LEASE",
         key: "due_lease",
-        default: "60s",
+        default: "6s",
+        production: Optional,
+    }
+    /// due games (deadlines, computer players' turns) one instance works on at once; each
+    /// claim's lease is renewed every third of DJAMBI_DUE_LEASE while its work runs
+    DUE_CONCURRENCY: Int<usize, 1, 1024> {
+        env: "DJAMBI_DUE_CONCURRENCY",
+        key: "due_concurrency",
+        default: "16",
+        production: Optional,
+    }
+    /// threads of computer players' searches (never the request threads); with two or more,
+    /// one is kept for games with people in them
+    BOT_THREADS: Int<usize, 1, 256> {
+        env: "DJAMBI_BOT_THREADS",
+        key: "bot_threads",
+        derived: "one per core",
+        production: Optional,
+    }
+    /// moves per second at most of a game with only computer players left (it yields to
+    /// other games after each move)
+    BOT_ONLY_PLIES_PER_SEC: Int<u32, 1, 1000> {
+        env: "DJAMBI_BOT_ONLY_PLIES_PER_SEC",
+        key: "bot_only_plies_per_sec",
+        default: "4",
         production: Optional,
     }
     /// how long a computer player waits after its turn comes before the due-work worker plays
@@ -218,11 +242,27 @@ settings! {
         default: "600",
         production: Optional,
     }
-    /// how often a notification stream (SSE) looks for new items
+    /// how often the instance's one listening PostgreSQL connection is read for new
+    /// notifications (a socket read, no query; streams never poll the database)
     NOTIFY_POLL: Dur<{ 10 * MS }, { 1 * M }> {
         env: "DJAMBI_NOTIFY_POLL",
         key: "notify_poll",
-        default: "1s",
+        default: "50ms",
+        production: Optional,
+    }
+    /// event streams (SSE) one account, or one client address without an account, may hold
+    /// open at once on an instance; beyond, 429 with Retry-After
+    STREAMS_PER_ACCOUNT: Int<usize, 1, 100_000> {
+        env: "DJAMBI_STREAMS_PER_ACCOUNT",
+        key: "streams_per_account",
+        default: "32",
+        production: Optional,
+    }
+    /// event streams (SSE) one instance holds open at once; beyond, 503 with Retry-After
+    STREAMS_PER_INSTANCE: Int<usize, 1, 10_000_000> {
+        env: "DJAMBI_STREAMS_PER_INSTANCE",
+        key: "streams_per_instance",
+        default: "20000",
         production: Optional,
     }
     /// failed logins per account from all addresses before back-off for addresses that never

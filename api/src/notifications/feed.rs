@@ -1,10 +1,10 @@
 //! The in-app feed: a user's notifications, newest first (cursor paged), marking them
 //! read, and the reads behind its Server-Sent Events stream.
 //!
-//! The stream polls the database (so it shows what any instance wrote) in the order
-//! (created_at, id). Transactions commit out of that order now and then (a write that
-//! started earlier commits later), so each poll looks back [`LOOK_BACK`] before the newest
-//! item sent and skips the ids already sent: an item that commits late is still sent.
+//! The stream (see `crate::live`) reads the items in the order (created_at, id).
+//! Transactions commit out of that order now and then (a write that started earlier
+//! commits later), so each read looks back [`LOOK_BACK`] before the newest item sent and
+//! skips the ids already sent: an item that commits late is still sent.
 
 use std::collections::HashMap;
 
@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{NotificationError, Notifications};
-use crate::store::{self, DbConnection, DbPool, StoreError};
+use crate::store::{self, DbConnection, StoreError};
 
 pub use crate::store::outbox::NotificationRow;
 
@@ -93,6 +93,16 @@ impl StreamCursor {
             .filter(|r| !self.sent.contains_key(&r.id))
             .take(limit as usize)
             .collect();
+        Ok(self.accept(&fresh))
+    }
+
+    /// The rows of `rows` (oldest first) not sent yet, marked as sent.
+    pub fn accept(&mut self, rows: &[NotificationRow]) -> Vec<NotificationRow> {
+        let fresh: Vec<NotificationRow> = rows
+            .iter()
+            .filter(|r| !self.sent.contains_key(&r.id))
+            .cloned()
+            .collect();
         for r in &fresh {
             self.sent.insert(r.id.clone(), r.created_at);
             if self.newest.is_none_or(|n| r.created_at > n) {
@@ -102,7 +112,7 @@ impl StreamCursor {
         if let Some(n) = self.newest {
             self.sent.retain(|_, t| *t >= n - LOOK_BACK);
         }
-        Ok(fresh)
+        fresh
     }
 }
 
@@ -112,39 +122,6 @@ impl StreamCursor {
 pub struct FeedPage {
     pub rows: Vec<NotificationRow>,
     pub unread_count: i64,
-}
-
-/// One user's stream: it polls the store on its own (owned, so a response body can keep
-/// it).
-#[derive(Debug, Clone)]
-pub struct FeedStream {
-    pool: DbPool,
-    user: String,
-}
-
-impl FeedStream {
-    /// The items not sent yet (at most 100). A failed poll is logged and sends nothing;
-    /// the next poll tries again.
-    pub async fn poll(&self, cursor: StreamCursor) -> (StreamCursor, Vec<NotificationRow>) {
-        let before = cursor.clone();
-        let (mut cursor, user) = (cursor, self.user.clone());
-        let polled = store::run(&self.pool, move |conn| {
-            let rows = cursor.poll(conn, &user, 100);
-            Ok::<_, StoreError>((cursor, rows))
-        })
-        .await;
-        match polled {
-            Ok((cursor, Ok(rows))) => (cursor, rows),
-            Ok((cursor, Err(e))) => {
-                tracing::warn!(error = %e, "notification stream poll failed");
-                (cursor, Vec::new())
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "notification stream poll failed");
-                (before, Vec::new())
-            }
-        }
-    }
 }
 
 /// The most ids one mark-read takes.
@@ -192,26 +169,5 @@ impl Notifications<'_> {
             Ok::<_, StoreError>((n, store::feed::unread_count(conn, &user)?))
         })
         .await?)
-    }
-
-    /// `GET /v1/me/notifications/stream`: where the stream starts (after `last`, the
-    /// `Last-Event-ID`, or with what comes next) and the stream.
-    pub async fn stream(
-        &self,
-        user: &str,
-        last: Option<String>,
-    ) -> Result<(StreamCursor, FeedStream), NotificationError> {
-        let u = user.to_string();
-        let cursor = store::run(self.pool, move |conn| {
-            StreamCursor::start(conn, &u, last.as_deref())
-        })
-        .await?;
-        Ok((
-            cursor,
-            FeedStream {
-                pool: self.pool.clone(),
-                user: user.to_string(),
-            },
-        ))
     }
 }

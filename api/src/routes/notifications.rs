@@ -4,6 +4,7 @@
 //! `Last-Event-ID`). See [`crate::notifications`] for what is notified.
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -11,7 +12,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::auth::{Authenticated, Scope};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
-use crate::notifications::feed::{NotificationRow, StreamCursor};
+use crate::notifications::feed::NotificationRow;
 use crate::pagination::{Keyset, Page, check_cursor, check_limit};
 use crate::routes::sse;
 use crate::state::AppState;
@@ -234,15 +235,21 @@ fn last_event_id(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 /// as in the feed. Send `Last-Event-ID` (browsers do on reconnecting) to get what came
 /// after that item; without it the stream starts with what comes next. A `Last-Event-ID`
 /// that is not a notification's id is `400 validation` (an unknown but well-formed id
-/// sends every item still kept). Fed from the
-/// database, so items written by any server instance arrive.
+/// sends every item still kept). Fed by the instance's fan-out (PostgreSQL
+/// `LISTEN`/`NOTIFY`), so items written by any server instance arrive. Open streams are
+/// limited per account (`DJAMBI_STREAMS_PER_ACCOUNT`, then 429) and per instance
+/// (`DJAMBI_STREAMS_PER_INSTANCE`, then 503), both with `Retry-After`.
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["read"])),
     params(("Last-Event-ID" = Option<String>, Header, description = "Resume after this notification (its id, a UUID)")),
     responses(
         (status = 200, description = "An event stream: `retry: 2000`, then one event per notification", content_type = "text/event-stream", body = NotificationEvent),
-        (status = 400, description = "`Last-Event-ID` is not a notification's id", body = Problem, content_type = PROBLEM)
+        (status = 400, description = "`Last-Event-ID` is not a notification's id", body = Problem, content_type = PROBLEM),
+        (status = 429, description = "This account holds `DJAMBI_STREAMS_PER_ACCOUNT` streams already; `Retry-After` says when to try again", body = Problem, content_type = PROBLEM,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "This instance holds `DJAMBI_STREAMS_PER_INSTANCE` streams already; `Retry-After` says when to try again", body = Problem, content_type = PROBLEM,
+            headers(("Retry-After" = u64, description = "Seconds to wait")))
     )
 )]
 #[get("/me/notifications/stream")]
@@ -253,12 +260,9 @@ pub async fn stream_notifications(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
     let last = last_event_id(&req)?;
-    let (cursor, stream) = app.notifications().stream(&auth.user_id, last).await?;
-    Ok(sse::polled(&app, cursor, move |cursor: StreamCursor| {
-        let stream = stream.clone();
-        async move {
-            let (cursor, rows) = stream.poll(cursor).await;
-            (cursor, rows.iter().map(sse_event).collect())
-        }
-    }))
+    let stream = app.live.open_feed(&auth.user_id, last).await?;
+    Ok(sse::live(
+        &app,
+        stream.map(|rows| rows.iter().map(sse_event).collect::<String>()),
+    ))
 }

@@ -1,20 +1,19 @@
-//! Server-Sent Events fed by polling the database, shared by the streams of a game's
-//! events and of a player's notifications. Polling (every `DJAMBI_NOTIFY_POLL`) rather
-//! than an in-process channel, so what any server instance writes arrives.
+//! Server-Sent Events of the live streams (see `crate::live`), shared by the streams of
+//! a game's events and of a player's notifications: the stream is fed by the instance's
+//! fan-out, never by polling the database.
 //!
 //! The stream starts with `retry: 2000` (how long a client waits before reconnecting),
-//! polls again at once after a poll that found something (catching up a backlog), sends a
-//! comment line after [`KEEP_ALIVE`] of silence so proxies keep it open, and ends when the
-//! server begins to stop (within a poll interval), so a graceful shutdown is not held up by open streams (clients
-//! reconnect elsewhere with `Last-Event-ID`).
+//! sends a comment line after [`KEEP_ALIVE`] of silence so proxies keep it open, and ends
+//! when the server begins to stop, so a graceful shutdown is not held up by open streams
+//! (clients reconnect elsewhere with `Last-Event-ID`).
 
-use std::future::Future;
 use std::time::Duration;
 
 use actix_web::HttpResponse;
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use futures_util::future::{Either, select};
+use futures_util::{Stream, StreamExt};
 
 use crate::state::AppState;
 
@@ -27,63 +26,41 @@ pub fn event(id: impl std::fmt::Display, kind: &str, data: &str) -> String {
     format!("id: {id}\nevent: {kind}\ndata: {data}\n\n")
 }
 
-/// The `200 text/event-stream` answer of a polled stream. `poll` gets the cursor and
-/// returns the next one and the text of the events it found (empty: nothing new).
-pub fn polled<C, F, Fut>(app: &AppState, cursor: C, poll: F) -> HttpResponse
+/// The `200 text/event-stream` answer of a live stream: `texts` gives the text of the
+/// events (one item per batch); the stream ends with it or when the server stops.
+pub fn live<S>(app: &AppState, texts: S) -> HttpResponse
 where
-    C: 'static,
-    F: FnMut(C) -> Fut + 'static,
-    Fut: Future<Output = (C, String)> + 'static,
+    S: Stream<Item = String> + Unpin + 'static,
 {
-    struct S<C, F> {
-        cursor: Option<C>,
-        poll: F,
-        first: bool,
-        quiet: Duration,
-    }
-    let every = app.config.notify_poll.max(Duration::from_millis(1));
     let shutdown = app.shutdown.clone();
-    let s = S {
-        cursor: Some(cursor),
-        poll,
-        first: true,
-        quiet: Duration::ZERO,
-    };
-    let stream = futures_util::stream::unfold(s, move |mut s| {
-        let shutdown = shutdown.clone();
-        async move {
-            if s.first {
-                s.first = false;
-                return Some((Ok::<_, actix_web::Error>(Bytes::from("retry: 2000\n\n")), s));
-            }
+    let head = futures_util::stream::once(async { Bytes::from_static(b"retry: 2000\n\n") });
+    let body =
+        futures_util::stream::unfold((texts, shutdown), |(mut texts, shutdown)| async move {
             loop {
-                // Draining: the server waits for open answers, so end this one now.
                 if shutdown.is_draining() {
                     return None;
                 }
-                let (cursor, text) = (s.poll)(s.cursor.take()?).await;
-                s.cursor = Some(cursor);
-                if !text.is_empty() {
-                    s.quiet = Duration::ZERO;
-                    return Some((Ok(Bytes::from(text)), s));
-                }
-                let rest = std::pin::pin!(actix_web::rt::time::sleep(every));
+                let next = std::pin::pin!(actix_web::rt::time::timeout(KEEP_ALIVE, texts.next()));
                 let stopped = std::pin::pin!(shutdown.token().cancelled_owned());
-                if let Either::Right(_) = select(rest, stopped).await {
-                    return None;
-                }
-                s.quiet += every;
-                if s.quiet >= KEEP_ALIVE {
-                    s.quiet = Duration::ZERO;
-                    return Some((Ok(Bytes::from(": keep-alive\n\n")), s));
+                let got = match select(stopped, next).await {
+                    Either::Left(_) => return None,
+                    Either::Right((got, _)) => got,
+                };
+                match got {
+                    Ok(Some(text)) if text.is_empty() => continue,
+                    Ok(Some(text)) => return Some((Bytes::from(text), (texts, shutdown))),
+                    Ok(None) => return None,
+                    Err(_) => {
+                        let alive = Bytes::from_static(b": keep-alive\n\n");
+                        return Some((alive, (texts, shutdown)));
+                    }
                 }
             }
-        }
-    });
+        });
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header((header::CONTENT_ENCODING, "identity"))
         .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(stream)
+        .streaming(head.chain(body).map(Ok::<_, actix_web::Error>))
 }

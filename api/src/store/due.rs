@@ -35,16 +35,53 @@ pub fn release(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Moves a game's due time to `at` (a deadline moved by a vacation), if the game is still
-/// at `version`.
+/// Moves a game's due time to `at` (a deadline moved by a vacation, a bot-only game's
+/// next move after its rate limit), if the game is still at `version` and due at all.
 pub fn postpone(
     conn: &mut DbConnection,
     id: &str,
     version: i64,
     at: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    diesel::update(games::table.find(id).filter(games::version.eq(version)))
-        .set(games::due_at.eq(Some(at)))
-        .execute(conn)?;
+    diesel::update(
+        games::table
+            .find(id)
+            .filter(games::version.eq(version))
+            .filter(games::due_at.is_not_null()),
+    )
+    .set(games::due_at.eq(Some(at)))
+    .execute(conn)?;
     Ok(())
+}
+
+/// Renews a claim that is still held until `until` (a worker renews while it works, so a
+/// crashed instance's games come back within one short lease). False if it was lost.
+pub fn renew(conn: &mut DbConnection, id: &str, until: NaiveDateTime) -> Result<bool, StoreError> {
+    let n = diesel::update(
+        games::table
+            .find(id)
+            .filter(games::due_lease_until.is_not_null()),
+    )
+    .set(games::due_lease_until.eq(Some(until)))
+    .execute(conn)?;
+    Ok(n == 1)
+}
+
+/// When the next unclaimed game is due (the `games_due_idx` index, soonest first), if any.
+pub fn next_due(
+    conn: &mut DbConnection,
+    now: NaiveDateTime,
+) -> Result<Option<NaiveDateTime>, StoreError> {
+    Ok(games::table
+        .filter(games::due_at.is_not_null())
+        .filter(
+            games::due_lease_until
+                .is_null()
+                .or(games::due_lease_until.le(now)),
+        )
+        .order(games::due_at.asc())
+        .select(games::due_at)
+        .first::<Option<NaiveDateTime>>(conn)
+        .optional()?
+        .flatten())
 }

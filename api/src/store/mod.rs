@@ -22,6 +22,8 @@ pub mod game_lists;
 pub mod games;
 pub mod idempotency;
 pub mod lease;
+pub mod live;
+pub mod login_throttle;
 pub mod models;
 pub mod outbox;
 pub mod recipients;
@@ -118,6 +120,7 @@ pub enum DbSetupError {
 #[derive(Debug)]
 struct SqlitePragmas {
     busy_timeout_ms: u128,
+    signals: live::Signals,
 }
 
 impl CustomizeConnection<PooledDb, diesel::r2d2::Error> for SqlitePragmas {
@@ -129,6 +132,7 @@ impl CustomizeConnection<PooledDb, diesel::r2d2::Error> for SqlitePragmas {
                 self.busy_timeout_ms
             ))
             .map_err(diesel::r2d2::Error::QueryError)?;
+            live::register_sqlite(c, &self.signals).map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
     }
@@ -137,6 +141,14 @@ impl CustomizeConnection<PooledDb, diesel::r2d2::Error> for SqlitePragmas {
 /// Builds the pool (creating the SQLite file's directory if needed) and checks that a
 /// connection can be made.
 pub fn build_pool(cfg: &DatabaseConfig) -> Result<DbPool, DbSetupError> {
+    build_pool_with(cfg, live::Signals::default())
+}
+
+/// [`build_pool`] whose SQLite connections signal writes to `signals` (see [`live`]).
+pub fn build_pool_with(
+    cfg: &DatabaseConfig,
+    signals: live::Signals,
+) -> Result<DbPool, DbSetupError> {
     if cfg.backend == Backend::Sqlite {
         let path = std::path::Path::new(&cfg.url);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -160,6 +172,7 @@ pub fn build_pool(cfg: &DatabaseConfig) -> Result<DbPool, DbSetupError> {
         .test_on_check_out(false)
         .connection_customizer(Box::new(SqlitePragmas {
             busy_timeout_ms: cfg.timeout.as_millis().max(1000),
+            signals,
         }))
         .build(manager)
         .map_err(|e| DbSetupError::Connect(e.to_string().trim().to_string()))
@@ -212,6 +225,7 @@ where
             .get()
             .map_err(|e| RunError::NoConnection(e.to_string()))?;
         let result = f(&mut pooled.conn);
+        live::flush();
         if result.is_err() && pooled.conn.ping().is_err() {
             pooled.dead = true;
         }
@@ -257,7 +271,10 @@ where
     type Tm = <DbConnection as Connection>::TransactionManager;
     match f(conn) {
         Ok(value) => match Tm::commit_transaction(conn) {
-            Ok(()) => Ok(value),
+            Ok(()) => {
+                live::flush();
+                Ok(value)
+            }
             Err(commit_error) => {
                 if Tm::transaction_manager_status_mut(conn)
                     .transaction_depth()

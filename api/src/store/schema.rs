@@ -218,6 +218,15 @@ diesel::table! {
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(account_tokens -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
+diesel::table! {
+    login_throttle (key) {
+        key -> Text,
+        failures -> BigInt,
+        last_failure -> Nullable<Timestamp>,
+        known -> Text,
+    }
+}
+
 diesel::joinable!(personal_access_tokens -> users (user_id));
 diesel::joinable!(game_players -> games (game_id));
 diesel::joinable!(game_players -> users (user_id));
@@ -238,5 +247,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhooks,
     deliveries,
     vacations,
-    reminder_schedule
+    reminder_schedule,
+    login_throttle
 );

@@ -20,6 +20,20 @@
 //!
 //! Nothing is lost while no server runs: the due games are in the database, and the
 //! first pass runs as soon as a server starts.
+//!
+//! # Fair and concurrent
+//!
+//! Claimed games are worked on concurrently, up to `DJAMBI_DUE_CONCURRENCY` at once; a
+//! claim's lease (`DJAMBI_DUE_LEASE`, short) is renewed every third of it while its work
+//! runs, so a crashed instance's games are taken over within one lease. Computer players
+//! search on [`super::bot_pool`]'s threads (never a request thread, never the database's
+//! blocking pool), games with people first. A game of bots alone plays ONE move per claim,
+//! then is due again only after `1 / DJAMBI_BOT_ONLY_PLIES_PER_SEC`, and when the bot-only
+//! search threads are busy it yields (is postponed) instead of waiting: one busy game never
+//! holds up another. Deadlines (timeouts) never wait for a search; the reminders run on
+//! their own loop. The worker sleeps until the next due time (read from the `due_at`
+//! index, one query) or `DJAMBI_DUE_INTERVAL`, whichever is sooner, and is woken when any
+//! game changes (the live signals, `crate::live`).
 
 use std::time::Duration;
 
@@ -47,8 +61,16 @@ pub struct DueWork {
     pub bots: BotSettings,
     /// How often a pass runs (`DJAMBI_DUE_INTERVAL`).
     pub every: Duration,
-    /// How long a claimed game is held (`DJAMBI_DUE_LEASE`).
+    /// How long a claimed game is held (`DJAMBI_DUE_LEASE`), renewed while it is worked on.
     pub lease: Duration,
+    /// Games worked on at once (`DJAMBI_DUE_CONCURRENCY`).
+    pub concurrency: usize,
+    /// Where the bots search.
+    pub searches: Arc<super::bot_pool::BotPool>,
+    /// The least time between two moves of a bot-only game.
+    pub bot_only_gap: Duration,
+    /// Woken when a game changed (see `crate::live`).
+    pub wake: Arc<tokio::sync::Notify>,
 }
 
 /// Games claimed by one statement.
@@ -146,7 +168,134 @@ pub fn handle(
     }
 }
 
-/// One pass: claim and handle due games until none is left.
+/// Handles one claimed game on the concurrent path: a bot's turn is searched on the bot
+/// pool, a deadline is written at once. `Ok(true)` if something was written.
+pub async fn handle_game(work: &DueWork, id: &str) -> Result<bool, CommandError> {
+    let (games, i) = (work.games.clone(), id.to_string());
+    let state = store::run(&work.pool, move |conn| {
+        Ok::<_, CommandError>(game_store::current_state(conn, &games, &i)?)
+    })
+    .await?;
+    let now = work.clock.now();
+    if state.bot_to_move().is_none() {
+        // A deadline: the one synchronous path, no search in it.
+        let (w, i) = (work.clone(), id.to_string());
+        return store::run(&work.pool, move |conn| handle(conn, &w, &*w.clock, &i)).await;
+    }
+    let only_bots = state.only_bots_active();
+    let (version, last_event) = (state.version, state.updated_at);
+    if only_bots && work.searches.background_full() {
+        // Yield: the bot-only search threads are busy; try again a little later.
+        postpone(work, id, version, now, work.bot_only_gap).await;
+        return Ok(false);
+    }
+    let settings = work.bots;
+    let decided = work
+        .searches
+        .run(!only_bots, move || {
+            bots::bot_command(&state, now, &settings)
+        })
+        .await;
+    let Some(command) = decided.flatten() else {
+        if !only_bots {
+            // Not yet: the bot's delay runs from the last event.
+            let at = state_time_plus(last_event, work.bots.delay);
+            // (No move at all after the delay: look again in a second, not at once.)
+            let at = if at > now {
+                at
+            } else {
+                state_time_plus(now, Duration::from_secs(1))
+            };
+            let (i, pool) = (id.to_string(), work.pool.clone());
+            let _ = store::run(&pool, move |conn| {
+                store::due::postpone(conn, &i, version, at).map_err(CommandError::from)
+            })
+            .await;
+        }
+        return Ok(false);
+    };
+    let write = Write {
+        game_id: id.to_string(),
+        command,
+        actor: Actor::System,
+        expected: Some(version),
+        session: None,
+    };
+    let (w, clock) = (work.clone(), work.clock.clone());
+    let written = store::run(&work.pool, move |conn| {
+        match commands::execute(conn, &w.games, &*clock, &write) {
+            Ok(written) => Ok(Some(written.state.version)),
+            Err(CommandError::VersionConflict { .. } | CommandError::Conflict(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    })
+    .await?;
+    let Some(new_version) = written else {
+        return Ok(false);
+    };
+    tracing::info!(game = %id, version = new_version, "bot move written");
+    if only_bots {
+        postpone(work, id, new_version, work.clock.now(), work.bot_only_gap).await;
+    }
+    Ok(true)
+}
+
+/// `now + delay`, saturating.
+fn state_time_plus(now: NaiveDateTime, delay: Duration) -> NaiveDateTime {
+    TimeDelta::from_std(delay)
+        .ok()
+        .and_then(|d| now.checked_add_signed(d))
+        .unwrap_or(now)
+}
+
+/// Makes a game due again only after `gap` (if it is still at `version`).
+async fn postpone(work: &DueWork, id: &str, version: i64, now: NaiveDateTime, gap: Duration) {
+    let (i, at) = (id.to_string(), state_time_plus(now, gap));
+    let done = store::run(&work.pool, move |conn| {
+        store::due::postpone(conn, &i, version, at)
+    })
+    .await;
+    if let Err(e) = done {
+        tracing::warn!(game = %id, error = %e, "postponing a game failed");
+    }
+}
+
+/// Works on one claimed game, renewing its lease meanwhile, then releases it (a failure
+/// keeps the lease: the game is tried again when it runs out).
+async fn work_on(work: DueWork, id: String) {
+    let lease = TimeDelta::from_std(work.lease).unwrap_or(TimeDelta::seconds(6));
+    let renewing = {
+        let (w, i) = (work.clone(), id.clone());
+        tokio::spawn(async move {
+            let every = (w.lease / 3).max(Duration::from_millis(100));
+            loop {
+                tokio::time::sleep(every).await;
+                let (i2, until) = (i.clone(), w.clock.now() + lease);
+                let renewed =
+                    store::run(&w.pool, move |conn| store::due::renew(conn, &i2, until)).await;
+                if !matches!(renewed, Ok(true)) {
+                    tracing::warn!(game = %i, "the lease of a due game was lost");
+                    return;
+                }
+            }
+        })
+    };
+    let result = handle_game(&work, &id).await;
+    renewing.abort();
+    match result {
+        Ok(_) => {
+            let i = id.clone();
+            if let Err(e) = store::run(&work.pool, move |conn| store::due::release(conn, &i)).await
+            {
+                tracing::warn!(game = %id, error = %e, "releasing a due game failed");
+            }
+        }
+        Err(e) => tracing::warn!(game = %id, error = %e, "due command failed"),
+    }
+}
+
+/// One pass: claim and handle due games until none is left (one after the other, on the
+/// caller's connection; the server runs the concurrent loop of [`spawn`] instead).
 pub fn pass(conn: &mut DbConnection, work: &DueWork, lease: TimeDelta) -> Pass {
     let clock = work.clock.clone();
     let mut done = Pass::default();
@@ -180,30 +329,82 @@ pub fn pass(conn: &mut DbConnection, work: &DueWork, lease: TimeDelta) -> Pass {
     }
 }
 
-/// Starts the worker on the server's runtime: a pass at once (overdue deadlines of the
-/// time no server ran), then one every `work.every`, until the server stops. Each pass
-/// also runs the reminders ([`super::reminders`]) on the same connection.
+/// Starts the worker on the server's runtime: claims what is due (at once: overdue
+/// deadlines of the time no server ran), works on each claimed game concurrently (see the
+/// module documentation), sleeps until the next due time, a game change or
+/// `work.every`, until the server stops. The reminders run on a loop of their own.
 pub fn spawn(work: DueWork, shutdown: &Shutdown) {
     let every = work.every.max(Duration::from_millis(1));
     let Ok(lease) = TimeDelta::from_std(work.lease) else {
         return;
     };
-    shutdown.spawn_periodic("due", every, move || {
-        let work = work.clone();
+    let reminders = work.clone();
+    shutdown.spawn_periodic("reminders", every, move || {
+        let work = reminders.clone();
         async move {
             let pool = work.pool.clone();
-            let result = store::run(&pool, move |conn| {
-                let p = pass(conn, &work, lease);
+            let done = store::run(&pool, move |conn| {
                 super::reminders::pass(conn, &work.games, work.clock.now(), lease);
-                Ok::<_, store::RunError>(p)
+                Ok::<_, store::RunError>(())
             })
             .await;
-            match result {
-                Ok(p) if p.claimed > 0 => tracing::debug!(?p, "due pass"),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "due pass could not run"),
+            if let Err(e) = done {
+                tracing::warn!(error = %e, "reminders pass could not run");
             }
             Pace::Rest
+        }
+    });
+    let stop = shutdown.token();
+    shutdown.spawn("due", async move {
+        let slots = Arc::new(tokio::sync::Semaphore::new(work.concurrency.max(1)));
+        while !stop.is_cancelled() {
+            let free = slots.available_permits();
+            let mut claimed = 0;
+            if free > 0 {
+                let now = work.clock.now();
+                let claim = store::run(&work.pool, move |conn| {
+                    store::due::claim(conn, now, lease, free as i64)
+                })
+                .await;
+                let ids = claim.unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "claiming due games failed");
+                    Vec::new()
+                });
+                claimed = ids.len();
+                for id in ids {
+                    let Ok(permit) = slots.clone().acquire_owned().await else {
+                        return;
+                    };
+                    let w = work.clone();
+                    tokio::spawn(async move {
+                        work_on(w, id).await;
+                        drop(permit);
+                    });
+                }
+            }
+            // More may be due at once: go on while claims fill the free places.
+            let rest = if free == 0 {
+                Duration::from_millis(20)
+            } else if claimed == free {
+                continue;
+            } else {
+                let now = work.clock.now();
+                let next = store::run(&work.pool, move |conn| store::due::next_due(conn, now))
+                    .await
+                    .ok()
+                    .flatten();
+                match next {
+                    Some(at) if at <= now => Duration::from_millis(20),
+                    Some(at) => (at - now).to_std().unwrap_or(every).min(every),
+                    None => every,
+                }
+            };
+            let wait = std::pin::pin!(tokio::time::sleep(rest.max(Duration::from_millis(5))));
+            let woken = std::pin::pin!(work.wake.notified());
+            let stopped = std::pin::pin!(stop.cancelled());
+            let _ =
+                futures_util::future::select(stopped, futures_util::future::select(wait, woken))
+                    .await;
         }
     });
 }

@@ -6,10 +6,13 @@
 //! - [`due`]: deadlines and computer players' turns, and (on the same pass) the
 //!   [`reminders`] before deadlines;
 //! - [`delivery`]: notifications sent on to webhooks and by mail ([`email`]);
-//! - [`janitor`]: forgets expired idempotent answers.
+//! - [`janitor`]: forgets expired idempotent answers;
+//! - [`listen`]: the instance's listening PostgreSQL connection, feeding `crate::live`.
 
+pub mod bot_pool;
 pub mod delivery;
 pub mod due;
 pub mod email;
 pub mod janitor;
+pub mod listen;
 pub mod reminders;

@@ -2,10 +2,12 @@
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
-use super::PROBLEM;
+use futures_util::StreamExt;
+
+use super::{MaybeAuthenticated, PROBLEM};
 use crate::error::{ApiError, Problem};
-use crate::games::queries;
 use crate::games::queries::EventRow;
+use crate::rate_limit::client_addr;
 use crate::routes::games::views::EventView;
 use crate::routes::params::GameIdPath;
 use crate::routes::sse;
@@ -55,8 +57,11 @@ fn sse_event(row: &EventRow) -> String {
 /// Each event's `id:` is the game's version after it (its `seq`), `event:` its kind and
 /// `data:` the event as in `GET /v1/games/{id}/events` (without `step`). Send
 /// `Last-Event-ID` (browsers do on reconnecting) or `?after=<version>` to get the events
-/// after that version; without either the stream starts with what comes next. Fed from the database (polled every
-/// `DJAMBI_NOTIFY_POLL`), so events written by any server instance arrive.
+/// after that version; without either the stream starts with what comes next. Fed by the
+/// instance's fan-out (PostgreSQL `LISTEN`/`NOTIFY`), so events written by any server
+/// instance arrive. Open streams are limited per account (or, without one, per client
+/// address: `DJAMBI_STREAMS_PER_ACCOUNT`, then 429) and per instance
+/// (`DJAMBI_STREAMS_PER_INSTANCE`, then 503), both with `Retry-After`.
 #[utoipa::path(
     tag = "games",
     params(
@@ -67,13 +72,19 @@ fn sse_event(row: &EventRow) -> String {
     responses(
         (status = 200, description = "An event stream: `retry: 2000`, then one event per game event", content_type = "text/event-stream", body = GameStreamEvent),
         (status = 400, description = "`after` or `Last-Event-ID` is not a version", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
+        (status = 401, description = "An `Authorization` header or cookie was sent and is invalid", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM),
+        (status = 429, description = "This account (or client address) holds `DJAMBI_STREAMS_PER_ACCOUNT` streams already; `Retry-After` says when to try again", body = Problem, content_type = PROBLEM,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "This instance holds `DJAMBI_STREAMS_PER_INSTANCE` streams already; `Retry-After` says when to try again", body = Problem, content_type = PROBLEM,
+            headers(("Retry-After" = u64, description = "Seconds to wait")))
     )
 )]
 #[get("/games/{id}/stream")]
 pub async fn stream_events(
     app: web::Data<AppState>,
     id: GameIdPath,
+    viewer: MaybeAuthenticated,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
@@ -96,24 +107,13 @@ pub async fn stream_events(
         .map(|v| version("after", v))
         .transpose()?;
     let last = header.or(query);
-    let g = id.clone();
-    let current = queries::current_version(app.game_ctx(), g).await?;
-    let after = last.unwrap_or(current).min(current);
-    let shared = app.clone();
-    Ok(sse::polled(&app, after, move |after| {
-        let (app, id) = (shared.clone(), id.clone());
-        async move {
-            let polled = queries::events_after(app.game_ctx(), id, after, 100).await;
-            match polled {
-                Ok(rows) => {
-                    let next = rows.last().map_or(after, |r| r.seq);
-                    (next, rows.iter().map(sse_event).collect())
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "game stream poll failed");
-                    (after, String::new())
-                }
-            }
-        }
-    }))
+    let who = match &viewer.0 {
+        Some(auth) => auth.user_id.clone(),
+        None => format!("addr:{}", client_addr(&req, &app.config.trusted_proxies)),
+    };
+    let stream = app.live.open_game(&who, id, last).await?;
+    Ok(sse::live(
+        &app,
+        stream.map(|rows| rows.iter().map(sse_event).collect::<String>()),
+    ))
 }
