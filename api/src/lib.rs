@@ -25,6 +25,7 @@ pub mod extract;
 pub mod games;
 pub mod http_policy;
 pub mod maintenance;
+pub mod messages;
 pub mod notifications;
 pub mod openapi;
 pub mod pagination;

@@ -21,6 +21,7 @@ use crate::store::StoreError;
 
 mod accounts;
 mod games;
+mod messages;
 mod notifications;
 
 /// The media type of every error body.

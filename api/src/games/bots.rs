@@ -137,6 +137,7 @@ mod tests {
             kind: GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
+            talk: Default::default(),
         };
         let mut s = GameState::created("g1", &created, t(0)).unwrap();
         let red = Event::SeatTaken {

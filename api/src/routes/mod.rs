@@ -10,8 +10,10 @@ pub mod fallback;
 pub mod games;
 pub mod health;
 pub mod me;
+pub mod messages;
 pub mod metrics;
 pub mod my_games;
+pub mod mutes;
 pub mod notification_settings;
 pub mod notifications;
 pub mod pages;
@@ -62,4 +64,6 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     webhooks::configure(cfg);
     unsubscribe::configure(cfg);
     vacations::configure(cfg);
+    messages::configure(cfg);
+    mutes::configure(cfg);
 }

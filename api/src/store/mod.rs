@@ -20,6 +20,7 @@ pub mod game_lists;
 pub mod games;
 pub mod idempotency;
 pub mod lease;
+pub mod messages;
 pub mod models;
 pub mod outbox;
 pub mod recipients;
