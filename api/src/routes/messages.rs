@@ -255,3 +255,97 @@ pub async fn report_message(
         HttpResponse::Ok().finish()
     })
 }
+
+/// `?messages=` of `GET /v1/games/{id}/record`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RecordParams {
+    /// `true`: append the table talk the caller may see, as `; message {JSON}` comment
+    /// lines after the moves (default `false`).
+    #[serde(default)]
+    pub messages: bool,
+}
+
+/// One message of the record's table-talk section: a JSON object on one line.
+#[derive(Debug, Serialize)]
+struct RecordMessage<'a> {
+    seq: i64,
+    seat: &'a str,
+    to: Option<Vec<String>>,
+    at: String,
+    game_version: i64,
+    text: &'a str,
+}
+
+/// The record followed by its table-talk section (the caller's view of it).
+pub(crate) async fn record_with_messages(
+    app: &AppState,
+    id: String,
+    reader: Option<String>,
+) -> Result<HttpResponse, ApiError> {
+    let (state, players) =
+        crate::games::queries::state_with_players(app.game_ctx(), id.clone()).await?;
+    let talk = messages::list::all_visible(app.game_ctx(), id, reader).await?;
+    let headers = crate::routes::games::record::record_headers(
+        &state,
+        &players,
+        app.config.public_url.as_str(),
+    );
+    let pairs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let mut text = domain::write_record(state.settings, &state.actions, &pairs)
+        .map_err(|e| ApiError::internal(format!("record of {}: {e}", state.id)))?;
+    text.push_str(&talk_comments(&talk));
+    Ok(HttpResponse::Ok()
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "private, no-cache"))
+        .content_type("text/plain; charset=utf-8")
+        .body(text))
+}
+
+/// The table-talk section of a record: a heading comment, then one `; message {JSON}`
+/// line per message (JSON escapes line breaks, so each stays on its line).
+pub fn talk_comments(talk: &[Message]) -> String {
+    let mut out = String::from("\n; Table talk: one message a line, `; message` and a JSON object\n");
+    for m in talk {
+        let line = RecordMessage {
+            seq: m.seq,
+            seat: &m.sender_seat,
+            to: (!m.recipients.is_empty()).then(|| m.recipients.chars().map(String::from).collect()),
+            at: m.created_at.and_utc().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            game_version: m.game_version,
+            text: &m.body,
+        };
+        out.push_str("; message ");
+        out.push_str(&serde_json::to_string(&line).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}
+
+/// The table-talk section of the replay page (escaped plain text); empty without messages.
+pub fn talk_section(talk: &[Message]) -> String {
+    if talk.is_empty() {
+        return String::new();
+    }
+    let esc = crate::routes::pages::escape_html;
+    let mut out = String::from(
+        "      <section class=\"table-talk\" aria-labelledby=\"talk-title\">\n        <h2 id=\"talk-title\">Table talk</h2>\n        <ol id=\"talk-list\">\n",
+    );
+    for m in talk {
+        let to = if m.recipients.is_empty() {
+            "to the table".to_string()
+        } else {
+            format!("to {}", m.recipients.chars().map(String::from).collect::<Vec<_>>().join(", "))
+        };
+        out.push_str(&format!(
+            "          <li><span class=\"talk-from\">{} {}</span> <span class=\"talk-text\">{}</span></li>\n",
+            esc(&m.sender_seat),
+            esc(&to),
+            esc(&m.body)
+        ));
+    }
+    out.push_str("        </ol>\n      </section>\n");
+    out
+}

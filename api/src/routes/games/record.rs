@@ -19,9 +19,14 @@ use crate::state::AppState;
 /// moves, `-- R resigns`, `-- R timed out`, `-- draw agreed`). `POST /v1/games/import`,
 /// `djambi record check` and the rules crate read it back. A study game's record keeps
 /// the headers it was imported with.
+///
+/// With `?messages=true`, the table talk the caller may see (the same rule as
+/// `GET /v1/games/{id}/messages`) follows the moves as comment lines,
+/// `; message {JSON}` (see `docs/record-format.md`): import ignores them.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$")),
+    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        crate::routes::messages::RecordParams),
     responses(
         (status = 200, description = "The record", body = String, content_type = "text/plain",
             example = "[Event \"Djambi correspondence game\"]\n[Site \"https://djambi.example.org/\"]\n[GameId \"5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a\"]\n[Date \"2026.11.30\"]\n[Started \"2026-11-30T12:05:00Z\"]\n[Red \"alice\"]\n[Blue \"bob\"]\n[Yellow \"carol\"]\n[Ruleset \"djambi-standard-2026\"]\n[Seats \"RBY\"]\n[Hostage \"G\"]\n[Result \"*\"]\n\n1. R C8-D7\n2. B G8-F7\n-- Y resigns\n"),
@@ -32,8 +37,14 @@ use crate::state::AppState;
 pub async fn get_record(
     app: web::Data<AppState>,
     path: web::Path<String>,
+    query: web::Query<crate::routes::messages::RecordParams>,
+    viewer: super::MaybeAuthenticated,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
+    if query.messages {
+        let reader = viewer.0.map(|a| a.user_id);
+        return crate::routes::messages::record_with_messages(&app, id, reader).await;
+    }
     let (state, players) = queries::state_with_players(app.game_ctx(), id).await?;
     let headers = record_headers(&state, &players, app.config.public_url.as_str());
     let pairs: Vec<(&str, &str)> = headers
@@ -53,7 +64,7 @@ pub async fn get_record(
 /// a computer player is `Bot (level N)` with `<Seat>Type` `bot`).
 /// A study game: the headers it was imported with. The writer adds `Ruleset`, `Seats`,
 /// `Hostage` and `Result` itself.
-fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(String, String)> {
+pub(crate) fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(String, String)> {
     if state.kind == GameKind::Study {
         return state.record_headers.clone();
     }
