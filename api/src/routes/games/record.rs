@@ -30,6 +30,8 @@ use crate::state::AppState;
     responses(
         (status = 200, description = "The record", body = String, content_type = "text/plain",
             example = "[Event \"Djambi correspondence game\"]\n[Site \"https://djambi.example.org/\"]\n[GameId \"5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a\"]\n[Date \"2026.11.30\"]\n[Started \"2026-11-30T12:05:00Z\"]\n[Red \"alice\"]\n[Blue \"bob\"]\n[Yellow \"carol\"]\n[Ruleset \"djambi-standard-2026\"]\n[Seats \"RBY\"]\n[Hostage \"G\"]\n[Result \"*\"]\n\n1. R C8-D7\n2. B G8-F7\n-- Y resigns\n"),
+        (status = 400, description = "Bad `messages`", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "Invalid token (only sent to see one's own table talk)", body = Problem, content_type = PROBLEM),
         (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
     )
 )]
