@@ -5,6 +5,7 @@
 
 #[path = "support/games.rs"]
 mod games;
+#[allow(dead_code)]
 #[path = "support/receiver.rs"]
 mod receiver;
 
@@ -12,7 +13,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta};
-use djambi_e2e::{Backend, Clock, Login, ManualClock, TestServer, Value, backend_tests, json};
+use djambi_e2e::{Backend, Login, ManualClock, TestServer, Value, backend_tests, json};
 use games::*;
 use receiver::Receiver;
 use reqwest::Method;
@@ -38,7 +39,11 @@ fn send(srv: &TestServer, who: &Login, id: &str, text: &str, to: Option<&[&str]>
     if let Some(to) = to {
         body["to"] = json!(to);
     }
-    let r = srv.post(&format!("/v1/games/{id}/messages"), Some(&who.access), &body);
+    let r = srv.post(
+        &format!("/v1/games/{id}/messages"),
+        Some(&who.access),
+        &body,
+    );
     r.expect(201)["id"].as_str().unwrap().to_string()
 }
 
@@ -72,7 +77,12 @@ fn feed_texts(srv: &TestServer, who: &Login) -> BTreeSet<String> {
         .unwrap()
         .iter()
         .filter(|i| i["kind"] == "message")
-        .map(|i| i["payload"]["text"].as_str().unwrap_or("<hidden>").to_string())
+        .map(|i| {
+            i["payload"]["text"]
+                .as_str()
+                .unwrap_or("<hidden>")
+                .to_string()
+        })
         .collect()
 }
 
@@ -111,7 +121,11 @@ fn matrix(backend: Backend, press: &str) {
         )
         .expect(201);
     }
-    let g = create(&srv, &p[0], json!({"seats": 4, "seat": "R", "press": press}));
+    let g = create(
+        &srv,
+        &p[0],
+        json!({"seats": 4, "seat": "R", "press": press}),
+    );
     let id = g["id"].as_str().unwrap().to_string();
     for (i, seat) in SEATS.iter().enumerate().skip(1) {
         take_seat(&srv, &p[i], &id, seat).expect(200);
@@ -136,12 +150,19 @@ fn matrix(backend: Backend, press: &str) {
     }
     // The record export with ?messages=true shows the same as the list.
     for (who, want) in &expect_before {
-        assert_eq!(record_texts(&srv, &id, *who), *want, "record, before the end");
+        assert_eq!(
+            record_texts(&srv, &id, *who),
+            *want,
+            "record, before the end"
+        );
     }
     // The feed: recipients only, never the sender.
     assert_eq!(feed_texts(&srv, &p[0]), set(&["B to R and Y"]));
     assert_eq!(feed_texts(&srv, &p[1]), set(&["hello table", "R to B"]));
-    assert_eq!(feed_texts(&srv, &p[2]), set(&["hello table", "B to R and Y"]));
+    assert_eq!(
+        feed_texts(&srv, &p[2]),
+        set(&["hello table", "B to R and Y"])
+    );
     assert_eq!(feed_texts(&srv, &p[3]), set(&["hello table"]));
     // Webhooks carry the feed's items: B's endpoint gets m_table and m_rb, Y's m_table
     // and m_bry, and neither the other's private message.
@@ -155,8 +176,14 @@ fn matrix(backend: Backend, press: &str) {
             .collect()
     };
     let (b, y) = (bodies("/b"), bodies("/y"));
-    assert!(b.contains(&m_table) && b.contains(&m_rb) && !b.contains(&m_bry), "{b}");
-    assert!(y.contains(&m_table) && y.contains(&m_bry) && !y.contains(&m_rb), "{y}");
+    assert!(
+        b.contains(&m_table) && b.contains(&m_rb) && !b.contains(&m_bry),
+        "{b}"
+    );
+    assert!(
+        y.contains(&m_table) && y.contains(&m_bry) && !y.contains(&m_rb),
+        "{y}"
+    );
 
     resign_until_over(&srv, &id, &p);
     let r = srv.post(
@@ -171,20 +198,34 @@ fn matrix(backend: Backend, press: &str) {
         } else {
             want.clone()
         };
-        assert_eq!(texts(&srv, &id, *who), want, "list, after the end ({press})");
+        assert_eq!(
+            texts(&srv, &id, *who),
+            want,
+            "list, after the end ({press})"
+        );
         assert_eq!(record_texts(&srv, &id, *who), want, "record, after the end");
     }
     // Import accepts a record with its table-talk section (and ignores it).
     let record = srv
-        .get(&format!("/v1/games/{id}/record?messages=true"), Some(&p[0].access))
+        .get(
+            &format!("/v1/games/{id}/record?messages=true"),
+            Some(&p[0].access),
+        )
         .text;
     assert!(record.contains("; message {"), "{record}");
-    srv.post("/v1/games/import", Some(&p[0].access), &json!({"record": record}))
-        .expect(201);
+    srv.post(
+        "/v1/games/import",
+        Some(&p[0].access),
+        &json!({"record": record}),
+    )
+    .expect(201);
     // The replay page shows what a spectator may see.
     let page = srv.get(&format!("/games/{id}"), None);
     assert_eq!(page.status, 200);
-    assert!(page.text.contains("hello table"), "replay page shows the table talk");
+    assert!(
+        page.text.contains("hello table"),
+        "replay page shows the table talk"
+    );
     assert_eq!(
         page.text.contains("R to B"),
         press == "revealed_at_end",
@@ -224,7 +265,11 @@ fn bad_input_writes_nothing(backend: Backend) {
         .map(|s| srv.user(&format!("bad_{}", s.to_lowercase())))
         .collect();
     let outsider = srv.user("bad_out");
-    let g = create(&srv, &p[0], json!({"seats": 3, "seat": "R", "empty_seat": "G"}));
+    let g = create(
+        &srv,
+        &p[0],
+        json!({"seats": 3, "seat": "R", "empty_seat": "G"}),
+    );
     let id = g["id"].as_str().unwrap().to_string();
     take_seat(&srv, &p[1], &id, "B").expect(200);
     let path = format!("/v1/games/{id}/messages");
@@ -258,16 +303,25 @@ fn bad_input_writes_nothing(backend: Backend) {
         &json!({"text": "nowhere"}),
     )
     .problem(404, "not-found");
-    srv.get(&format!("{path}?after=x"), None).problem(400, "validation");
-    srv.get(&format!("{path}?limit=0"), None).problem(400, "validation");
-    assert!(texts(&srv, &id, Some(&p[0])).is_empty(), "nothing was written");
+    srv.get(&format!("{path}?after=x"), None)
+        .problem(400, "validation");
+    srv.get(&format!("{path}?limit=0"), None)
+        .problem(400, "validation");
+    assert!(
+        texts(&srv, &id, Some(&p[0])).is_empty(),
+        "nothing was written"
+    );
     // The longest text is fine, and exactly 1000 characters (not bytes) pass.
     send(&srv, &p[0], &id, &"é".repeat(1000), None);
     // A message names the game's version and does not make a move stale.
     take_seat(&srv, &p[2], &id, "Y").expect(200);
     let v = version(&srv, &id);
     let m = srv
-        .post(&path, Some(&p[1].access), &json!({"text": "good luck", "to": ["R", "Y"]}))
+        .post(
+            &path,
+            Some(&p[1].access),
+            &json!({"text": "good luck", "to": ["R", "Y"]}),
+        )
         .expect(201)
         .clone();
     assert_eq!(m["game_version"], v);
@@ -312,11 +366,17 @@ fn mutes_reports_hiding_and_limits(backend: Backend) {
         .unwrap()
         .to_string();
     put(&p[2], &me_y).problem(400, "validation");
-    let mutes = srv.get("/v1/me/mutes", Some(&p[2].access)).expect(200).clone();
+    let mutes = srv
+        .get("/v1/me/mutes", Some(&p[2].access))
+        .expect(200)
+        .clone();
     assert_eq!(mutes["items"][0]["username"], json!(user_b));
     let m = send(&srv, &p[1], &id, "B talks", None);
     assert_eq!(texts(&srv, &id, Some(&p[2])), Vec::<String>::new());
-    assert!(feed_texts(&srv, &p[2]).is_empty(), "no notification to the muter");
+    assert!(
+        feed_texts(&srv, &p[2]).is_empty(),
+        "no notification to the muter"
+    );
     assert_eq!(feed_texts(&srv, &p[3]), set(&["B talks"]));
     assert_eq!(texts(&srv, &id, Some(&p[3])), vec!["B talks"]);
     srv.delete(&format!("/v1/me/mutes/{user_b}"), Some(&p[2].access));

@@ -224,6 +224,7 @@ mod tests {
                     per_move_secs: 86_400,
                     max_bank_secs: None,
                 }),
+                talk: Default::default(),
             };
             let mut s = GameState::created(&format!("game-{n}"), &created, t(0)).unwrap();
             for (i, seat) in s.settings.seats.iter().enumerate() {

@@ -7,7 +7,7 @@ use domain::Seat;
 
 use super::{MessageError, notification_id};
 use crate::store::cache::GameCache;
-use crate::store::{self, DbConnection, messages as store_messages, games as game_store};
+use crate::store::{self, DbConnection, games as game_store, messages as store_messages};
 
 /// Hides message `id`; `MessageError::MessageNotFound` when there is none.
 pub fn hide(

@@ -56,7 +56,12 @@ pub fn recipients_of(row: &MessageRow) -> SeatSet {
 }
 
 /// Whether the reader (`user`, who muted `muted`) may see the stored message.
-pub fn visible_to(state: &GameState, user: Option<&str>, muted: &[String], row: &MessageRow) -> bool {
+pub fn visible_to(
+    state: &GameState,
+    user: Option<&str>,
+    muted: &[String],
+    row: &MessageRow,
+) -> bool {
     visibility::may_see(
         &MessageMeta {
             sender_id: &row.sender_id,

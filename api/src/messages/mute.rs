@@ -6,7 +6,7 @@ use chrono::NaiveDateTime;
 use super::MessageError;
 use crate::accounts::names::login_key;
 use crate::clock::Clock;
-use crate::store::{self, DbPool, StoreError, messages as store_messages, users};
+use crate::store::{self, DbPool, messages as store_messages, users};
 
 /// Mutes `username` for `user` (idempotent).
 pub async fn mute(
@@ -34,7 +34,9 @@ pub async fn unmute(pool: &DbPool, user: String, username: String) -> Result<(),
         if store_messages::unmute(conn, &user, &target)? {
             Ok(())
         } else {
-            Err(MessageError::UserNotFound(format!("{username} (not muted)")))
+            Err(MessageError::UserNotFound(format!(
+                "{username} (not muted)"
+            )))
         }
     })
     .await
@@ -49,9 +51,13 @@ pub async fn mutes(
 }
 
 fn find(conn: &mut store::DbConnection, username: &str) -> Result<String, MessageError> {
-    let shown: String = username.chars().take(40).filter(|c| !c.is_control()).collect();
+    let shown: String = username
+        .chars()
+        .take(40)
+        .filter(|c| !c.is_control())
+        .collect();
     let key = login_key(username).ok_or_else(|| MessageError::UserNotFound(shown.clone()))?;
-    match users::find_by_login_key(conn, &key).map_err(StoreError::from)? {
+    match users::find_by_login_key(conn, &key)? {
         Some(u) => Ok(u.id),
         None => Err(MessageError::UserNotFound(shown)),
     }

@@ -62,8 +62,9 @@ pub async fn report(
             message_id: msg.id.clone(),
             reporter_id: reporter.clone(),
             reason: reason.clone(),
-            context: json!({"game_id": game_id, "game_version": state.version, "messages": context})
-                .to_string(),
+            context:
+                json!({"game_id": game_id, "game_version": state.version, "messages": context})
+                    .to_string(),
             created_at: now,
         };
         Ok(store_messages::report(conn, &row)?)

@@ -70,7 +70,10 @@ pub fn check(state: &GameState, user: &str, new: &NewMessage) -> Result<Checked,
             format!("at most {MAX_TEXT_CHARS} characters"),
         ));
     }
-    if text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    if text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
         return Err(MessageError::field(
             "text",
             "plain text: no control characters but line breaks and tabs",
@@ -86,14 +89,23 @@ pub fn check(state: &GameState, user: &str, new: &NewMessage) -> Result<Checked,
         }
         for raw in to {
             let shown: String = raw.chars().take(8).filter(|c| !c.is_control()).collect();
-            let seat: Seat = raw
-                .parse()
-                .map_err(|_| MessageError::field("to", format!("unknown seat {shown:?}: seats are R, B, Y, G")))?;
+            let seat: Seat = raw.parse().map_err(|_| {
+                MessageError::field(
+                    "to",
+                    format!("unknown seat {shown:?}: seats are R, B, Y, G"),
+                )
+            })?;
             if !state.settings.seats.contains(seat) {
-                return Err(MessageError::field("to", format!("seat {seat} is not in this game")));
+                return Err(MessageError::field(
+                    "to",
+                    format!("seat {seat} is not in this game"),
+                ));
             }
             if mine.contains(seat) {
-                return Err(MessageError::field("to", format!("seat {seat} is your own")));
+                return Err(MessageError::field(
+                    "to",
+                    format!("seat {seat} is your own"),
+                ));
             }
             if state.player(seat).is_none() {
                 return Err(MessageError::field(
@@ -102,7 +114,10 @@ pub fn check(state: &GameState, user: &str, new: &NewMessage) -> Result<Checked,
                 ));
             }
             if recipients.contains(seat) {
-                return Err(MessageError::field("to", format!("seat {seat} is named twice")));
+                return Err(MessageError::field(
+                    "to",
+                    format!("seat {seat} is named twice"),
+                ));
             }
             recipients.insert(seat);
         }
@@ -180,8 +195,8 @@ pub async fn send(
 
 /// The `message` notification of `row` for `user`: the feed, webhooks and mail show it.
 pub fn notification(row: &MessageRow, user: &str) -> NotificationRow {
-    let to: Option<Vec<String>> = (!row.recipients.is_empty())
-        .then(|| row.recipients.chars().map(String::from).collect());
+    let to: Option<Vec<String>> =
+        (!row.recipients.is_empty()).then(|| row.recipients.chars().map(String::from).collect());
     NotificationRow {
         id: notification_id(&row.id, user),
         user_id: user.to_string(),

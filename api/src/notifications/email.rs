@@ -145,7 +145,11 @@ pub fn compose(
             let to = match payload.get("to").and_then(Value::as_array) {
                 Some(seats) => format!(
                     "privately to {}",
-                    seats.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")
+                    seats
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 None => "to the table".to_string(),
             };

@@ -51,7 +51,8 @@ impl MessageView {
             id: m.id.clone(),
             seq: m.seq,
             seat: m.sender_seat.clone(),
-            to: (!m.recipients.is_empty()).then(|| m.recipients.chars().map(String::from).collect()),
+            to: (!m.recipients.is_empty())
+                .then(|| m.recipients.chars().map(String::from).collect()),
             text: m.body.clone(),
             game_version: m.game_version,
             created_at: m.created_at.and_utc(),
@@ -307,13 +308,19 @@ pub(crate) async fn record_with_messages(
 /// The table-talk section of a record: a heading comment, then one `; message {JSON}`
 /// line per message (JSON escapes line breaks, so each stays on its line).
 pub fn talk_comments(talk: &[Message]) -> String {
-    let mut out = String::from("\n; Table talk: one message a line, `; message` and a JSON object\n");
+    let mut out =
+        String::from("\n; Table talk: one message a line, `; message` and a JSON object\n");
     for m in talk {
         let line = RecordMessage {
             seq: m.seq,
             seat: &m.sender_seat,
-            to: (!m.recipients.is_empty()).then(|| m.recipients.chars().map(String::from).collect()),
-            at: m.created_at.and_utc().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            to: (!m.recipients.is_empty())
+                .then(|| m.recipients.chars().map(String::from).collect()),
+            at: m
+                .created_at
+                .and_utc()
+                .format("%Y-%m-%dT%H:%M:%SZ")
+                .to_string(),
             game_version: m.game_version,
             text: &m.body,
         };
@@ -337,7 +344,14 @@ pub fn talk_section(talk: &[Message]) -> String {
         let to = if m.recipients.is_empty() {
             "to the table".to_string()
         } else {
-            format!("to {}", m.recipients.chars().map(String::from).collect::<Vec<_>>().join(", "))
+            format!(
+                "to {}",
+                m.recipients
+                    .chars()
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         };
         out.push_str(&format!(
             "          <li><span class=\"talk-from\">{} {}</span> <span class=\"talk-text\">{}</span></li>\n",

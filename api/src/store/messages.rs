@@ -179,7 +179,8 @@ pub fn mute(
             ))
             .execute(conn)
         {
-            Ok(_) | Err(diesel::result::Error::DatabaseError(
+            Ok(_)
+            | Err(diesel::result::Error::DatabaseError(
                 diesel::result::DatabaseErrorKind::UniqueViolation,
                 _,
             )) => {}

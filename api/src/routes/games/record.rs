@@ -66,7 +66,11 @@ pub async fn get_record(
 /// a computer player is `Bot (level N)` with `<Seat>Type` `bot`).
 /// A study game: the headers it was imported with. The writer adds `Ruleset`, `Seats`,
 /// `Hostage` and `Result` itself.
-pub(crate) fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(String, String)> {
+pub(crate) fn record_headers(
+    state: &GameState,
+    players: &[PlayerRow],
+    site: &str,
+) -> Vec<(String, String)> {
     if state.kind == GameKind::Study {
         return state.record_headers.clone();
     }
