@@ -8,6 +8,9 @@ mod games;
 #[allow(dead_code)]
 #[path = "support/receiver.rs"]
 mod receiver;
+#[allow(dead_code)]
+#[path = "support/smtp_sink.rs"]
+mod smtp_sink;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -24,6 +27,7 @@ backend_tests!(
     bad_input_writes_nothing,
     mutes_reports_hiding_and_limits,
     out_players_read_but_may_not_write,
+    mail_only_to_recipients_who_ask_for_it,
 );
 
 const FAST: [(&str, &str); 4] = [
@@ -477,4 +481,88 @@ fn out_players_read_but_may_not_write(backend: Backend) {
     )
     .expect(201);
     send(&srv, &q[0], &id2, "still here", None);
+}
+
+fn mail_only_to_recipients_who_ask_for_it(backend: Backend) {
+    let sink = smtp_sink::SmtpSink::start();
+    let port = sink.port.to_string();
+    let srv = TestServer::start_with(
+        backend,
+        &[
+            ("DJAMBI_SMTP_HOST", "127.0.0.1"),
+            ("DJAMBI_SMTP_PORT", &port),
+            ("DJAMBI_SMTP_TLS", "none"),
+            ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
+            ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
+            ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
+            ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
+        ],
+    );
+    let (id, p) = four_player_game(&srv, "mail");
+    let email = |who: &Login| format!("{}@example.org", who.username);
+    // E-mail is off by default for messages; Blue and Green turn it on.
+    let kinds = srv
+        .get("/v1/me/notification-settings", Some(&p[1].access))
+        .expect(200)["kinds"]["message"]
+        .clone();
+    assert_eq!(
+        kinds,
+        json!({"feed": true, "email": false, "webhook": true})
+    );
+    for who in [&p[1], &p[3]] {
+        srv.send(
+            srv.request(Method::PUT, "/v1/me/notification-settings")
+                .bearer_auth(&who.access)
+                .json(&json!({"kinds": {"message": {"email": true, "webhook": false}}})),
+        )
+        .expect(200);
+    }
+    send(
+        &srv,
+        &p[0],
+        &id,
+        "meet me at E5\nbring the diplomat",
+        Some(&["B"]),
+    );
+    send(&srv, &p[0], &id, "hello all", None);
+    let talk_mails = |who: &Login| -> Vec<smtp_sink::Mail> {
+        sink.to(&email(who))
+            .into_iter()
+            .filter(|m| m.header("subject").contains("A message at the table"))
+            .collect()
+    };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while talk_mails(&p[1]).len() < 2 || talk_mails(&p[3]).is_empty() {
+        assert!(
+            std::time::Instant::now() < until,
+            "the message mails did not arrive"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Whatever else is still on its way has had time to arrive.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let blue = talk_mails(&p[1]);
+    assert_eq!(blue.len(), 2, "{blue:?}");
+    let private = blue
+        .iter()
+        .find(|m| m.body.contains("privately"))
+        .expect("the private one");
+    assert!(private.body.contains("> meet me at E5"), "{}", private.body);
+    assert!(
+        private.body.contains("> bring the diplomat"),
+        "{}",
+        private.body
+    );
+    assert!(
+        private
+            .body
+            .contains(&format!("https://djambi.example/games/{id}"))
+    );
+    // Green asked for mail but was not a recipient of the private message: one mail.
+    let green = talk_mails(&p[3]);
+    assert_eq!(green.len(), 1, "{green:?}");
+    assert!(green[0].body.contains("> hello all") && !green[0].body.contains("E5"));
+    // Yellow left mail off, and Red sent them: no message mail.
+    assert!(talk_mails(&p[2]).is_empty());
+    assert!(talk_mails(&p[0]).is_empty());
 }
