@@ -28,6 +28,7 @@ backend_tests!(
     mutes_reports_hiding_and_limits,
     out_players_read_but_may_not_write,
     mail_only_to_recipients_who_ask_for_it,
+    concurrent_senders_get_one_sequence,
 );
 
 const FAST: [(&str, &str); 4] = [
@@ -565,4 +566,34 @@ fn mail_only_to_recipients_who_ask_for_it(backend: Backend) {
     // Yellow left mail off, and Red sent them: no message mail.
     assert!(talk_mails(&p[2]).is_empty());
     assert!(talk_mails(&p[0]).is_empty());
+}
+
+/// Twenty messages sent at once by four players: every one is written, numbered 1 to 20
+/// without a gap or a repeat, and the game's version does not move.
+fn concurrent_senders_get_one_sequence(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let (id, p) = four_player_game(&srv, "race");
+    let before = version(&srv, &id);
+    let barrier = std::sync::Barrier::new(20);
+    let seqs: Vec<i64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..20)
+            .map(|i| {
+                let (srv, id, who, barrier) = (&srv, &id, &p[i % 4], &barrier);
+                s.spawn(move || {
+                    barrier.wait();
+                    let r = srv.post(
+                        &format!("/v1/games/{id}/messages"),
+                        Some(&who.access),
+                        &json!({"text": format!("message {i}")}),
+                    );
+                    r.expect(201)["seq"].as_i64().unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let got: BTreeSet<i64> = seqs.into_iter().collect();
+    assert_eq!(got, (1..=20).collect::<BTreeSet<i64>>());
+    assert_eq!(texts(&srv, &id, Some(&p[2])).len(), 20);
+    assert_eq!(version(&srv, &id), before);
 }

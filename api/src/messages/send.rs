@@ -4,7 +4,8 @@
 //! (counted in the store, so every instance counts the same), the next sequence number,
 //! the message and one `message` notification per recipient (the players of the
 //! recipient seats, or of every seat; never the sender, never someone who muted the
-//! sender). A race for the sequence number is retried.
+//! sender). Writers of one game take turns (`store::messages::lock_game_talk`); a
+//! transient failure is retried.
 
 use chrono::TimeDelta;
 use domain::{Seat, SeatSet};
@@ -145,6 +146,7 @@ pub async fn send(
         loop {
             attempt += 1;
             let written = store::transaction(conn, |conn| -> Result<MessageRow, MessageError> {
+                store_messages::lock_game_talk(conn, &game_id)?;
                 let (in_game, by_sender) =
                     store_messages::sent_since(conn, &game_id, &user, now - RATE_WINDOW)?;
                 if in_game >= MAX_PER_GAME || by_sender >= MAX_PER_PLAYER {

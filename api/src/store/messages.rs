@@ -41,6 +41,20 @@ pub struct ReportRow {
     pub created_at: NaiveDateTime,
 }
 
+/// Serialises the writers of one game's messages until the end of the transaction:
+/// on PostgreSQL a transaction-scoped advisory lock on (`talk`, the game), which touches
+/// no game row (moves do not wait for it); on SQLite `BEGIN IMMEDIATE` already
+/// serialises every writer. So the sequence numbers and the per-game rate limit are
+/// decided one writer at a time.
+pub fn lock_game_talk(conn: &mut DbConnection, game: &str) -> Result<(), StoreError> {
+    if let DbConnection::Pg(c) = conn {
+        diesel::sql_query("SELECT pg_advisory_xact_lock(1952541803, hashtext($1))")
+            .bind::<diesel::sql_types::Text, _>(game)
+            .execute(c)?;
+    }
+    Ok(())
+}
+
 /// The next sequence number of a game's messages (inside the sender's transaction; the
 /// unique `(game_id, seq)` decides a race, which the caller retries).
 pub fn next_seq(conn: &mut DbConnection, game: &str) -> Result<i64, StoreError> {
