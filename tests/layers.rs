@@ -93,7 +93,7 @@ const HTTP: &[&str] = &[
 fn use_cases_know_no_http() {
     forbid(
         "a use case",
-        &["games", "accounts", "notifications", "live"],
+        &["games", "accounts", "notifications", "messages"],
         HTTP,
     );
 }

@@ -26,6 +26,7 @@ pub mod games;
 pub mod http_policy;
 pub mod live;
 pub mod maintenance;
+pub mod messages;
 pub mod notifications;
 pub mod openapi;
 pub mod pagination;

@@ -47,6 +47,32 @@ fn main() -> ExitCode {
                 }
             };
         }
+        Some("hide-message") => {
+            let Some(id) = args.get(1) else {
+                eprintln!("djambi-server: hide-message needs the message's id");
+                return ExitCode::from(2);
+            };
+            let config = match Config::from_env() {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("djambi-server: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let clock = djambi_api::clock::SystemClock;
+            return match djambi_api::messages::hide::hide_command(
+                &config,
+                id,
+                &clock,
+                &mut std::io::stdout(),
+            ) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("djambi-server: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Some("settings") => {
             print!("{}", djambi_api::config_reference::markdown());
             return ExitCode::SUCCESS;
@@ -57,6 +83,9 @@ fn main() -> ExitCode {
             println!("       djambi-server openapi    print the OpenAPI document");
             println!(
                 "       djambi-server check-projections\n                                replay every game and report projections that differ (exit 1)"
+            );
+            println!(
+                "       djambi-server hide-message <id>\n                                hide a table-talk message from every reader"
             );
             println!(
                 "       djambi-server settings   print the configuration reference (Markdown)\n"

@@ -22,6 +22,7 @@ use crate::store::StoreError;
 mod accounts;
 mod games;
 mod live;
+mod messages;
 mod notifications;
 
 /// The media type of every error body.

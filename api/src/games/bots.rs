@@ -150,6 +150,7 @@ mod tests {
             kind: GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
+            talk: Default::default(),
         };
         let mut s = GameState::created("g1", &created, t(0)).unwrap();
         let red = Event::SeatTaken {
@@ -316,6 +317,7 @@ mod tests {
                     per_move_secs: 86_400,
                     max_bank_secs: None,
                 }),
+                talk: Default::default(),
             };
             let mut s = GameState::created(&format!("game-{n}"), &created, t(0)).unwrap();
             for (i, seat) in s.settings.seats.iter().enumerate() {

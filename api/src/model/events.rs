@@ -33,6 +33,7 @@ use domain::{Move, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::model::talk::TalkSettings;
 use crate::model::timing::TimeControl;
 
 /// Who may find and join a game.
@@ -196,6 +197,9 @@ pub enum Event {
         /// The time control (see [`crate::model::timing`]); absent: no deadlines.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_control: Option<TimeControl>,
+        /// Table-talk options (see [`crate::model::talk`]); absent: the defaults.
+        #[serde(default, skip_serializing_if = "TalkSettings::is_default")]
+        talk: TalkSettings,
     },
     SeatTaken {
         seat: Seat,
@@ -301,6 +305,7 @@ mod tests {
                 kind: GameKind::Play,
                 record_headers: Vec::new(),
                 time_control: None,
+                talk: Default::default(),
             },
             Event::Created {
                 ruleset: "djambi-standard-2026".into(),
@@ -315,6 +320,7 @@ mod tests {
                     per_move_secs: 86_400,
                     max_bank_secs: None,
                 }),
+                talk: Default::default(),
             },
             Event::TimedOut { seat: Seat::Blue },
             Event::BotSeated {

@@ -68,6 +68,8 @@ pub struct GameState {
     pub time_control: Option<TimeControl>,
     /// The seats' clocks (only used with a time control).
     pub clocks: SeatClocks,
+    /// Table-talk options (from `created`).
+    pub talk: crate::model::talk::TalkSettings,
 }
 
 fn invalid<T>(msg: impl Into<String>) -> Result<T, FoldError> {
@@ -105,6 +107,7 @@ impl GameState {
             kind,
             record_headers,
             time_control,
+            talk,
         } = event
         else {
             return invalid(format!("event 1 is `{}`, not `created`", event.kind()));
@@ -146,6 +149,7 @@ impl GameState {
             ended_at: None,
             time_control: *time_control,
             clocks: SeatClocks::default(),
+            talk: *talk,
         })
     }
 
@@ -518,6 +522,7 @@ mod tests {
             kind: GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
+            talk: Default::default(),
         }
     }
 
@@ -532,6 +537,7 @@ mod tests {
             kind: GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
+            talk: Default::default(),
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         for (i, seat) in s.settings.seats.iter().enumerate() {
@@ -667,6 +673,7 @@ mod tests {
             kind: GameKind::Study,
             record_headers: vec![("Red".into(), "ann".into())],
             time_control: None,
+            talk: Default::default(),
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         assert_eq!(s.status, Status::Active);

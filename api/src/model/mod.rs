@@ -7,4 +7,5 @@
 
 pub mod events;
 pub mod game_state;
+pub mod talk;
 pub mod timing;

@@ -129,6 +129,7 @@ fn subject_of(kind: &str) -> &'static str {
         "game_started" => "The game started",
         "game_ended" => "The game ended",
         "draw_offered" => "A draw is offered",
+        "message" => "A message at the table",
         "webhook_disabled" => "A webhook endpoint was disabled",
         _ => "News from Djambi",
     }
@@ -196,6 +197,27 @@ pub fn compose(
                 body.push('\n');
             }
             _ => body.push_str(&format!("Status: {:?}\n", state.status).to_lowercase()),
+        }
+        if let (Some(seat), Some(text)) = (
+            payload.get("seat").and_then(Value::as_str),
+            payload.get("text").and_then(Value::as_str),
+        ) {
+            let to = match payload.get("to").and_then(Value::as_array) {
+                Some(seats) => format!(
+                    "privately to {}",
+                    seats
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => "to the table".to_string(),
+            };
+            body.push_str(&format!("\n{seat} wrote {to}:\n"));
+            for line in text.lines() {
+                body.push_str(&format!("> {line}\n"));
+            }
+            body.push('\n');
         }
         if let Some(offset) = payload.get("offset_secs").and_then(Value::as_i64) {
             body.push_str(&format!(

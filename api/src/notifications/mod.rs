@@ -17,6 +17,7 @@
 //! | `chief_killed` | the player whose party's chief died | `party`, `square` |
 //! | `seat_eliminated` | the eliminated seat's player (unless it resigned) | `seat` |
 //! | `game_ended` | every player | `result` |
+//! | `message` | the recipients of a table-talk message but its sender and who muted it (written by [`crate::messages::send`]) | `message_id`, `seq`, `seat` (the sender's), `to` (seats, `null`: the table), `text` |
 //! | `webhook_disabled` | the endpoint's owner (written by [`delivery`]) | `webhook_id`, `url`, `reason` |
 //!
 //! Ids are stable: derived from the game, the version, the kind, the user and a counter,
@@ -61,7 +62,7 @@ pub struct Notifications<'a> {
 }
 
 /// Every kind of notification.
-pub const KINDS: [&str; 8] = [
+pub const KINDS: [&str; 9] = [
     "your_turn",
     "reminder",
     "timeout",
@@ -70,6 +71,7 @@ pub const KINDS: [&str; 8] = [
     "game_started",
     "game_ended",
     "draw_offered",
+    "message",
 ];
 
 /// A stable id: the same inputs always give the same id, formatted like a UUID.

@@ -11,7 +11,9 @@ pub mod fallback;
 pub mod games;
 pub mod health;
 pub mod me;
+pub mod messages;
 pub mod metrics;
+pub mod mutes;
 pub mod my_games;
 pub mod notification_settings;
 pub mod notifications;
@@ -65,4 +67,6 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     webhooks::configure(cfg);
     unsubscribe::configure(cfg);
     vacations::configure(cfg);
+    messages::configure(cfg);
+    mutes::configure(cfg);
 }

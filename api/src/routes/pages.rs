@@ -256,6 +256,9 @@ async fn replay_page(
         .replace("/assets/replay.css", &css().link("/assets/replay.css"))
         .replace("{{game_id}}", &escape_html(&state.id))
         .replace("{{title}}", &escape_html(&title_of(&state, &usernames)));
+    // Table talk as a spectator may see it (the visibility rule of `crate::messages`).
+    let talk = crate::messages::list::all_visible(app.game_ctx(), state.id.clone(), None).await?;
+    let page = page.replace("{{table_talk}}", &super::messages::talk_section(&talk));
     Ok(html(StatusCode::OK, page))
 }
 

@@ -217,6 +217,7 @@ mod tests {
             kind: crate::model::events::GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
+            talk: Default::default(),
         };
         let mut s = GameState::created(
             id,

@@ -250,3 +250,37 @@ diesel::allow_tables_to_appear_in_same_query!(
     reminder_schedule,
     login_throttle
 );
+
+// --- table talk (issue 21; 2026-12-01-000090_table_talk) ---
+diesel::table! {
+    messages (id) {
+        id -> Text,
+        game_id -> Text,
+        seq -> BigInt,
+        sender_id -> Text,
+        sender_seat -> Text,
+        recipients -> Text,
+        body -> Text,
+        game_version -> BigInt,
+        created_at -> Timestamp,
+        hidden_at -> Nullable<Timestamp>,
+    }
+}
+diesel::table! {
+    mutes (user_id, muted_id) {
+        user_id -> Text,
+        muted_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+diesel::table! {
+    message_reports (id) {
+        id -> Text,
+        message_id -> Text,
+        reporter_id -> Text,
+        reason -> Nullable<Text>,
+        context -> Text,
+        created_at -> Timestamp,
+    }
+}
+diesel::allow_tables_to_appear_in_same_query!(messages, mutes, message_reports, users);

@@ -162,6 +162,7 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
         kind: GameKind::Play,
         record_headers: Vec::new(),
         time_control: new.time_control,
+        talk: new.talk,
     })?;
     if let Some(seat) = new.creator_seat {
         p.push_checked(Event::SeatTaken {
@@ -211,6 +212,7 @@ fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), 
         kind: GameKind::Study,
         record_headers: record.headers.clone(),
         time_control: None,
+        talk: Default::default(),
     })?;
     for (action, &line) in record.actions.iter().zip(&record.action_lines) {
         let s = state_of(p)?;

@@ -88,6 +88,8 @@ pub struct NewGame {
     pub time_control: Option<TimeControl>,
     /// Computer players seated at once: (seat, level 1 to 5).
     pub bots: Vec<(Seat, u8)>,
+    /// Table-talk options (press, whether eliminated players may write).
+    pub talk: crate::model::talk::TalkSettings,
 }
 
 /// Something to do to a game.

@@ -51,6 +51,12 @@ pub struct CreateGameRequest {
     /// option).
     #[schema(value_type = Option<RulesetInput>)]
     pub ruleset: Option<Value>,
+    /// Table talk: `private` (the default: private messages stay private) or
+    /// `revealed_at_end` (every message becomes visible to all once the game is over).
+    pub press: Option<crate::model::talk::Press>,
+    /// Whether a player whose seats are all out may still send messages (default true;
+    /// they always keep reading).
+    pub eliminated_may_write: Option<bool>,
     /// Always 0 here when given (a new game has no version yet).
     #[schema(minimum = 0, maximum = 0)]
     pub expected_version: Option<i64>,
@@ -150,6 +156,10 @@ impl CreateGameRequest {
             invite_code,
             time_control: self.time_control,
             bots,
+            talk: crate::model::talk::TalkSettings {
+                press: self.press.unwrap_or_default(),
+                eliminated_may_write: self.eliminated_may_write.unwrap_or(true),
+            },
         })
     }
 }

@@ -18,7 +18,7 @@ mod legal_moves;
 mod lobby;
 mod moves;
 mod position;
-mod record;
+pub(crate) mod record;
 mod resign;
 pub mod ruleset;
 mod seats;

@@ -10,7 +10,7 @@
 //! | `/play/{id}` | the game page: board, players, clocks, moves, click to move |
 //! | `/settings` | notification settings and vacation |
 //! | `POST /web/session`, `POST /web/logout` | log in (sets the cookie), log out |
-//! | `/assets/web/{app.js,play.js,web.css}` | versioned, immutable when asked with `?v=` |
+//! | `/assets/web/{app.js,play.js,talk.js,web.css}` | versioned, immutable when asked with `?v=` |
 //!
 //! The pages authenticate with the session cookie of [`crate::auth::web_session`]; each
 //! page carries the session's CSRF token in `<meta name="csrf-token">`, and the script
@@ -42,6 +42,7 @@ const PLAY: &str = include_str!("../../../assets/web/play.html");
 const SETTINGS: &str = include_str!("../../../assets/web/settings.html");
 const APP_JS: &str = include_str!("../../../assets/web/app.js");
 const PLAY_JS: &str = include_str!("../../../assets/web/play.js");
+const TALK_JS: &str = include_str!("../../../assets/web/talk.js");
 const WEB_CSS: &str = include_str!("../../../assets/web/web.css");
 
 fn app_js() -> &'static Asset {
@@ -52,6 +53,11 @@ fn app_js() -> &'static Asset {
 fn play_js() -> &'static Asset {
     static A: OnceLock<Asset> = OnceLock::new();
     A.get_or_init(|| Asset::new(PLAY_JS, "text/javascript; charset=utf-8"))
+}
+
+fn talk_js() -> &'static Asset {
+    static A: OnceLock<Asset> = OnceLock::new();
+    A.get_or_init(|| Asset::new(TALK_JS, "text/javascript; charset=utf-8"))
 }
 
 fn web_css() -> &'static Asset {
@@ -79,6 +85,10 @@ where
         .service(
             web::resource("/assets/web/play.js")
                 .route(web::get().to(|req: HttpRequest| async move { play_js().serve(&req) })),
+        )
+        .service(
+            web::resource("/assets/web/talk.js")
+                .route(web::get().to(|req: HttpRequest| async move { talk_js().serve(&req) })),
         )
         .service(
             web::resource("/assets/web/web.css")
@@ -151,6 +161,10 @@ fn page(
         .replace(
             "/assets/web/play.js",
             &play_js().link("/assets/web/play.js"),
+        )
+        .replace(
+            "/assets/web/talk.js",
+            &talk_js().link("/assets/web/talk.js"),
         )
         .replace(
             "/assets/web/web.css",

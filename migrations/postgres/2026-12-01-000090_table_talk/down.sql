@@ -1,0 +1,3 @@
+DROP TABLE message_reports;
+DROP TABLE mutes;
+DROP TABLE messages;
