@@ -137,6 +137,8 @@ mod tests {
             kind: GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
+            rated: false,
+            rating_range: None,
         };
         let mut s = GameState::created("g1", &created, t(0)).unwrap();
         let red = Event::SeatTaken {
@@ -223,6 +225,8 @@ mod tests {
                     per_move_secs: 86_400,
                     max_bank_secs: None,
                 }),
+                rated: false,
+                rating_range: None,
             };
             let mut s = GameState::created(&format!("game-{n}"), &created, t(0)).unwrap();
             for (i, seat) in s.settings.seats.iter().enumerate() {

@@ -7,7 +7,7 @@ use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
 use crate::model::events::{
-    Event, GameKind, GameResult, ResultKind, ResultReason, Status, Visibility,
+    Event, GameKind, GameResult, RatingRange, ResultKind, ResultReason, Status, Visibility,
 };
 use crate::model::timing::{SeatClocks, TimeControl};
 
@@ -66,6 +66,10 @@ pub struct GameState {
     pub ended_at: Option<NaiveDateTime>,
     /// The time control; `None`: no deadlines.
     pub time_control: Option<TimeControl>,
+    /// A rated game (see [`crate::ratings`]).
+    pub rated: bool,
+    /// The shown ratings a player must have to take a seat.
+    pub rating_range: Option<RatingRange>,
     /// The seats' clocks (only used with a time control).
     pub clocks: SeatClocks,
 }
@@ -105,6 +109,8 @@ impl GameState {
             kind,
             record_headers,
             time_control,
+            rated,
+            rating_range,
         } = event
         else {
             return invalid(format!("event 1 is `{}`, not `created`", event.kind()));
@@ -142,6 +148,8 @@ impl GameState {
             started_at: None,
             ended_at: None,
             time_control: *time_control,
+            rated: *rated,
+            rating_range: *rating_range,
             clocks: SeatClocks::default(),
         })
     }
@@ -497,6 +505,8 @@ mod tests {
             kind: GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
+            rated: false,
+            rating_range: None,
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         for (i, seat) in s.settings.seats.iter().enumerate() {
@@ -594,6 +604,8 @@ mod tests {
             kind: GameKind::Study,
             record_headers: vec![("Red".into(), "ann".into())],
             time_control: None,
+            rated: false,
+            rating_range: None,
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         assert_eq!(s.status, Status::Active);

@@ -217,6 +217,8 @@ mod tests {
             kind: crate::model::events::GameKind::Play,
             record_headers: Vec::new(),
             time_control: None,
+            rated: false,
+            rating_range: None,
         };
         let mut s = GameState::created(id, &created, crate::store::now()).unwrap();
         s.version = version;

@@ -21,6 +21,7 @@ pub mod games;
 pub mod idempotency;
 pub mod lease;
 pub mod models;
+pub mod ratings;
 pub mod outbox;
 pub mod recipients;
 pub mod reminders;

@@ -207,3 +207,35 @@ diesel::allow_tables_to_appear_in_same_query!(
     vacations,
     reminder_schedule
 );
+
+// --- ratings (issue 22) ---
+diesel::table! {
+    player_ratings (user_id) {
+        user_id -> Text,
+        mu -> Double,
+        sigma -> Double,
+        rating -> Double,
+        games -> BigInt,
+        wins -> BigInt,
+        last_game_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    rating_changes (game_id, user_id) {
+        game_id -> Text,
+        user_id -> Text,
+        applied_seq -> BigInt,
+        place -> Integer,
+        players -> Integer,
+        mu_before -> Double,
+        sigma_before -> Double,
+        mu_after -> Double,
+        sigma_after -> Double,
+        ended_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(player_ratings -> users (user_id));
+diesel::joinable!(rating_changes -> users (user_id));
+diesel::allow_tables_to_appear_in_same_query!(users, player_ratings, rating_changes);

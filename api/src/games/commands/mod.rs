@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use domain::{GameSettings, Move, RecordError, Seat, Step};
 
-use crate::model::events::{Event, Visibility};
+use crate::model::events::{Event, RatingRange, Visibility};
 use crate::model::game_state::GameState;
 use crate::model::timing::TimeControl;
 use crate::notifications;
@@ -88,6 +88,10 @@ pub struct NewGame {
     pub time_control: Option<TimeControl>,
     /// Computer players seated at once: (seat, level 1 to 5).
     pub bots: Vec<(Seat, u8)>,
+    /// A rated game: needs a time control and only human players.
+    pub rated: bool,
+    /// The shown ratings a player must have to take a seat.
+    pub rating_range: Option<RatingRange>,
 }
 
 /// Something to do to a game.
@@ -98,6 +102,9 @@ pub enum Command {
     TakeSeat {
         seat: Seat,
         invite_code: Option<String>,
+        /// The joiner's shown rating and whether it is provisional, read by the caller
+        /// when the game asks for a rating range (`None`: not read).
+        rating: Option<f64>,
     },
     LeaveSeat {
         seat: Seat,
@@ -191,6 +198,11 @@ pub struct Written {
 }
 
 impl Written {
+    /// Whether the write ended the game (its events hold `ended`).
+    pub fn ends_game(&self) -> bool {
+        self.events.iter().any(|e| matches!(e, Event::Ended { .. }))
+    }
+
     /// What [`notifications::plan`] reads of it.
     pub fn wrote(&self) -> notifications::Wrote<'_> {
         notifications::Wrote {

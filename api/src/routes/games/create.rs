@@ -11,7 +11,7 @@ use super::PROBLEM;
 use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::{Command, NewGame};
-use crate::model::events::Visibility;
+use crate::model::events::{RatingRange, Visibility};
 use crate::model::timing::TimeControl;
 use crate::routes::games::views::GameSummary;
 use crate::state::AppState;
@@ -41,6 +41,12 @@ pub struct CreateGameRequest {
     /// Computer players to seat at once: seats in play, not the creator's, each once; the
     /// server plays their moves. When they fill every free seat the game starts at once.
     pub bots: Option<Vec<BotSeat>>,
+    /// A rated game (default false: casual): needs a `time_control` and no `bots`; its
+    /// result changes the players' ratings.
+    pub rated: Option<bool>,
+    /// The shown ratings a player must have to take a seat (`min`, `max`, either may be
+    /// absent).
+    pub rating_range: Option<RatingRange>,
     /// Always 0 here when given (a new game has no version yet).
     #[schema(minimum = 0, maximum = 0)]
     pub expected_version: Option<i64>,
@@ -120,6 +126,9 @@ impl CreateGameRequest {
             }
             bots.push((seat, bot.level));
         }
+        let rated = self.rated.unwrap_or(false);
+        crate::ratings::check_new_game(rated, self.time_control.is_some(), !bots.is_empty(), self.rating_range.as_ref())
+            .map_err(|(field, message)| ApiError::field(field, message))?;
         let visibility = self.visibility.unwrap_or(Visibility::Public);
         let invite_code = (visibility == Visibility::Invite).then(|| {
             crate::auth::tokens::generate("")
@@ -135,6 +144,8 @@ impl CreateGameRequest {
             invite_code,
             time_control: self.time_control,
             bots,
+            rated,
+            rating_range: self.rating_range,
         })
     }
 }
