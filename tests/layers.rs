@@ -91,7 +91,11 @@ const HTTP: &[&str] = &[
 
 #[test]
 fn use_cases_know_no_http() {
-    forbid("a use case", &["games", "accounts", "notifications"], HTTP);
+    forbid(
+        "a use case",
+        &["games", "accounts", "notifications", "ratings"],
+        HTTP,
+    );
 }
 
 #[test]
@@ -101,6 +105,7 @@ fn the_store_knows_no_http_and_calls_nothing_above_it() {
         "crate::games",
         "crate::notifications",
         "crate::accounts",
+        "crate::ratings",
         "crate::workers",
         "crate::state",
         "AppState",
@@ -136,6 +141,7 @@ fn the_model_is_pure() {
             "crate::games",
             "crate::accounts",
             "crate::notifications",
+            "crate::ratings",
             "crate::workers",
             "diesel",
         ])

@@ -22,6 +22,7 @@ use crate::store::StoreError;
 mod accounts;
 mod games;
 mod notifications;
+mod ratings;
 
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";

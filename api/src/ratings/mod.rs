@@ -10,6 +10,7 @@
 //! players sharing a place tie.
 
 pub mod model;
+pub mod read;
 pub mod recompute;
 
 use chrono::NaiveDateTime;

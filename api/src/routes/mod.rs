@@ -15,6 +15,7 @@ pub mod my_games;
 pub mod notification_settings;
 pub mod notifications;
 pub mod pages;
+pub mod players;
 pub mod sessions;
 pub mod sse;
 pub mod tokens;
@@ -62,4 +63,5 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     webhooks::configure(cfg);
     unsubscribe::configure(cfg);
     vacations::configure(cfg);
+    players::configure(cfg);
 }

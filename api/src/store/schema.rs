@@ -89,6 +89,9 @@ diesel::table! {
         turn_order_at -> Timestamp,
         due_lease_until -> Nullable<Timestamp>,
         bots -> Nullable<Text>,
+        // 2026-12-01-000101_rated_games
+        rated -> Bool,
+        rating_range -> Nullable<Text>,
     }
 }
 
@@ -239,3 +242,4 @@ diesel::table! {
 diesel::joinable!(player_ratings -> users (user_id));
 diesel::joinable!(rating_changes -> users (user_id));
 diesel::allow_tables_to_appear_in_same_query!(users, player_ratings, rating_changes);
+diesel::allow_tables_to_appear_in_same_query!(player_ratings, game_players);
