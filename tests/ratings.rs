@@ -215,6 +215,21 @@ fn a_known_sequence_of_games_gives_known_ratings(backend: Backend) {
         .unwrap_or_else(|| panic!("{lobby}"));
     assert_eq!(listed["rated"], json!(true));
 
+    // The pages: server-rendered, the chart an SVG polyline, no inline script.
+    let page = srv.get("/players/ann", None);
+    assert_eq!(page.status, 200);
+    assert!(page.header("content-security-policy").is_some());
+    assert!(page.text.contains("<svg") && page.text.contains("<polyline"), "{}", page.text);
+    assert!(!page.text.contains("<script>"));
+    assert!(page.text.contains(&format!("href=\"/games/{g2}\"")));
+    let board = srv.get("/leaderboard?active_days=30", None);
+    assert_eq!(board.status, 200);
+    let at = |name: &str| board.text.find(&format!(">{name}</a>")).unwrap();
+    let names: Vec<&str> = order.iter().map(|o| o.1.as_str()).collect();
+    assert!(names.windows(2).all(|w| at(w[0]) < at(w[1])), "{}", board.text);
+    assert_eq!(srv.get("/players/nobody", None).status, 404);
+    assert_eq!(srv.get("/leaderboard?active_days=abc&after=x", None).status, 200);
+
     // Recompute: the same figures, bit for bit.
     let (bad, report) = recompute(&srv.database_url);
     assert_eq!(bad, 0, "{report}");
