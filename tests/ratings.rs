@@ -44,9 +44,13 @@ fn seated(srv: &TestServer, players: &[&Login], body: Value) -> String {
 }
 
 fn resign(srv: &TestServer, who: &Login, id: &str) -> Value {
-    srv.post(&format!("/v1/games/{id}/resignation"), Some(&who.access), &json!({}))
-        .expect(201)
-        .clone()
+    srv.post(
+        &format!("/v1/games/{id}/resignation"),
+        Some(&who.access),
+        &json!({}),
+    )
+    .expect(201)
+    .clone()
 }
 
 fn player(srv: &TestServer, name: &str) -> Value {
@@ -110,7 +114,8 @@ fn a_known_sequence_of_games_gives_known_ratings(backend: Backend) {
     assert_eq!(fresh["rating"]["rating"], json!(0.0));
     assert_eq!(fresh["rating"]["provisional"], json!(true));
     assert_eq!(fresh["games"], json!(0));
-    srv.get("/v1/players/nobody", None).problem(404, "not-found");
+    srv.get("/v1/players/nobody", None)
+        .problem(404, "not-found");
 
     // Game 1, four seats: Yellow, Red, Blue resign; Green (dan) wins.
     let g1 = seated(&srv, &all, rated(4));
@@ -150,13 +155,24 @@ fn a_known_sequence_of_games_gives_known_ratings(backend: Backend) {
         let near = |a: f64, b: f64| (a - b).abs() < 1e-12;
         assert!(near(got.mu, expected[i].mu), "{}: {page}", who.username);
         assert!(near(got.sigma, expected[i].sigma));
-        assert!(near(page["rating"]["rating"].as_f64().unwrap(), expected[i].display()));
+        assert!(near(
+            page["rating"]["rating"].as_f64().unwrap(),
+            expected[i].display()
+        ));
         let games = if i == 3 { 1 } else { 2 };
         assert_eq!(page["games"], json!(games));
         assert_eq!(page["recent_games"].as_array().unwrap().len(), games);
         assert_eq!(page["rating_history"].as_array().unwrap().len(), games);
-        let last = page["rating_history"].as_array().unwrap().last().unwrap().clone();
-        assert!(near(last["rating"].as_f64().unwrap(), expected[i].display()));
+        let last = page["rating_history"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert!(near(
+            last["rating"].as_f64().unwrap(),
+            expected[i].display()
+        ));
     }
     let bob = player(&srv, "bob");
     assert_eq!(bob["wins"], json!(1));
@@ -205,7 +221,10 @@ fn a_known_sequence_of_games_gives_known_ratings(backend: Backend) {
     assert_eq!(record.status, 200);
     assert!(record.text.contains("[Rated \"yes\"]"), "{}", record.text);
     assert!(record.text.contains("[BlueRating \""), "{}", record.text);
-    let lobby = srv.get("/v1/games?status=finished", None).expect(200).clone();
+    let lobby = srv
+        .get("/v1/games?status=finished", None)
+        .expect(200)
+        .clone();
     let listed = lobby["items"]
         .as_array()
         .unwrap()
@@ -219,21 +238,35 @@ fn a_known_sequence_of_games_gives_known_ratings(backend: Backend) {
     let page = srv.get("/players/ann", None);
     assert_eq!(page.status, 200);
     assert!(page.header("content-security-policy").is_some());
-    assert!(page.text.contains("<svg") && page.text.contains("<polyline"), "{}", page.text);
+    assert!(
+        page.text.contains("<svg") && page.text.contains("<polyline"),
+        "{}",
+        page.text
+    );
     assert!(!page.text.contains("<script>"));
     assert!(page.text.contains(&format!("href=\"/games/{g2}\"")));
     let board = srv.get("/leaderboard?active_days=30", None);
     assert_eq!(board.status, 200);
     let at = |name: &str| board.text.find(&format!(">{name}</a>")).unwrap();
     let names: Vec<&str> = order.iter().map(|o| o.1.as_str()).collect();
-    assert!(names.windows(2).all(|w| at(w[0]) < at(w[1])), "{}", board.text);
+    assert!(
+        names.windows(2).all(|w| at(w[0]) < at(w[1])),
+        "{}",
+        board.text
+    );
     assert_eq!(srv.get("/players/nobody", None).status, 404);
-    assert_eq!(srv.get("/leaderboard?active_days=abc&after=x", None).status, 200);
+    assert_eq!(
+        srv.get("/leaderboard?active_days=abc&after=x", None).status,
+        200
+    );
 
     // Recompute: the same figures, bit for bit.
     let (bad, report) = recompute(&srv.database_url);
     assert_eq!(bad, 0, "{report}");
-    assert!(report.contains("2 rated games replayed, 4 players"), "{report}");
+    assert!(
+        report.contains("2 rated games replayed, 4 players"),
+        "{report}"
+    );
     if backend == Backend::Postgres {
         use diesel::{Connection, RunQueryDsl};
         let mut c = diesel::PgConnection::establish(&srv.database_url).unwrap();
@@ -256,9 +289,14 @@ fn a_rating_range_refuses_players_outside_it(backend: Backend) {
     let game = create(&srv, &a, body);
     let id = game["id"].as_str().unwrap();
     assert_eq!(game["rating_range"], json!({"min": 5, "max": null}));
-    let p = take_seat(&srv, &b, id, "B").problem(403, "forbidden").clone();
+    let p = take_seat(&srv, &b, id, "B")
+        .problem(403, "forbidden")
+        .clone();
     let detail = p["detail"].as_str().unwrap();
-    assert!(detail.contains("at least 5") && detail.contains("yours is 0.0"), "{detail}");
+    assert!(
+        detail.contains("at least 5") && detail.contains("yours is 0.0"),
+        "{detail}"
+    );
     assert_eq!(summary(&srv, id)["open_seats"], json!(["B", "Y", "G"]));
     // A range that holds 0 admits a new player.
     let game = create(
@@ -285,7 +323,10 @@ fn rated_games_need_a_time_control_and_people(backend: Backend) {
             "bots": [{"seat": "B", "level": 1}]}),
         "rated",
     );
-    bad(json!({"rating_range": {"min": 10, "max": 5}}), "rating_range");
+    bad(
+        json!({"rating_range": {"min": 10, "max": 5}}),
+        "rating_range",
+    );
     bad(json!({"rating_range": {"min": 1000}}), "rating_range");
     let game = create(&srv, &a, rated(4));
     srv.post(
@@ -317,7 +358,10 @@ fn two_games_of_one_player_ending_at_once_both_count_once() {
         }
         let barrier = Arc::new(Barrier::new(2));
         std::thread::scope(|scope| {
-            for (i, (g, who)) in [(&g1, &others[2]), (&g2, &others[5])].into_iter().enumerate() {
+            for (i, (g, who)) in [(&g1, &others[2]), (&g2, &others[5])]
+                .into_iter()
+                .enumerate()
+            {
                 let barrier = barrier.clone();
                 let server = &servers[i];
                 scope.spawn(move || {
@@ -336,6 +380,9 @@ fn two_games_of_one_player_ending_at_once_both_count_once() {
     }
     let (bad, report) = recompute(&db.url);
     assert_eq!(bad, 0, "{report}");
-    assert!(report.contains(&format!("{} rated games replayed, 7 players", 2 * ROUNDS)), "{report}");
+    assert!(
+        report.contains(&format!("{} rated games replayed, 7 players", 2 * ROUNDS)),
+        "{report}"
+    );
     drop(servers);
 }

@@ -28,7 +28,11 @@ fn plackett_luce_agrees_with_openskill() {
         .args(["20261201", &GAMES.to_string()])
         .output()
         .expect("the reference script runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let games: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(games.len(), GAMES);
     let pair = |v: &Value| Skill {
@@ -38,7 +42,12 @@ fn plackett_luce_agrees_with_openskill() {
     let mut worst = 0.0f64;
     let mut ties = 0;
     for (g, game) in games.iter().enumerate() {
-        let before: Vec<Skill> = game["before"].as_array().unwrap().iter().map(pair).collect();
+        let before: Vec<Skill> = game["before"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(pair)
+            .collect();
         let ranks: Vec<usize> = game["ranks"]
             .as_array()
             .unwrap()
@@ -62,6 +71,9 @@ fn plackett_luce_agrees_with_openskill() {
             );
         }
     }
-    assert!(ties > GAMES / 4, "the sample should hold shared places: {ties}");
+    assert!(
+        ties > GAMES / 4,
+        "the sample should hold shared places: {ties}"
+    );
     println!("{GAMES} games ({ties} with shared places): largest difference {worst:e}");
 }

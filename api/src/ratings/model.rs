@@ -64,10 +64,7 @@ pub fn rate(players: &[Skill], ranks: &[usize]) -> Vec<Skill> {
     }
     let n = players.len();
     let tau_sq = TAU * TAU;
-    let sigma_sq: Vec<f64> = players
-        .iter()
-        .map(|p| p.sigma * p.sigma + tau_sq)
-        .collect();
+    let sigma_sq: Vec<f64> = players.iter().map(|p| p.sigma * p.sigma + tau_sq).collect();
     let beta_sq = BETA * BETA;
     let c = sigma_sq.iter().map(|s| s + beta_sq).sum::<f64>().sqrt();
     let e: Vec<f64> = players.iter().map(|p| (p.mu / c).exp()).collect();
@@ -134,7 +131,10 @@ mod tests {
     fn degenerate_inputs_change_nothing() {
         let one = [Skill::default()];
         assert_eq!(rate(&one, &[0]), one.to_vec());
-        assert_eq!(rate(&[Skill::default(); 2], &[0]), vec![Skill::default(); 2]);
+        assert_eq!(
+            rate(&[Skill::default(); 2], &[0]),
+            vec![Skill::default(); 2]
+        );
     }
 
     #[test]

@@ -62,8 +62,11 @@ pub async fn player(pool: &DbPool, username: String) -> Result<PlayerPage, Ratin
             .unwrap_or_else(|| super::fresh(&user.id, user.created_at));
         let places = rating_store::places_of(conn, &user.id)?;
         let mut history = rating_store::changes_of(conn, &user.id, HISTORY_GAMES)?;
-        let recent: Vec<RatingChangeRow> =
-            history.iter().take(RECENT_GAMES as usize).cloned().collect();
+        let recent: Vec<RatingChangeRow> = history
+            .iter()
+            .take(RECENT_GAMES as usize)
+            .cloned()
+            .collect();
         history.reverse();
         Ok(PlayerPage {
             user_id: user.id,
@@ -126,7 +129,13 @@ mod tests {
             assert_eq!(back.to_bits(), r.to_bits());
             assert_eq!(id, "abc-1");
         }
-        for bad in ["", "_", "12_x", "zzzzzzzzzzzzzzzz_a", "0000000000000000_a b"] {
+        for bad in [
+            "",
+            "_",
+            "12_x",
+            "zzzzzzzzzzzzzzzz_a",
+            "0000000000000000_a b",
+        ] {
             assert!(decode_cursor(bad).is_none(), "{bad}");
         }
     }

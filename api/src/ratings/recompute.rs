@@ -16,6 +16,9 @@ use crate::store::games as game_store;
 use crate::store::ratings::{self as rating_store, PlayerRatingRow, RatingChangeRow};
 use crate::store::{DbConnection, StoreError};
 
+/// A finished rated game from its log: id, end, the players' places.
+type FinishedGame = (String, NaiveDateTime, Vec<(String, usize)>);
+
 /// What a recompute found.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -30,7 +33,7 @@ pub struct Report {
 /// Replays and compares (see the module documentation). Reads only.
 pub fn recompute(conn: &mut DbConnection) -> Result<Report, StoreError> {
     // The finished rated games, from their logs.
-    let mut games: Vec<(String, NaiveDateTime, Vec<(String, usize)>)> = Vec::new();
+    let mut games: Vec<FinishedGame> = Vec::new();
     let mut after = String::new();
     loop {
         let ids = game_store::game_ids_after(conn, &after, 500)?;
@@ -60,9 +63,7 @@ pub fn recompute(conn: &mut DbConnection) -> Result<Report, StoreError> {
         .filter_map(|(id, rows)| Some((id.clone(), rows.first()?.applied_seq)))
         .collect();
     let seq_of = |id: &str| seqs.get(id).copied().unwrap_or(i64::MAX);
-    games.sort_by(|a, b| {
-        (seq_of(&a.0), a.1, &a.0).cmp(&(seq_of(&b.0), b.1, &b.0))
-    });
+    games.sort_by(|a, b| (seq_of(&a.0), a.1, &a.0).cmp(&(seq_of(&b.0), b.1, &b.0)));
     let mut report = Report {
         games: games.len(),
         ..Report::default()
@@ -75,9 +76,9 @@ pub fn recompute(conn: &mut DbConnection) -> Result<Report, StoreError> {
             .collect();
         let (changes, rows) = update(id, *ended_at, seq_of(id), placings, &current);
         match stored_by_game.remove(id) {
-            None => report
-                .differences
-                .push(format!("game {id}: rated and finished, but no rating changes are stored")),
+            None => report.differences.push(format!(
+                "game {id}: rated and finished, but no rating changes are stored"
+            )),
             Some(mut got) => {
                 got.sort_by(|a, b| a.user_id.cmp(&b.user_id));
                 let mut want = changes;
@@ -96,9 +97,9 @@ pub fn recompute(conn: &mut DbConnection) -> Result<Report, StoreError> {
         }
     }
     for id in stored_by_game.keys() {
-        report
-            .differences
-            .push(format!("game {id}: rating changes are stored, but the log has no finished rated game"));
+        report.differences.push(format!(
+            "game {id}: rating changes are stored, but the log has no finished rated game"
+        ));
     }
     let stored_ratings = rating_store::all_ratings(conn)?;
     report.players = ratings.len();

@@ -166,7 +166,11 @@ pub struct LeaderboardParams {
     #[param(minimum = 1, maximum = 3650)]
     pub active_days: Option<u32>,
     /// The `next_cursor` of the previous page.
-    #[param(min_length = 18, max_length = 81, pattern = "^[0-9a-f]{16}_[A-Za-z0-9-]{1,64}$")]
+    #[param(
+        min_length = 18,
+        max_length = 81,
+        pattern = "^[0-9a-f]{16}_[A-Za-z0-9-]{1,64}$"
+    )]
     pub after: Option<String>,
     /// Items per page, 1 to 100 (default 50).
     #[param(minimum = 1, maximum = 100)]
@@ -227,7 +231,9 @@ pub async fn leaderboard(
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
     let limit = check_limit(q.limit)?;
-    if q.active_days.is_some_and(|d| !(1..=MAX_ACTIVE_DAYS).contains(&d)) {
+    if q.active_days
+        .is_some_and(|d| !(1..=MAX_ACTIVE_DAYS).contains(&d))
+    {
         return Err(ApiError::field(
             "active_days",
             format!("must be 1 to {MAX_ACTIVE_DAYS}"),
@@ -244,7 +250,10 @@ pub async fn leaderboard(
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let next_cursor = more
-        .then(|| rows.last().map(|(r, _)| encode_cursor(r.rating, &r.user_id)))
+        .then(|| {
+            rows.last()
+                .map(|(r, _)| encode_cursor(r.rating, &r.user_id))
+        })
         .flatten();
     let extra = q
         .active_days

@@ -185,9 +185,7 @@ pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerR
     }
     let rows: Vec<(String, String, String, String, Option<f64>)> = game_players::table
         .inner_join(users::table)
-        .left_join(
-            player_ratings::table.on(player_ratings::user_id.eq(game_players::user_id)),
-        )
+        .left_join(player_ratings::table.on(player_ratings::user_id.eq(game_players::user_id)))
         .filter(game_players::game_id.eq_any(ids))
         .select((
             game_players::game_id,

@@ -127,8 +127,13 @@ impl CreateGameRequest {
             bots.push((seat, bot.level));
         }
         let rated = self.rated.unwrap_or(false);
-        crate::ratings::check_new_game(rated, self.time_control.is_some(), !bots.is_empty(), self.rating_range.as_ref())
-            .map_err(|(field, message)| ApiError::field(field, message))?;
+        crate::ratings::check_new_game(
+            rated,
+            self.time_control.is_some(),
+            !bots.is_empty(),
+            self.rating_range.as_ref(),
+        )
+        .map_err(|(field, message)| ApiError::field(field, message))?;
         let visibility = self.visibility.unwrap_or(Visibility::Public);
         let invite_code = (visibility == Visibility::Invite).then(|| {
             crate::auth::tokens::generate("")

@@ -72,7 +72,13 @@ mod tests {
         assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>"));
         assert!(svg.contains("aria-label=\"Rating of &lt;ann&gt;\""));
         assert!(!svg.contains("style"));
-        let points = svg.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+        let points = svg
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
         let xy: Vec<(f64, f64)> = points
             .split(' ')
             .map(|p| {
@@ -81,7 +87,10 @@ mod tests {
             })
             .collect();
         assert_eq!(xy.len(), 4);
-        assert!(xy.iter().all(|&(x, y)| (0.0..=WIDTH).contains(&x) && (0.0..=HEIGHT).contains(&y)));
+        assert!(
+            xy.iter()
+                .all(|&(x, y)| (0.0..=WIDTH).contains(&x) && (0.0..=HEIGHT).contains(&y))
+        );
         // Higher ratings are drawn higher (smaller y); the highest at the top margin.
         assert!(xy[3].1 < xy[1].1 && xy[1].1 < xy[0].1 && xy[0].1 < xy[2].1);
         assert_eq!(xy[3].1, PAD);

@@ -8,9 +8,9 @@ use serde::Deserialize;
 use super::chart::history_svg;
 use super::{page, viewer};
 use crate::error::ApiError;
+use crate::ratings::read::{self, RatingReadError, decode_cursor, encode_cursor, provisional};
 use crate::routes::pages::{escape_html, not_found_page};
 use crate::routes::players::{PlayerView, RatingView};
-use crate::ratings::read::{self, RatingReadError, decode_cursor, encode_cursor, provisional};
 use crate::state::AppState;
 
 /// Players listed per leaderboard page.
@@ -47,18 +47,29 @@ pub async fn player_page(
         rating_text(&p.rating),
         p.rating.mu,
         p.rating.sigma,
-        if p.rating.provisional { " — provisional" } else { "" },
+        if p.rating.provisional {
+            " — provisional"
+        } else {
+            ""
+        },
         p.games,
         p.wins
     );
     let history: Vec<f64> = p.rating_history.iter().map(|h| h.rating).collect();
     main.push_str("<figure class=\"rating-history\">");
-    main.push_str(&history_svg(&history, &format!("Rating history of {}", p.username)));
+    main.push_str(&history_svg(
+        &history,
+        &format!("Rating history of {}", p.username),
+    ));
     main.push_str("<figcaption>Rating after each rated game</figcaption></figure>\n");
     if !p.places.is_empty() {
         main.push_str("<h2>Places</h2><ul class=\"places\">");
         for pl in &p.places {
-            main.push_str(&format!("<li>{}: {} games</li>", ordinal(pl.place), pl.games));
+            main.push_str(&format!(
+                "<li>{}: {} games</li>",
+                ordinal(pl.place),
+                pl.games
+            ));
         }
         main.push_str("</ul>\n");
     }
@@ -113,8 +124,12 @@ pub async fn leaderboard_page(
     let more = rows.len() > BOARD_PAGE as usize;
     rows.truncate(BOARD_PAGE as usize);
     let v = viewer(&req, &app).await?;
-    let days = active_days.map(|d| format!("&amp;active_days={d}")).unwrap_or_default();
-    let mut main = String::from("<h1>Leaderboard</h1>\n<p>Rated games only; the rating is μ − 3σ, a “?” marks a provisional one. Show players active in the last <a href=\"/leaderboard?active_days=30\">30 days</a>, <a href=\"/leaderboard?active_days=365\">year</a>, or <a href=\"/leaderboard\">all</a>.</p>\n");
+    let days = active_days
+        .map(|d| format!("&amp;active_days={d}"))
+        .unwrap_or_default();
+    let mut main = String::from(
+        "<h1>Leaderboard</h1>\n<p>Rated games only; the rating is μ − 3σ, a “?” marks a provisional one. Show players active in the last <a href=\"/leaderboard?active_days=30\">30 days</a>, <a href=\"/leaderboard?active_days=365\">year</a>, or <a href=\"/leaderboard\">all</a>.</p>\n",
+    );
     if rows.is_empty() {
         main.push_str("<p>No rated players yet.</p>");
     } else {
@@ -127,8 +142,7 @@ pub async fn leaderboard_page(
                 provisional: provisional(row),
             };
             let name = escape_html(username);
-            let link: String =
-                url::form_urlencoded::byte_serialize(username.as_bytes()).collect();
+            let link: String = url::form_urlencoded::byte_serialize(username.as_bytes()).collect();
             main.push_str(&format!(
                 "<tr><td><a href=\"/players/{link}\">{name}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 rating_text(&r),
