@@ -174,7 +174,11 @@ pub struct GameResult {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"min": 10, "max": 30}))]
 pub struct RatingRange {
+    /// The lowest shown rating admitted (-100 to 100).
+    #[schema(minimum = -100, maximum = 100)]
     pub min: Option<i32>,
+    /// The highest shown rating admitted (-100 to 100; not below `min`).
+    #[schema(minimum = -100, maximum = 100)]
     pub max: Option<i32>,
 }
 
