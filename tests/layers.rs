@@ -93,7 +93,14 @@ const HTTP: &[&str] = &[
 fn use_cases_know_no_http() {
     forbid(
         "a use case",
-        &["games", "accounts", "notifications", "messages"],
+        &[
+            "games",
+            "accounts",
+            "notifications",
+            "messages",
+            "ratings",
+            "live",
+        ],
         HTTP,
     );
 }
@@ -105,6 +112,7 @@ fn the_store_knows_no_http_and_calls_nothing_above_it() {
         "crate::games",
         "crate::notifications",
         "crate::accounts",
+        "crate::ratings",
         "crate::workers",
         "crate::state",
         "AppState",
@@ -140,6 +148,7 @@ fn the_model_is_pure() {
             "crate::games",
             "crate::accounts",
             "crate::notifications",
+            "crate::ratings",
             "crate::workers",
             "diesel",
         ])

@@ -31,6 +31,7 @@ pub mod notifications;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
+pub mod ratings;
 pub mod routes;
 pub mod state;
 pub mod store;

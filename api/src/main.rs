@@ -73,6 +73,24 @@ fn main() -> ExitCode {
                 }
             };
         }
+        Some("recompute-ratings") => {
+            let config = match Config::from_env() {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("djambi-server: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            return match djambi_api::maintenance::recompute_ratings(&config, &mut std::io::stdout())
+            {
+                Ok(0) => ExitCode::SUCCESS,
+                Ok(_) => ExitCode::FAILURE,
+                Err(e) => {
+                    eprintln!("djambi-server: {e}");
+                    ExitCode::from(2)
+                }
+            };
+        }
         Some("settings") => {
             print!("{}", djambi_api::config_reference::markdown());
             return ExitCode::SUCCESS;
@@ -86,6 +104,9 @@ fn main() -> ExitCode {
             );
             println!(
                 "       djambi-server hide-message <id>\n                                hide a table-talk message from every reader"
+            );
+            println!(
+                "       djambi-server recompute-ratings\n                                replay every rated game and report ratings that differ (exit 1)"
             );
             println!(
                 "       djambi-server settings   print the configuration reference (Markdown)\n"

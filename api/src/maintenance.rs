@@ -43,3 +43,25 @@ pub fn check_projections(config: &Config, out: &mut impl Write) -> Result<usize,
     .map_err(|e| e.to_string())?;
     Ok(bad)
 }
+
+/// `djambi-server recompute-ratings`: replays every finished rated game in order and
+/// compares with the stored ratings (see [`crate::ratings::recompute`]); reports each
+/// difference, one line each. Returns how many differ.
+pub fn recompute_ratings(config: &Config, out: &mut impl Write) -> Result<usize, String> {
+    let pool = store::build_pool(&config.database).map_err(|e| e.to_string())?;
+    store::run_migrations(&pool).map_err(|e| e.to_string())?;
+    let mut conn = store::checkout(&pool).map_err(|e| e.to_string())?;
+    let report = crate::ratings::recompute::recompute(&mut conn).map_err(|e| e.to_string())?;
+    for d in &report.differences {
+        writeln!(out, "{d}").map_err(|e| e.to_string())?;
+    }
+    writeln!(
+        out,
+        "{} rated games replayed, {} players; {} differences from the stored ratings",
+        report.games,
+        report.players,
+        report.differences.len()
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(report.differences.len())
+}

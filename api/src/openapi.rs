@@ -43,6 +43,7 @@ pub const SESSION_ROLE: &str = "session";
         (name = "games", description = "Games: create, join, play, read; each game is an event log"),
         (name = "notifications", description = "The in-app feed of what happens in one's games, and its event stream"),
         (name = "messages", description = "Table talk: messages between the players of a game, and mutes"),
+        (name = "players", description = "Ratings: player pages and the leaderboard"),
         (name = "health", description = "Liveness and readiness"),
         (name = "meta", description = "This document")
     )

@@ -24,6 +24,7 @@ mod games;
 mod live;
 mod messages;
 mod notifications;
+mod ratings;
 
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";

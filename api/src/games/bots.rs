@@ -151,6 +151,8 @@ mod tests {
             record_headers: Vec::new(),
             time_control: None,
             talk: Default::default(),
+            rated: false,
+            rating_range: None,
         };
         let mut s = GameState::created("g1", &created, t(0)).unwrap();
         let red = Event::SeatTaken {
@@ -318,6 +320,8 @@ mod tests {
                     max_bank_secs: None,
                 }),
                 talk: Default::default(),
+                rated: false,
+                rating_range: None,
             };
             let mut s = GameState::created(&format!("game-{n}"), &created, t(0)).unwrap();
             for (i, seat) in s.settings.seats.iter().enumerate() {

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::Ctx;
-use super::commands::{self, CommandError, Done, Idempotent, Write, Written};
+use super::commands::{self, Command, CommandError, Done, Idempotent, Write, Written};
 use crate::store::games::{self as game_store, GameRow, PlayerRow};
 use crate::store::idempotency::{self, Lookup};
 use crate::store::{self, DbConnection, StoreError};
@@ -77,10 +77,17 @@ pub async fn execute(
     let clock = ctx.clock.clone();
     store::run(ctx.pool, move |conn| {
         let GameWrite {
-            write,
+            mut write,
             key,
             contradicting,
         } = request;
+        // A seat in a game that asks for a rating range: the joiner's rating, read here.
+        let account = write.actor.account().map(str::to_string);
+        if let (Command::TakeSeat { rating, .. }, Some(user)) =
+            (&mut write.command, account.as_deref())
+        {
+            *rating = crate::ratings::shown_rating(conn, user)?;
+        }
         if let Some(claimed) = contradicting {
             let current_version = match game_store::current_version(conn, &write.game_id) {
                 Ok(v) => v,

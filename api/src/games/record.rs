@@ -55,5 +55,13 @@ fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(
             .unwrap_or_else(|| "?".into());
         headers.push((seat.name().into(), name));
     }
+    if state.rated {
+        headers.push(("Rated".into(), "yes".into()));
+        for p in players {
+            if let (Some(seat), Some(r)) = (crate::games::queries::seat_of(&p.seat), p.rating) {
+                headers.push((format!("{}Rating", seat.name()), format!("{r:.2}")));
+            }
+        }
+    }
     headers
 }

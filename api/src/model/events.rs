@@ -6,7 +6,7 @@
 //!
 //! | kind | payload | meaning |
 //! |---|---|---|
-//! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code`, `time_control`; for a study game `kind: "study"` and `record_headers` | always event 1 |
+//! | `created` | `ruleset`, `seats`, `hostage_seat`, `visibility`, `created_by`, `invite_code`, `time_control`, `rated`, `rating_range`; for a study game `kind: "study"` and `record_headers` | always event 1 |
 //! | `seat_taken` | `seat`, `user_id` | a player sat down |
 //! | `seat_left` | `seat`, `user_id` | a player left before the start |
 //! | `bot_seated` | `seat`, `level` (1 to 5) | a computer player took the seat (for the whole game) |
@@ -169,6 +169,28 @@ pub struct GameResult {
     pub ranking: Vec<Vec<Seat>>,
 }
 
+/// The shown ratings (mu − 3·sigma, see [`crate::ratings`]) a player must have to take a
+/// seat in a game: at least `min`, at most `max` (either may be absent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"min": 10, "max": 30}))]
+pub struct RatingRange {
+    /// The lowest shown rating admitted (-100 to 100).
+    #[schema(minimum = -100, maximum = 100)]
+    pub min: Option<i32>,
+    /// The highest shown rating admitted (-100 to 100; not below `min`).
+    #[schema(minimum = -100, maximum = 100)]
+    pub max: Option<i32>,
+}
+
+impl RatingRange {
+    /// Whether a shown rating lies in the range.
+    pub fn admits(&self, rating: f64) -> bool {
+        self.min.is_none_or(|m| rating >= f64::from(m))
+            && self.max.is_none_or(|m| rating <= f64::from(m))
+    }
+}
+
 /// One event of a game's log (see the module documentation for the table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "payload", rename_all = "snake_case")]
@@ -200,6 +222,12 @@ pub enum Event {
         /// Table-talk options (see [`crate::model::talk`]); absent: the defaults.
         #[serde(default, skip_serializing_if = "TalkSettings::is_default")]
         talk: TalkSettings,
+        /// A rated game (see [`crate::ratings`]); absent: casual.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
+        /// The ratings a player must have to take a seat; absent: anyone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rating_range: Option<RatingRange>,
     },
     SeatTaken {
         seat: Seat,
@@ -306,6 +334,8 @@ mod tests {
                 record_headers: Vec::new(),
                 time_control: None,
                 talk: Default::default(),
+                rated: false,
+                rating_range: None,
             },
             Event::Created {
                 ruleset: "djambi-standard-2026".into(),
@@ -321,6 +351,8 @@ mod tests {
                     max_bank_secs: None,
                 }),
                 talk: Default::default(),
+                rated: false,
+                rating_range: None,
             },
             Event::TimedOut { seat: Seat::Blue },
             Event::BotSeated {

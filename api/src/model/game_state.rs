@@ -7,7 +7,7 @@ use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
 use crate::model::events::{
-    Event, GameKind, GameResult, ResultKind, ResultReason, Status, Visibility,
+    Event, GameKind, GameResult, RatingRange, ResultKind, ResultReason, Status, Visibility,
 };
 use crate::model::timing::{SeatClocks, TimeControl};
 
@@ -66,6 +66,10 @@ pub struct GameState {
     pub ended_at: Option<NaiveDateTime>,
     /// The time control; `None`: no deadlines.
     pub time_control: Option<TimeControl>,
+    /// A rated game (see [`crate::ratings`]).
+    pub rated: bool,
+    /// The shown ratings a player must have to take a seat.
+    pub rating_range: Option<RatingRange>,
     /// The seats' clocks (only used with a time control).
     pub clocks: SeatClocks,
     /// Table-talk options (from `created`).
@@ -108,6 +112,8 @@ impl GameState {
             record_headers,
             time_control,
             talk,
+            rated,
+            rating_range,
         } = event
         else {
             return invalid(format!("event 1 is `{}`, not `created`", event.kind()));
@@ -148,6 +154,8 @@ impl GameState {
             started_at: None,
             ended_at: None,
             time_control: *time_control,
+            rated: *rated,
+            rating_range: *rating_range,
             clocks: SeatClocks::default(),
             talk: *talk,
         })
@@ -523,6 +531,8 @@ mod tests {
             record_headers: Vec::new(),
             time_control: None,
             talk: Default::default(),
+            rated: false,
+            rating_range: None,
         }
     }
 
@@ -538,6 +548,8 @@ mod tests {
             record_headers: Vec::new(),
             time_control: None,
             talk: Default::default(),
+            rated: false,
+            rating_range: None,
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         for (i, seat) in s.settings.seats.iter().enumerate() {
@@ -674,6 +686,8 @@ mod tests {
             record_headers: vec![("Red".into(), "ann".into())],
             time_control: None,
             talk: Default::default(),
+            rated: false,
+            rating_range: None,
         };
         let mut s = GameState::created("g", &created, t()).unwrap();
         assert_eq!(s.status, Status::Active);

@@ -19,6 +19,7 @@ pub mod notification_settings;
 pub mod notifications;
 pub mod pages;
 pub mod params;
+pub mod players;
 pub mod sessions;
 pub mod sse;
 pub mod tokens;
@@ -69,4 +70,5 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     vacations::configure(cfg);
     messages::configure(cfg);
     mutes::configure(cfg);
+    players::configure(cfg);
 }

@@ -218,6 +218,8 @@ mod tests {
             record_headers: Vec::new(),
             time_control: None,
             talk: Default::default(),
+            rated: false,
+            rating_range: None,
         };
         let mut s = GameState::created(
             id,

@@ -36,7 +36,7 @@ use super::cache::GameCache;
 use crate::model::events::Event;
 use crate::model::game_state::{FoldError, GameState};
 use crate::store::outbox::NotificationRow;
-use crate::store::schema::{game_events, game_players, games, sessions, users};
+use crate::store::schema::{game_events, game_players, games, player_ratings, sessions, users};
 use crate::store::{DbConnection, StoreError};
 
 /// A row of `game_events`.
@@ -99,6 +99,10 @@ pub struct GameRow {
     /// The computer players: seat and level, e.g. `B3,G5` ([`bots_column`]);
     /// `None` without bots.
     pub bots: Option<String>,
+    /// A rated game (see `crate::ratings`).
+    pub rated: bool,
+    /// The rating range a player must be in to take a seat, as JSON.
+    pub rating_range: Option<String>,
 }
 
 /// How far after its last change a game without a deadline sorts in `turn=mine`.
@@ -145,6 +149,11 @@ impl GameRow {
                 .unwrap_or(state.updated_at + NO_DEADLINE_ORDER),
             turn_started_at: state.deadline().and(state.clocks.turn_started),
             bots: bots_column(state),
+            rated: state.rated,
+            rating_range: state
+                .rating_range
+                .as_ref()
+                .and_then(|r| serde_json::to_string(r).ok()),
         }
     }
 }
@@ -156,6 +165,8 @@ pub struct PlayerRow {
     pub seat: String,
     pub user_id: String,
     pub username: String,
+    /// The player's shown rating, if they finished a rated game.
+    pub rating: Option<f64>,
 }
 
 pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, StoreError> {
@@ -181,23 +192,26 @@ pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerR
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(String, String, String, String)> = game_players::table
+    let rows: Vec<(String, String, String, String, Option<f64>)> = game_players::table
         .inner_join(users::table)
+        .left_join(player_ratings::table.on(player_ratings::user_id.eq(game_players::user_id)))
         .filter(game_players::game_id.eq_any(ids))
         .select((
             game_players::game_id,
             game_players::seat,
             game_players::user_id,
             users::username,
+            player_ratings::rating.nullable(),
         ))
         .load(conn)?;
     Ok(rows
         .into_iter()
-        .map(|(game_id, seat, user_id, username)| PlayerRow {
+        .map(|(game_id, seat, user_id, username, rating)| PlayerRow {
             game_id,
             seat,
             user_id,
             username,
+            rating,
         })
         .collect())
 }

@@ -119,6 +119,9 @@ diesel::table! {
         turn_started_at -> Nullable<Timestamp>,
         due_lease_until -> Nullable<Timestamp>,
         bots -> Nullable<Text>,
+        // 2026-12-01-000101_rated_games
+        rated -> Bool,
+        rating_range -> Nullable<Text>,
     }
 }
 
@@ -284,3 +287,35 @@ diesel::table! {
     }
 }
 diesel::allow_tables_to_appear_in_same_query!(messages, mutes, message_reports, users);
+// --- ratings (issue 22) ---
+diesel::table! {
+    player_ratings (user_id) {
+        user_id -> Text,
+        mu -> Double,
+        sigma -> Double,
+        rating -> Double,
+        games -> BigInt,
+        wins -> BigInt,
+        last_game_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    rating_changes (game_id, user_id) {
+        game_id -> Text,
+        user_id -> Text,
+        applied_seq -> BigInt,
+        place -> Integer,
+        players -> Integer,
+        mu_before -> Double,
+        sigma_before -> Double,
+        mu_after -> Double,
+        sigma_after -> Double,
+        ended_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(player_ratings -> users (user_id));
+diesel::joinable!(rating_changes -> users (user_id));
+diesel::allow_tables_to_appear_in_same_query!(users, player_ratings, rating_changes);
+diesel::allow_tables_to_appear_in_same_query!(player_ratings, game_players);

@@ -107,9 +107,11 @@ pub(super) fn decide(
             )));
         }
         Command::Create(new) => create(&mut p, player()?, new)?,
-        Command::TakeSeat { seat, invite_code } => {
-            join(&mut p, player()?, *seat, invite_code.as_deref())?
-        }
+        Command::TakeSeat {
+            seat,
+            invite_code,
+            rating,
+        } => join(&mut p, player()?, *seat, invite_code.as_deref(), *rating)?,
         Command::LeaveSeat { seat } => leave(&mut p, player()?, *seat)?,
         Command::Play(mv) => play(&mut p, player()?, *mv)?,
         Command::Resign => resign(&mut p, player()?)?,
@@ -152,6 +154,11 @@ pub(super) fn decide(
 }
 
 fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandError> {
+    if new.rated && (new.time_control.is_none() || !new.bots.is_empty()) {
+        return Err(CommandError::Conflict(
+            "a rated game needs a time control and people in every seat".into(),
+        ));
+    }
     p.push_checked(Event::Created {
         ruleset: new.settings.ruleset.id(),
         seats: new.settings.seats.to_string(),
@@ -163,6 +170,8 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
         record_headers: Vec::new(),
         time_control: new.time_control,
         talk: new.talk,
+        rated: new.rated,
+        rating_range: new.rating_range,
     })?;
     if let Some(seat) = new.creator_seat {
         p.push_checked(Event::SeatTaken {
@@ -213,6 +222,8 @@ fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), 
         record_headers: record.headers.clone(),
         time_control: None,
         talk: Default::default(),
+        rated: false,
+        rating_range: None,
     })?;
     for (action, &line) in record.actions.iter().zip(&record.action_lines) {
         let s = state_of(p)?;
@@ -270,6 +281,7 @@ fn join(
     user: &str,
     seat: Seat,
     invite_code: Option<&str>,
+    rating: Option<f64>,
 ) -> Result<(), CommandError> {
     let s = state_of(p)?;
     match s.status {
@@ -312,6 +324,9 @@ fn join(
         return Err(CommandError::Forbidden(
             "this game is invite-only: give its `invite_code` to take a seat".into(),
         ));
+    }
+    if let Some(range) = s.rating_range {
+        crate::ratings::admit(&range, rating).map_err(CommandError::Forbidden)?;
     }
     let last = s
         .settings
@@ -525,6 +540,11 @@ fn system_only(write: &Write) -> Result<(), CommandError> {
 /// creator or one of its seated players may do it.
 fn seat_bot(p: &mut Pending, user: &str, seat: Seat, level: u8) -> Result<(), CommandError> {
     let s = state_of(p)?;
+    if s.rated {
+        return Err(CommandError::Conflict(
+            "a rated game is played by people only: no computer players".into(),
+        ));
+    }
     match s.status {
         Status::Open => {}
         Status::Active => {

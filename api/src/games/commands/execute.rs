@@ -237,6 +237,9 @@ fn attempt_in_transaction(
         let deadline = Vacations::new(conn, clock.now())
             .of_state(&written.state)
             .map_err(CommandError::from)?;
+        if written.ends_game() {
+            crate::ratings::apply_ended(conn, &written.state).map_err(CommandError::from)?;
+        }
         store::outbox::enqueue(
             conn,
             &notifications::plan(written.wrote(deadline), write.actor.account()),
@@ -290,7 +293,9 @@ fn fast_path(
         return Ok(None);
     };
     let version = before.version;
-    if !game_store::fits_one_statement(version, &pending.events) {
+    // A rated game's end changes ratings in its own transaction: the normal path.
+    let rated_end = before.rated && pending.events.iter().any(|e| e.kind() == "ended");
+    if rated_end || !game_store::fits_one_statement(version, &pending.events) {
         return Ok(None);
     }
     let written = pending.into_written(Some(before), version)?;

@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use domain::{GameSettings, Move, RecordError, Seat, Step};
 
-use crate::model::events::{Event, Visibility};
+use crate::model::events::{Event, RatingRange, Visibility};
 use crate::model::game_state::GameState;
 use crate::model::timing::TimeControl;
 use crate::notifications;
@@ -90,6 +90,10 @@ pub struct NewGame {
     pub bots: Vec<(Seat, u8)>,
     /// Table-talk options (press, whether eliminated players may write).
     pub talk: crate::model::talk::TalkSettings,
+    /// A rated game: needs a time control and only human players.
+    pub rated: bool,
+    /// The shown ratings a player must have to take a seat.
+    pub rating_range: Option<RatingRange>,
 }
 
 /// Something to do to a game.
@@ -100,6 +104,9 @@ pub enum Command {
     TakeSeat {
         seat: Seat,
         invite_code: Option<String>,
+        /// The joiner's shown rating and whether it is provisional, read by the caller
+        /// when the game asks for a rating range (`None`: not read).
+        rating: Option<f64>,
     },
     LeaveSeat {
         seat: Seat,
@@ -200,6 +207,11 @@ pub struct Written {
 }
 
 impl Written {
+    /// Whether the write ended the game (its events hold `ended`).
+    pub fn ends_game(&self) -> bool {
+        self.events.iter().any(|e| matches!(e, Event::Ended { .. }))
+    }
+
     /// What [`notifications::plan`] reads of it; `deadline` is the effective deadline of
     /// the turn after ([`crate::games::deadlines`]).
     pub fn wrote(&self, deadline: Option<chrono::NaiveDateTime>) -> notifications::Wrote<'_> {

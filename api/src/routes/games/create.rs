@@ -12,7 +12,7 @@ use super::ruleset::{self, RulesetInput};
 use super::write::{self, GameWrite, Render, WriteBody};
 use crate::error::{ApiError, Problem};
 use crate::games::commands::{Command, NewGame};
-use crate::model::events::Visibility;
+use crate::model::events::{RatingRange, Visibility};
 use crate::model::timing::TimeControl;
 use crate::routes::games::views::GameSummary;
 use crate::state::AppState;
@@ -57,6 +57,12 @@ pub struct CreateGameRequest {
     /// Whether a player whose seats are all out may still send messages (default true;
     /// they always keep reading).
     pub eliminated_may_write: Option<bool>,
+    /// A rated game (default false: casual): needs a `time_control` and no `bots`; its
+    /// result changes the players' ratings.
+    pub rated: Option<bool>,
+    /// The shown ratings a player must have to take a seat (`min`, `max`, either may be
+    /// absent).
+    pub rating_range: Option<RatingRange>,
     /// Always 0 here when given (a new game has no version yet).
     #[schema(minimum = 0, maximum = 0)]
     pub expected_version: Option<i64>,
@@ -141,6 +147,14 @@ impl CreateGameRequest {
             }
             bots.push((seat, bot.level));
         }
+        let rated = self.rated.unwrap_or(false);
+        crate::ratings::check_new_game(
+            rated,
+            self.time_control.is_some(),
+            !bots.is_empty(),
+            self.rating_range.as_ref(),
+        )
+        .map_err(|(field, message)| ApiError::field(field, message))?;
         let visibility = self.visibility.unwrap_or(Visibility::Public);
         let invite_code = (visibility == Visibility::Invite).then(|| {
             crate::auth::tokens::generate("")
@@ -160,6 +174,8 @@ impl CreateGameRequest {
                 press: self.press.unwrap_or_default(),
                 eliminated_may_write: self.eliminated_may_write.unwrap_or(true),
             },
+            rated,
+            rating_range: self.rating_range,
         })
     }
 }

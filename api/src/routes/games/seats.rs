@@ -53,7 +53,7 @@ impl WriteBody for TakeSeatRequest {
     responses(
         (status = 200, description = "Seated; the game's summary", body = GameSummary),
         (status = 400, description = "Bad seat letter or body", body = Problem, content_type = PROBLEM),
-        (status = 403, description = "No `play` scope, or a wrong invite code", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "No `play` scope, a wrong invite code, or a rating outside the game's `rating_range`", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`seat-taken`; `conflict` (the seat is not in play, or you already hold a seat); `game-over`", body = Problem, content_type = PROBLEM)
     )
 )]
@@ -74,7 +74,11 @@ pub async fn take_seat(
             format!("is at most {MAX_INVITE_CODE_CHARS} characters"),
         ));
     }
-    let command = Command::TakeSeat { seat, invite_code };
+    let command = Command::TakeSeat {
+        seat,
+        invite_code,
+        rating: None,
+    };
     let answer = write::execute(&app, &w, command, Render::Summary(StatusCode::OK)).await?;
     Ok(answer.respond(|_| None))
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::games::queries::{EventRow, GameRow, PlayerRow, seat_of};
-use crate::model::events::{Event, GameKind, GameResult, Status, Visibility};
+use crate::model::events::{Event, GameKind, GameResult, RatingRange, Status, Visibility};
 use crate::model::game_state::{DrawOffer, GameState};
 use crate::model::timing::TimeControl;
 use crate::pagination::{Keyset, Page};
@@ -72,6 +72,10 @@ pub struct SeatView {
     pub username: Option<String>,
     /// The computer player holding the seat; `null` for a player's or a free seat.
     pub bot: Option<BotView>,
+    /// The player's shown rating (mu − 3·sigma; see `GET /v1/players/{username}`);
+    /// `null` for a player without rated games, a bot or a free seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<f64>,
 }
 
 /// A computer player: its moves are played by the server.
@@ -154,6 +158,10 @@ pub struct GameSummary {
     /// `play`, or `study` for a game imported from a record (`POST /v1/games/import`):
     /// it has no seats to take and takes no actions; its record names the players.
     pub kind: GameKind,
+    /// A rated game: its result changes the players' ratings.
+    pub rated: bool,
+    /// The shown ratings a player must have to take a seat; `null`: anyone.
+    pub rating_range: Option<RatingRange>,
 }
 
 impl GameSummary {
@@ -176,6 +184,7 @@ impl GameSummary {
                     user_id: p.map(|p| p.user_id.clone()),
                     username: p.map(|p| p.username.clone()),
                     bot: bot_of(seat).map(|level| BotView { level }),
+                    rating: p.and_then(|p| p.rating),
                 }
             })
             .collect();
@@ -229,6 +238,11 @@ impl GameSummary {
                 None
             },
             kind,
+            rated: row.rated,
+            rating_range: row
+                .rating_range
+                .as_deref()
+                .and_then(|r| serde_json::from_str(r).ok()),
         }
     }
 }

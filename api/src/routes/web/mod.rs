@@ -9,6 +9,7 @@
 //! | `/lobby` | open games, create a game |
 //! | `/play/{id}` | the game page: board, players, clocks, moves, click to move |
 //! | `/settings` | notification settings and vacation |
+//! | `/players/{username}`, `/leaderboard` | a player's rating page with its history chart (SVG drawn by the server), the leaderboard (server-rendered, see [`ratings`]) |
 //! | `POST /web/session`, `POST /web/logout` | log in (sets the cookie), log out |
 //! | `/assets/web/{app.js,play.js,talk.js,web.css}` | versioned, immutable when asked with `?v=` |
 //!
@@ -18,6 +19,8 @@
 //! [`CSP`](super::pages::CSP) (no inline script or style) and `Cache-Control: no-store`,
 //! and link the site's icon (`/favicon.ico`, `/favicon.svg`, see [`super::pages`]).
 
+mod chart;
+mod ratings;
 mod session;
 
 use std::sync::OnceLock;
@@ -76,6 +79,8 @@ where
         .service(web::resource("/lobby").route(web::get().to(lobby_page)))
         .service(web::resource("/settings").route(web::get().to(settings_page)))
         .service(web::resource("/play/{id}").route(web::get().to(play_page)))
+        .service(web::resource("/players/{username}").route(web::get().to(ratings::player_page)))
+        .service(web::resource("/leaderboard").route(web::get().to(ratings::leaderboard_page)))
         .service(web::resource("/web/session").route(web::post().to(session::login)))
         .service(web::resource("/web/logout").route(web::post().to(session::logout)))
         .service(
@@ -148,11 +153,14 @@ fn page(
     let nav = match viewer {
         Some(v) => format!(
             "<a href=\"/\">My games</a> <a href=\"/lobby\">Lobby</a> \
+             <a href=\"/leaderboard\">Leaderboard</a> \
              <a href=\"/settings\">Settings</a> <span class=\"who\">{}</span> \
              <button type=\"button\" id=\"logout\">Log out</button>",
             escape_html(&v.username)
         ),
-        None => "<a href=\"/login\">Log in</a> <a href=\"/signup\">Sign up</a>".to_string(),
+        None => "<a href=\"/leaderboard\">Leaderboard</a> <a href=\"/login\">Log in</a> \
+                 <a href=\"/signup\">Sign up</a>"
+            .to_string(),
     };
     let body = SHELL
         .replace("{{main}}", main)

@@ -1,0 +1,2 @@
+ALTER TABLE games DROP COLUMN rating_range;
+ALTER TABLE games DROP COLUMN rated;

@@ -1,0 +1,2 @@
+DROP TABLE rating_changes;
+DROP TABLE player_ratings;
