@@ -16,6 +16,7 @@ pub mod notification_settings;
 pub mod notifications;
 pub mod pages;
 pub mod params;
+pub mod push;
 pub mod sessions;
 pub mod sse;
 pub mod tokens;
@@ -61,6 +62,7 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     notifications::configure(cfg);
     notification_settings::configure(cfg);
     webhooks::configure(cfg);
+    push::configure(cfg);
     unsubscribe::configure(cfg);
     vacations::configure(cfg);
 }

@@ -22,6 +22,7 @@ pub mod idempotency;
 pub mod lease;
 pub mod models;
 pub mod outbox;
+pub mod push_subscriptions;
 pub mod recipients;
 pub mod reminders;
 pub mod schema;
