@@ -326,7 +326,7 @@ fn settings_choose_the_channels(backend: Backend) {
         .clone();
     assert_eq!(
         s["kinds"]["your_turn"],
-        json!({"feed": true, "email": true, "webhook": true})
+        json!({"feed": true, "email": true, "webhook": true, "push": true})
     );
     assert_eq!(s["kinds"]["game_started"]["email"], false);
     assert_eq!(s["reminder_offsets_secs"], json!([86400, 3600]));

@@ -45,6 +45,34 @@ pub fn apply(config: &mut Config) -> Result<(), String> {
     Ok(())
 }
 
+/// The development VAPID key's file name, beside the SQLite file.
+pub const VAPID_FILE_NAME: &str = "vapid-private-key";
+
+/// On the embedded default without `DJAMBI_VAPID_PRIVATE_KEY`, a Web Push key made once
+/// and kept in `vapid-private-key` beside the SQLite file (like the JWT secret), so the
+/// browsers' subscriptions survive restarts. Does nothing otherwise.
+pub fn apply_vapid(config: &mut Config) -> Result<(), String> {
+    use crate::config::parse::{Parse, VapidKey};
+    if !config.database.is_embedded_default || config.notify.vapid.is_some() {
+        return Ok(());
+    }
+    let path = path_for_database(&config.database.url).with_file_name(VAPID_FILE_NAME);
+    let fresh = {
+        use base64::Engine;
+        let key = p256::SecretKey::random(&mut rand::rngs::OsRng);
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key.to_bytes())
+    };
+    let text = load_or_create(&path, &fresh)?;
+    let private_key = VapidKey::parse(&text)
+        .map_err(|e| format!("the development VAPID key `{}`: {e}", path.display()))?;
+    config.notify.vapid = Some(crate::config::notify::VapidConfig {
+        private_key,
+        subject: config.notify.vapid_subject.clone(),
+        generated: true,
+    });
+    Ok(())
+}
+
 /// Reads the secret at `path`, or writes `fresh` there (0600, created exclusively, so two
 /// processes starting at once agree on one) and returns it.
 pub fn load_or_create(path: &Path, fresh: &str) -> Result<String, String> {
@@ -60,7 +88,7 @@ pub fn load_or_create(path: &Path, fresh: &str) -> Result<String, String> {
                 .and_then(|()| file.write_all(b"\n"))
                 .and_then(|()| file.sync_all())
                 .map_err(|e| format!("cannot write the development secret `{shown}`: {e}"))?;
-            tracing::info!(path = %shown, "development JWT secret created (owner-only file)");
+            tracing::info!(path = %shown, "development secret created (owner-only file)");
             return Ok(fresh.to_string());
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -77,7 +105,7 @@ pub fn load_or_create(path: &Path, fresh: &str) -> Result<String, String> {
         let secret = text.trim();
         if secret.len() >= MIN_JWT_SECRET_BYTES {
             warn_if_readable_by_others(path);
-            tracing::info!(path = %shown, "development JWT secret loaded");
+            tracing::info!(path = %shown, "development secret loaded");
             return Ok(secret.to_string());
         }
         std::thread::sleep(std::time::Duration::from_millis(20));

@@ -128,6 +128,7 @@ pub async fn start_with_clock(
     );
 
     dev_secret::apply(&mut config).map_err(StartError::Setup)?;
+    dev_secret::apply_vapid(&mut config).map_err(StartError::Setup)?;
     if config.jwt_secret_source != SecretSource::Configured {
         tracing::warn!(
             "DEVELOPMENT MODE: DATABASE_URL is unset, so the embedded SQLite database `{}` is used \

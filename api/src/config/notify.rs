@@ -37,6 +37,23 @@ pub struct NotifyConfig {
     /// `None`: no e-mail is sent (the channel is off for everyone).
     pub smtp: Option<SmtpConfig>,
     pub vacation_days: u32,
+    /// `None`: no Web Push (the channel is off for everyone).
+    pub vapid: Option<VapidConfig>,
+    /// `DJAMBI_VAPID_SUBJECT` or its default (also the development key's subject).
+    pub vapid_subject: String,
+    /// Push services trusted without the address checks (host suffixes).
+    pub push_service_hosts: Vec<String>,
+}
+
+/// The server's Web Push identity.
+#[derive(Debug, Clone)]
+pub struct VapidConfig {
+    /// The P-256 private key, 32 bytes in base64url.
+    pub private_key: Secret,
+    /// `mailto:` or `https:` (the `sub` claim).
+    pub subject: String,
+    /// Made for development (kept beside the SQLite file), not configured.
+    pub generated: bool,
 }
 
 impl NotifyConfig {
@@ -59,8 +76,52 @@ impl NotifyConfig {
             webhook_allow_private: src.value(&WEBHOOK_ALLOW_PRIVATE)?,
             smtp: read_smtp(src)?,
             vacation_days: src.value(&VACATION_DAYS)?,
+            vapid: read_vapid(src)?,
+            vapid_subject: read_vapid_subject(src)?,
+            push_service_hosts: src
+                .value(&PUSH_SERVICE_HOSTS)?
+                .into_iter()
+                .map(|h| h.trim_start_matches('.').to_ascii_lowercase())
+                .collect(),
         })
     }
+}
+
+/// The VAPID key and subject (the subject defaults to the sender's address).
+fn read_vapid(src: &Sources<'_>) -> Result<Option<VapidConfig>, ConfigError> {
+    use settings::*;
+    let key = src.optional(&VAPID_PRIVATE_KEY)?;
+    let subject = read_vapid_subject(src)?;
+    Ok(key.map(|private_key| VapidConfig {
+        private_key,
+        subject,
+        generated: false,
+    }))
+}
+
+fn read_vapid_subject(src: &Sources<'_>) -> Result<String, ConfigError> {
+    use settings::*;
+    Ok(match src.optional(&VAPID_SUBJECT)? {
+        Some(s) => {
+            if !(s.starts_with("mailto:") || s.starts_with("https://")) || s.len() < 8 {
+                return Err(ConfigError {
+                    setting: VAPID_SUBJECT.setting.env.to_string(),
+                    message: "must be a mailto: or https:// URL".into(),
+                });
+            }
+            s
+        }
+        None => default_subject(&src.value(&MAIL_FROM)?),
+    })
+}
+
+/// `mailto:` and the address of a sender such as `Djambi <djambi@example.org>`.
+pub fn default_subject(from: &str) -> String {
+    let addr = match (from.rfind('<'), from.rfind('>')) {
+        (Some(a), Some(b)) if a < b => &from[a + 1..b],
+        _ => from,
+    };
+    format!("mailto:{}", addr.trim())
 }
 
 /// The URL's parts, each overridden by its own setting; `None` without a host.

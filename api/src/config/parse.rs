@@ -172,6 +172,32 @@ impl<const MIN: usize> Parse for Key<MIN> {
     }
 }
 
+/// A VAPID signing key (RFC 8292): a P-256 private key as 32 bytes in base64url (what
+/// `npx web-push generate-vapid-keys` prints as the private key) or a PEM (`openssl ecparam
+/// -name prime256v1 -genkey`: SEC1 or PKCS#8). Out: the 32 bytes in base64url.
+pub struct VapidKey;
+
+impl Parse for VapidKey {
+    type Out = Secret;
+    fn parse(text: &str) -> Result<Secret, String> {
+        use base64::Engine;
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let t = text.trim();
+        let key = if t.starts_with("-----BEGIN") {
+            p256::SecretKey::from_sec1_pem(t)
+                .or_else(|_| p256::pkcs8::DecodePrivateKey::from_pkcs8_pem(t))
+                .map_err(|_| "not a P-256 private key in PEM (SEC1 or PKCS#8)".to_string())?
+        } else {
+            let bytes = URL_SAFE_NO_PAD
+                .decode(t.trim_end_matches('='))
+                .map_err(|_| "not base64url (or a PEM)".to_string())?;
+            p256::SecretKey::from_slice(&bytes)
+                .map_err(|_| "not a P-256 private key (32 bytes in base64url)".to_string())?
+        };
+        Ok(Secret::new(URL_SAFE_NO_PAD.encode(key.to_bytes())))
+    }
+}
+
 /// A bearer token of at least `MIN` bytes, surrounding white space removed.
 pub struct Token<const MIN: usize>;
 

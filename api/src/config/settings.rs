@@ -11,7 +11,7 @@
 use super::declare::settings;
 use super::parse::{
     D, Dur, Flag, H, HostPort, HttpUrl, Int, Key, List, M, MS, Network, OneOf, Origin, Rate, S,
-    Text, Token, Verbatim,
+    Text, Token, VapidKey, Verbatim,
 };
 use super::smtp_url::{SmtpTls, SmtpUrl};
 use super::{DbUrl, LogFormat};
@@ -364,6 +364,32 @@ settings! {
         env: "DJAMBI_WEBHOOK_ALLOW_PRIVATE",
         key: "webhook_allow_private",
         default: "false",
+        production: Optional,
+    }
+    /// Web Push signing key (VAPID, RFC 8292): a P-256 private key, 32 bytes in base64url
+    /// (`npx web-push generate-vapid-keys`) or PEM (`openssl ecparam -name prime256v1
+    /// -genkey -noout`). Unset: no push, except without DATABASE_URL, where a development key
+    /// is kept in `vapid-private-key` beside the SQLite file
+    VAPID_PRIVATE_KEY: VapidKey {
+        env: "DJAMBI_VAPID_PRIVATE_KEY",
+        key: "vapid_private_key",
+        production: Usually,
+        secret: true,
+    }
+    /// the contact push services see in the VAPID token: `mailto:you@example.org` or an https URL
+    VAPID_SUBJECT: Text {
+        env: "DJAMBI_VAPID_SUBJECT",
+        key: "vapid_subject",
+        derived: "mailto: the address of DJAMBI_MAIL_FROM",
+        production: Usually,
+    }
+    /// push services whose hosts (and their subdomains) subscriptions may name without the
+    /// address checks of webhooks (https only); other endpoints follow the webhook rules
+    /// (DJAMBI_WEBHOOK_ALLOW_PRIVATE). Empty: every endpoint follows the webhook rules
+    PUSH_SERVICE_HOSTS: List<Text> {
+        env: "DJAMBI_PUSH_SERVICE_HOSTS",
+        key: "push_service_hosts",
+        default: "fcm.googleapis.com,updates.push.services.mozilla.com,push.services.mozilla.com,notify.windows.com,push.apple.com",
         production: Optional,
     }
     /// SMTP server for e-mail notifications, as your provider gives it:

@@ -35,6 +35,7 @@ use serde_json::json;
 use super::config::NotifyConfig;
 use super::email::{self, Mail, MailContext};
 use super::feed::FeedItem;
+use super::push::{self, PushSubscriptionRow};
 use super::webhooks::WebhookRow;
 use super::{settings, stable_id};
 use crate::store::outbox::{NotificationRow, account_mail};
@@ -88,10 +89,13 @@ pub fn fan_out(
         if rows.is_empty() {
             return Ok((0, 0));
         }
-        let mut by_user: HashMap<
+        type Targets = (
+            settings::NotificationSettings,
+            Vec<WebhookRow>,
             String,
-            (settings::NotificationSettings, Vec<WebhookRow>, String),
-        > = HashMap::new();
+            Vec<PushSubscriptionRow>,
+        );
+        let mut by_user: HashMap<String, Targets> = HashMap::new();
         let mut created = 0;
         for n in &rows {
             if !by_user.contains_key(&n.user_id) {
@@ -101,9 +105,14 @@ pub fn fan_out(
                     .filter(|w| w.disabled_at.is_none())
                     .collect();
                 let email = store::recipients::email(conn, &n.user_id)?;
-                by_user.insert(n.user_id.clone(), (s, hooks, email));
+                let subs = if cfg.vapid.is_some() {
+                    store::push_subscriptions::list(conn, &n.user_id)?
+                } else {
+                    Vec::new()
+                };
+                by_user.insert(n.user_id.clone(), (s, hooks, email, subs));
             }
-            let (s, hooks, email) = &by_user[&n.user_id];
+            let (s, hooks, email, subs) = &by_user[&n.user_id];
             let mut targets: Vec<(&str, &str)> = Vec::new();
             let to_address;
             if account_mail::is_account_mail(&n.kind) {
@@ -121,6 +130,9 @@ pub fn fan_out(
                 // `email` is empty unless the address is verified.
                 if ch.email && cfg.smtp.is_some() && !email.is_empty() {
                     targets.push((if s.email_digest { "digest" } else { "email" }, email));
+                }
+                if ch.push_on() {
+                    targets.extend(subs.iter().map(|p| ("push", p.id.as_str())));
                 }
             }
             for (channel, endpoint) in targets {
@@ -176,6 +188,11 @@ pub enum Target {
         to: String,
         mail: Mail,
     },
+    /// A Web Push to one device: the plain payload (encrypted when sent).
+    Push {
+        sub: PushSubscriptionRow,
+        payload: String,
+    },
     /// Nothing to send to any more (the endpoint was disabled or deleted).
     Gone(String),
 }
@@ -213,6 +230,13 @@ pub fn load_jobs(
                 to: d.endpoint.clone(),
                 mail: email::compose(conn, mail, &note)?,
             },
+            "push" => match store::push_subscriptions::find(conn, &d.endpoint)? {
+                Some(sub) => Target::Push {
+                    sub,
+                    payload: push::payload(&note, mail.public_url),
+                },
+                None => Target::Gone("the subscription was deleted".into()),
+            },
             other => Target::Gone(format!("unknown channel {other}")),
         };
         jobs.push(Job {
@@ -237,6 +261,11 @@ pub enum Outcome {
     },
     /// Never to be tried again.
     Dead(String),
+    /// The push service no longer knows the subscription (404, 410): the delivery dies
+    /// and the subscription is deleted.
+    Unsubscribed {
+        status: i32,
+    },
 }
 
 /// The body of a webhook delivery: `{"type", "timestamp", "data"}` (Standard Webhooks).
@@ -292,6 +321,13 @@ pub fn record(
                 if d.channel == "webhook" {
                     endpoint_failed(conn, cfg, c, &d.endpoint, now)?;
                 }
+            }
+            Outcome::Unsubscribed { status } => {
+                let why = format!("the push service answered {status}: subscription deleted");
+                store::deliveries::dead(conn, &d.id, job.lease, &why)?;
+                store::push_subscriptions::delete_in(conn, None, &d.endpoint)?;
+                Counters::add(&c.dead, 1);
+                tracing::info!(delivery = %d.id, subscription = %d.endpoint, status, "push subscription gone");
             }
             Outcome::Dead(why) => {
                 store::deliveries::dead(conn, &d.id, job.lease, &clip(why))?;

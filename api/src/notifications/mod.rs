@@ -31,6 +31,7 @@ pub mod delivery;
 pub mod email;
 mod error;
 pub mod feed;
+pub mod push;
 pub mod settings;
 pub mod unsubscribe;
 pub mod vacation;

@@ -24,6 +24,22 @@ pub struct KindChannels {
     pub email: bool,
     /// A POST to each of the user's enabled webhooks.
     pub webhook: bool,
+    /// A Web Push notification to each of the user's subscribed devices (phones,
+    /// desktops). Absent (a PUT, a document saved before push existed): the kind's
+    /// default; always present once [`NotificationSettings::checked`].
+    #[serde(default = "no_push")]
+    pub push: Option<bool>,
+}
+
+impl KindChannels {
+    /// Whether pushes go out for the kind.
+    pub fn push_on(&self) -> bool {
+        self.push.unwrap_or(false)
+    }
+}
+
+fn no_push() -> Option<bool> {
+    None
 }
 
 fn yes() -> bool {
@@ -61,6 +77,7 @@ pub fn default_channels(kind: &str) -> KindChannels {
         feed: true,
         email,
         webhook: kind != "webhook_disabled",
+        push: Some(email || kind == "message"),
     }
 }
 
@@ -122,6 +139,9 @@ impl NotificationSettings {
             self.kinds
                 .entry(k.to_string())
                 .or_insert_with(|| default_channels(k));
+        }
+        for (k, ch) in self.kinds.iter_mut() {
+            ch.push = ch.push.or(default_channels(k).push);
         }
         self.reminder_offsets_secs.sort_unstable_by(|a, b| b.cmp(a));
         self.reminder_offsets_secs.dedup();

@@ -20,6 +20,7 @@ pub mod notifications;
 pub mod pages;
 pub mod params;
 pub mod players;
+pub mod push;
 pub mod sessions;
 pub mod sse;
 pub mod tokens;
@@ -66,6 +67,7 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     notifications::configure(cfg);
     notification_settings::configure(cfg);
     webhooks::configure(cfg);
+    push::configure(cfg);
     unsubscribe::configure(cfg);
     vacations::configure(cfg);
     messages::configure(cfg);

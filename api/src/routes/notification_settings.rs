@@ -31,6 +31,15 @@ pub struct KindChannels {
     pub email: bool,
     /// A POST to each of the user's enabled webhooks.
     pub webhook: bool,
+    /// A Web Push notification to each of the user's subscribed devices (phones,
+    /// desktops, see `POST /v1/me/push-subscriptions`). Absent in a PUT: the kind's
+    /// default; always present in answers.
+    #[serde(default = "no_push")]
+    pub push: Option<bool>,
+}
+
+fn no_push() -> Option<bool> {
+    None
 }
 
 fn yes() -> bool {
@@ -42,14 +51,14 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({
     "kinds": {
-        "your_turn": {"feed": true, "email": true, "webhook": true},
-        "reminder": {"feed": true, "email": true, "webhook": true},
-        "timeout": {"feed": true, "email": true, "webhook": true},
-        "chief_killed": {"feed": true, "email": false, "webhook": true},
-        "seat_eliminated": {"feed": true, "email": false, "webhook": true},
-        "game_started": {"feed": true, "email": false, "webhook": true},
-        "game_ended": {"feed": true, "email": true, "webhook": true},
-        "draw_offered": {"feed": true, "email": true, "webhook": true}
+        "your_turn": {"feed": true, "email": true, "webhook": true, "push": true},
+        "reminder": {"feed": true, "email": true, "webhook": true, "push": true},
+        "timeout": {"feed": true, "email": true, "webhook": true, "push": true},
+        "chief_killed": {"feed": true, "email": false, "webhook": true, "push": false},
+        "seat_eliminated": {"feed": true, "email": false, "webhook": true, "push": false},
+        "game_started": {"feed": true, "email": false, "webhook": true, "push": false},
+        "game_ended": {"feed": true, "email": true, "webhook": true, "push": true},
+        "draw_offered": {"feed": true, "email": true, "webhook": true, "push": true}
     },
     "reminder_offsets_secs": [86400, 3600],
     "email_digest": false
@@ -82,6 +91,7 @@ impl From<plain::NotificationSettings> for NotificationSettings {
                         feed: c.feed,
                         email: c.email,
                         webhook: c.webhook,
+                        push: c.push,
                     };
                     (k, c)
                 })
@@ -103,6 +113,7 @@ impl From<NotificationSettings> for plain::NotificationSettings {
                         feed: c.feed,
                         email: c.email,
                         webhook: c.webhook,
+                        push: c.push,
                     };
                     (k, c)
                 })

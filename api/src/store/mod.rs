@@ -27,6 +27,7 @@ pub mod login_throttle;
 pub mod messages;
 pub mod models;
 pub mod outbox;
+pub mod push_subscriptions;
 pub mod ratings;
 pub mod recipients;
 pub mod reminders;

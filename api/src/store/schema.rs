@@ -183,6 +183,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    push_subscriptions (id) {
+        id -> Text,
+        user_id -> Text,
+        endpoint -> Text,
+        p256dh -> Text,
+        auth -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     deliveries (id) {
         id -> Text,
         notification_id -> Text,
@@ -248,6 +259,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     notifications,
     notification_settings,
     webhooks,
+    push_subscriptions,
     deliveries,
     vacations,
     reminder_schedule,

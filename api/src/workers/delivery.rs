@@ -19,6 +19,7 @@ use crate::notifications::delivery::{
     webhook_body,
 };
 use crate::notifications::email::{self, Mail, MailContext};
+use crate::notifications::push::{self, PushSubscriptionRow, VapidKeys};
 use crate::notifications::stable_id;
 use crate::notifications::webhooks::{self, WebhookRow};
 use crate::shutdown::{Pace, Shutdown};
@@ -42,6 +43,8 @@ pub struct Delivery {
     pub signing_secret: Secret,
     /// The game states mails describe.
     pub games: Arc<GameCache>,
+    /// `None` without Web Push.
+    pub vapid: Option<VapidKeys>,
 }
 
 impl Delivery {
@@ -59,6 +62,7 @@ impl Delivery {
             config: cfg.clone(),
             public_url: config.public_url.as_str().to_string(),
             signing_secret: config.jwt_secret.clone(),
+            vapid: cfg.vapid.as_ref().map(VapidKeys::of).transpose()?,
             games,
             pool,
             clock,
@@ -91,30 +95,56 @@ impl Delivery {
             Target::Email { to, mail } | Target::Digest { to, mail } => {
                 self.send_mail(to, mail, &job.delivery.id).await
             }
+            Target::Push { sub, payload } => match &self.vapid {
+                Some(keys) => {
+                    send_push(&self.client, keys, sub, payload, &job.note.kind, now).await
+                }
+                None => Outcome::Dead("Web Push is not enabled".into()),
+            },
             Target::Gone(why) => Outcome::Dead(why.clone()),
         }
     }
 }
 
-/// Sends one webhook delivery.
-pub async fn send_webhook(
+/// Sends one Web Push: the payload encrypted for the device (RFC 8291), VAPID-signed
+/// (RFC 8292), with the kind's `TTL` and `Urgency`.
+pub async fn send_push(
     client: &reqwest::Client,
-    hook: &WebhookRow,
-    note: &crate::store::outbox::NotificationRow,
+    keys: &VapidKeys,
+    sub: &PushSubscriptionRow,
+    payload: &str,
+    kind: &str,
     now: NaiveDateTime,
 ) -> Outcome {
-    let body = webhook_body(note);
-    let ts = now.and_utc().timestamp();
-    let sig = webhooks::signature_header(&hook.signing_secrets(now), &note.id, ts, body.as_bytes());
+    let url = match url::Url::parse(&sub.endpoint) {
+        Ok(u) => u,
+        Err(e) => return Outcome::Dead(format!("bad endpoint: {e}")),
+    };
+    let body = match push::encrypt(sub, payload.as_bytes()) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Dead(format!("cannot encrypt: {e}")),
+    };
+    let (ttl, urgency) = push::ttl_and_urgency(kind);
     let res = client
-        .post(&hook.url)
-        .header("content-type", "application/json")
-        .header("webhook-id", &note.id)
-        .header("webhook-timestamp", ts.to_string())
-        .header("webhook-signature", sig)
+        .post(url.clone())
+        .header("content-type", "application/octet-stream")
+        .header("content-encoding", "aes128gcm")
+        .header("ttl", ttl.to_string())
+        .header("urgency", urgency)
+        .header("authorization", keys.authorization(&url, now))
         .body(body)
         .send()
         .await;
+    match res {
+        Ok(r) if matches!(r.status().as_u16(), 404 | 410) => Outcome::Unsubscribed {
+            status: i32::from(r.status().as_u16()),
+        },
+        other => answer(other),
+    }
+}
+
+/// The outcome of an HTTP attempt: a 2xx delivers; anything else is tried again.
+fn answer(res: Result<reqwest::Response, reqwest::Error>) -> Outcome {
     match res {
         Ok(r) if r.status().is_success() => Outcome::Delivered {
             status: Some(i32::from(r.status().as_u16())),
@@ -138,6 +168,28 @@ pub async fn send_webhook(
             }
         }
     }
+}
+
+/// Sends one webhook delivery.
+pub async fn send_webhook(
+    client: &reqwest::Client,
+    hook: &WebhookRow,
+    note: &crate::store::outbox::NotificationRow,
+    now: NaiveDateTime,
+) -> Outcome {
+    let body = webhook_body(note);
+    let ts = now.and_utc().timestamp();
+    let sig = webhooks::signature_header(&hook.signing_secrets(now), &note.id, ts, body.as_bytes());
+    let res = client
+        .post(&hook.url)
+        .header("content-type", "application/json")
+        .header("webhook-id", &note.id)
+        .header("webhook-timestamp", ts.to_string())
+        .header("webhook-signature", sig)
+        .body(body)
+        .send()
+        .await;
+    answer(res)
 }
 
 /// One round: fan out, claim, send, record. Returns the number of deliveries claimed.

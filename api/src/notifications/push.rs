@@ -1,0 +1,343 @@
+//! Web Push (RFC 8030): the browsers' subscriptions, and what a push carries.
+//!
+//! A subscription is the browser's `PushSubscription` (its push service's `endpoint`, and
+//! the keys `p256dh` and `auth`). A push is a POST to the endpoint whose body is the
+//! payload encrypted for that browser with `aes128gcm` (RFC 8291, by `web-push-native`),
+//! authorised by a VAPID token (RFC 8292): an ES256 JWT signed with the server's key, its
+//! audience the endpoint's origin, `Authorization: vapid t=JWT,k=PUBLIC_KEY` (the form
+//! pywebpush sends; RFC 7235 allows the comma without a space).
+//!
+//! The payload is short JSON (`title`, `body`, `url`: the game's page, `tag`, `kind`);
+//! `TTL` and `Urgency` follow the kind (a turn matters for a day, a reminder for an hour).
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
+use chrono::NaiveDateTime;
+use p256::ecdsa::signature::Signer;
+use p256::elliptic_curve::sec1::ToEncodedPoint;
+use serde_json::json;
+
+use super::config::VapidConfig;
+use super::webhooks::{MAX_URL_LEN, check_url_resolving};
+use super::{NotificationError, Notifications};
+use crate::store::outbox::NotificationRow;
+use crate::store::{self, StoreError};
+
+pub use crate::store::push_subscriptions::PushSubscriptionRow;
+
+/// Subscriptions (devices) per user.
+pub const MAX_PER_USER: i64 = 20;
+/// How long a VAPID token is valid (RFC 8292 allows at most 24 h).
+pub const VAPID_TOKEN_SECS: i64 = 12 * 3600;
+
+/// The server's VAPID key pair.
+#[derive(Clone)]
+pub struct VapidKeys {
+    signing: p256::ecdsa::SigningKey,
+    /// The public key as browsers take it (`applicationServerKey`): the uncompressed
+    /// point, base64url.
+    pub public: String,
+    pub subject: String,
+}
+
+impl std::fmt::Debug for VapidKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VapidKeys")
+            .field("public", &self.public)
+            .field("subject", &self.subject)
+            .finish_non_exhaustive()
+    }
+}
+
+impl VapidKeys {
+    /// The key pair of a configuration (its key was checked when parsed).
+    pub fn of(cfg: &VapidConfig) -> Result<VapidKeys, String> {
+        let bytes = B64URL
+            .decode(cfg.private_key.expose())
+            .map_err(|_| "the VAPID key is not base64url".to_string())?;
+        let secret = p256::SecretKey::from_slice(&bytes)
+            .map_err(|_| "the VAPID key is not a P-256 private key".to_string())?;
+        let public = secret.public_key().as_affine().to_encoded_point(false);
+        Ok(VapidKeys {
+            signing: p256::ecdsa::SigningKey::from(secret),
+            public: B64URL.encode(public.as_bytes()),
+            subject: cfg.subject.clone(),
+        })
+    }
+
+    /// The `Authorization` header of a push to `endpoint` at `now` (RFC 8292).
+    pub fn authorization(&self, endpoint: &url::Url, now: NaiveDateTime) -> String {
+        let aud = endpoint.origin().ascii_serialization();
+        let exp = now.and_utc().timestamp() + VAPID_TOKEN_SECS;
+        let header = B64URL.encode(br#"{"typ":"JWT","alg":"ES256"}"#);
+        let claims =
+            B64URL.encode(json!({"aud": aud, "exp": exp, "sub": self.subject}).to_string());
+        let input = format!("{header}.{claims}");
+        let sig: p256::ecdsa::Signature = self.signing.sign(input.as_bytes());
+        format!(
+            "vapid t={input}.{},k={}",
+            B64URL.encode(sig.to_bytes()),
+            self.public
+        )
+    }
+}
+
+/// `TTL` (seconds the push service keeps an undelivered push) and `Urgency` of a kind.
+pub fn ttl_and_urgency(kind: &str) -> (u32, &'static str) {
+    match kind {
+        "reminder" => (3600, "high"),
+        "your_turn" | "timeout" => (86_400, "high"),
+        "draw_offered" | "message" => (86_400, "normal"),
+        "game_ended" | "game_started" => (3 * 86_400, "normal"),
+        _ => (86_400, "low"),
+    }
+}
+
+fn title_of(kind: &str) -> &'static str {
+    match kind {
+        "your_turn" => "Your turn",
+        "reminder" => "Your deadline is near",
+        "timeout" => "A seat ran out of time",
+        "chief_killed" => "Your chief was killed",
+        "seat_eliminated" => "You were eliminated",
+        "game_started" => "The game started",
+        "game_ended" => "The game ended",
+        "draw_offered" => "A draw is offered",
+        "message" => "A new message",
+        "webhook_disabled" => "A webhook endpoint was disabled",
+        _ => "News from Djambi",
+    }
+}
+
+/// The (plain) payload of a push: short, so it fits the 4 KiB push services take.
+pub fn payload(note: &NotificationRow, public_url: &str) -> String {
+    let base = public_url.trim_end_matches('/');
+    let (body, url) = match &note.game_id {
+        Some(g) => (
+            format!("Game {}", &g[..g.len().min(8)]),
+            format!("{base}/play/{g}"),
+        ),
+        None => (String::new(), format!("{base}/")),
+    };
+    json!({
+        "title": title_of(&note.kind),
+        "body": body,
+        "url": url,
+        "tag": note.game_id.as_deref().unwrap_or(&note.kind),
+        "kind": note.kind,
+        "id": note.id,
+    })
+    .to_string()
+}
+
+/// Encrypts `plain` for a subscription (RFC 8291, `aes128gcm`).
+pub fn encrypt(sub: &PushSubscriptionRow, plain: &[u8]) -> Result<Vec<u8>, String> {
+    let (public, auth) = browser_keys(&sub.p256dh, &sub.auth)?;
+    web_push_native::encrypt(plain.to_vec(), &public, &auth).map_err(|e| e.to_string())
+}
+
+/// The browser's keys, checked: a P-256 point and a 16-byte secret.
+fn browser_keys(
+    p256dh: &str,
+    auth: &str,
+) -> Result<(web_push_native::p256::PublicKey, web_push_native::Auth), String> {
+    let point = B64URL
+        .decode(p256dh.trim_end_matches('='))
+        .map_err(|_| "keys.p256dh: not base64url".to_string())?;
+    let public = web_push_native::p256::PublicKey::from_sec1_bytes(&point)
+        .map_err(|_| "keys.p256dh: not a P-256 public key".to_string())?;
+    let secret = B64URL
+        .decode(auth.trim_end_matches('='))
+        .map_err(|_| "keys.auth: not base64url".to_string())?;
+    if secret.len() != 16 {
+        return Err("keys.auth: must be 16 bytes".into());
+    }
+    Ok((public, *web_push_native::Auth::from_slice(&secret)))
+}
+
+/// Whether an endpoint's host is one of the trusted push services (or below one).
+pub fn trusted_host(url: &url::Url, hosts: &[String]) -> bool {
+    let Some(url::Host::Domain(d)) = url.host() else {
+        return false;
+    };
+    let d = d.to_ascii_lowercase();
+    url.scheme() == "https"
+        && hosts
+            .iter()
+            .any(|h| d == *h || d.ends_with(&format!(".{h}")))
+}
+
+impl Notifications<'_> {
+    /// `GET /v1/push/vapid-public-key`: the key browsers subscribe with.
+    pub fn vapid_public_key(&self) -> Result<String, NotificationError> {
+        let cfg = self.config.vapid.as_ref().ok_or_else(push_off)?;
+        VapidKeys::of(cfg)
+            .map(|k| k.public)
+            .map_err(NotificationError::Conflict)
+    }
+
+    /// `POST /v1/me/push-subscriptions`: registers a browser (or renews its keys; an
+    /// endpoint another account had moves to this one). `true` when it was new.
+    pub async fn subscribe_push(
+        &self,
+        user: &str,
+        endpoint: &str,
+        p256dh: &str,
+        auth: &str,
+    ) -> Result<(PushSubscriptionRow, bool), NotificationError> {
+        if self.config.vapid.is_none() {
+            return Err(push_off());
+        }
+        let mut errors = Vec::new();
+        if let Err(m) = browser_keys(p256dh, auth) {
+            let (f, m) = m.split_once(": ").unwrap_or(("keys", &m));
+            errors.push((f.to_string(), m.to_string()));
+        }
+        let url = if endpoint.len() > MAX_URL_LEN {
+            Err(format!("at most {MAX_URL_LEN} characters"))
+        } else {
+            match url::Url::parse(endpoint.trim()) {
+                Ok(u) if trusted_host(&u, &self.config.push_service_hosts) => Ok(u),
+                _ => check_url_resolving(endpoint, self.config.webhook_allow_private).await,
+            }
+        };
+        let url = match url {
+            Ok(u) => Some(u),
+            Err(m) => {
+                errors.push(("endpoint".into(), m));
+                None
+            }
+        };
+        let Some(url) = url.filter(|_| errors.is_empty()) else {
+            return Err(NotificationError::Invalid(errors));
+        };
+        let row = PushSubscriptionRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            user_id: user.to_string(),
+            endpoint: url.to_string(),
+            p256dh: p256dh.trim_end_matches('=').to_string(),
+            auth: auth.trim_end_matches('=').to_string(),
+            created_at: self.clock.now(),
+        };
+        store::run(self.pool, move |conn| {
+            store::transaction(conn, |conn| {
+                use crate::store::push_subscriptions as subs;
+                if let Some(old) = subs::by_endpoint(conn, &row.endpoint)? {
+                    if old.user_id == row.user_id {
+                        subs::set_keys(conn, &old.id, &row.p256dh, &row.auth)?;
+                        let again = subs::find(conn, &old.id)?.unwrap_or(old);
+                        return Ok((again, false));
+                    }
+                    subs::delete_in(conn, None, &old.id)?;
+                }
+                if subs::count(conn, &row.user_id)? >= MAX_PER_USER {
+                    return Err(NotificationError::Conflict(format!(
+                        "at most {MAX_PER_USER} push subscriptions"
+                    )));
+                }
+                subs::insert(conn, &row)?;
+                Ok((row, true))
+            })
+        })
+        .await
+    }
+
+    /// `GET /v1/me/push-subscriptions`: the user's devices, oldest first.
+    pub async fn push_subscriptions(
+        &self,
+        user: &str,
+    ) -> Result<Vec<PushSubscriptionRow>, NotificationError> {
+        let user = user.to_string();
+        Ok(store::run(self.pool, move |conn| {
+            store::push_subscriptions::list(conn, &user)
+        })
+        .await?)
+    }
+
+    /// `DELETE /v1/me/push-subscriptions/{id}`.
+    pub async fn delete_push_subscription(
+        &self,
+        user: &str,
+        id: &str,
+    ) -> Result<(), NotificationError> {
+        let (u, i) = (user.to_string(), id.to_string());
+        let found = store::run(self.pool, move |conn| {
+            store::push_subscriptions::delete(conn, Some(&u), &i)
+        })
+        .await
+        .map_err(|e: StoreError| NotificationError::from(e))?;
+        if !found {
+            return Err(NotificationError::NotFound(format!(
+                "no push subscription {id}"
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn push_off() -> NotificationError {
+    NotificationError::NotFound("Web Push is not enabled on this server".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trusted_hosts_match_by_suffix_over_https_only() {
+        let hosts = vec![
+            "push.apple.com".to_string(),
+            "fcm.googleapis.com".to_string(),
+        ];
+        let t = |u: &str| trusted_host(&url::Url::parse(u).unwrap(), &hosts);
+        assert!(t("https://web.push.apple.com/abc"));
+        assert!(t("https://fcm.googleapis.com/fcm/send/x"));
+        assert!(!t("http://fcm.googleapis.com/fcm/send/x"));
+        assert!(!t("https://evilpush.apple.com.example/x"));
+        assert!(!t("https://xpush.apple.com/x"));
+        assert!(!t("https://127.0.0.1/x"));
+    }
+
+    #[test]
+    fn the_vapid_token_names_the_origin_and_verifies() {
+        use p256::ecdsa::signature::Verifier;
+        let cfg = VapidConfig {
+            private_key: crate::config::Secret::new(
+                B64URL.encode(p256::SecretKey::random(&mut rand::rngs::OsRng).to_bytes()),
+            ),
+            subject: "mailto:ops@example.org".into(),
+            generated: false,
+        };
+        let keys = VapidKeys::of(&cfg).unwrap();
+        let now = chrono::DateTime::from_timestamp(1_800_000_000, 0)
+            .unwrap()
+            .naive_utc();
+        let url = url::Url::parse("https://push.example.net:8443/p/abc?x=1").unwrap();
+        let h = keys.authorization(&url, now);
+        let (t, k) = h
+            .strip_prefix("vapid t=")
+            .unwrap()
+            .split_once(",k=")
+            .unwrap();
+        assert_eq!(k, keys.public);
+        let parts: Vec<&str> = t.split('.').collect();
+        let claims: serde_json::Value =
+            serde_json::from_slice(&B64URL.decode(parts[1]).unwrap()).unwrap();
+        assert_eq!(claims["aud"], "https://push.example.net:8443");
+        assert_eq!(claims["exp"], 1_800_000_000 + VAPID_TOKEN_SECS);
+        assert_eq!(claims["sub"], "mailto:ops@example.org");
+        let vk = p256::ecdsa::VerifyingKey::from_sec1_bytes(&B64URL.decode(k).unwrap()).unwrap();
+        let sig = p256::ecdsa::Signature::from_slice(&B64URL.decode(parts[2]).unwrap()).unwrap();
+        vk.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig)
+            .unwrap();
+    }
+
+    #[test]
+    fn bad_browser_keys_are_refused() {
+        assert!(browser_keys("AAAA", "AAAAAAAAAAAAAAAAAAAAAA").is_err());
+        let pk = p256::SecretKey::random(&mut rand::rngs::OsRng).public_key();
+        let p = B64URL.encode(pk.as_affine().to_encoded_point(false).as_bytes());
+        assert!(browser_keys(&p, "AAAAAAAAAAAAAAAAAAAAAA").is_ok());
+        assert!(browser_keys(&p, "AAAA").is_err());
+    }
+}

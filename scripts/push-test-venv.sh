@@ -1,0 +1,11 @@
+#!/bin/sh
+# The Python venv of the Web Push test (tests/push.rs): http_ece and py_vapid, pinned,
+# an implementation independent of ours. Made once; skipped when present.
+set -eu
+VENV="${DJAMBI_PUSH_VENV:-$HOME/.cache/djambi-ci/push-venv}"
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import http_ece, py_vapid" 2>/dev/null; then
+    exit 0
+fi
+python3 -m venv "$VENV"
+"$VENV/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir \
+    "http_ece==1.2.1" "py_vapid==1.9.2" "cryptography==44.0.2"
