@@ -91,7 +91,11 @@ const HTTP: &[&str] = &[
 
 #[test]
 fn use_cases_know_no_http() {
-    forbid("a use case", &["games", "accounts", "notifications"], HTTP);
+    forbid(
+        "a use case",
+        &["games", "accounts", "notifications", "mail_moves"],
+        HTTP,
+    );
 }
 
 #[test]

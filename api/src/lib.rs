@@ -24,6 +24,7 @@ pub mod error;
 pub mod extract;
 pub mod games;
 pub mod http_policy;
+pub mod mail_moves;
 pub mod maintenance;
 pub mod notifications;
 pub mod openapi;

@@ -22,6 +22,7 @@ pub mod game_lists;
 pub mod games;
 pub mod idempotency;
 pub mod lease;
+pub mod mail_moves;
 pub mod models;
 pub mod outbox;
 pub mod recipients;

@@ -42,6 +42,8 @@ pub struct Delivery {
     pub signing_secret: Secret,
     /// The game states mails describe.
     pub games: Arc<GameCache>,
+    /// `DJAMBI_MAIL_DOMAIN` (the reply addresses of turn mails).
+    pub mail_domain: Option<String>,
 }
 
 impl Delivery {
@@ -60,6 +62,7 @@ impl Delivery {
             public_url: config.public_url.as_str().to_string(),
             signing_secret: config.jwt_secret.clone(),
             games,
+            mail_domain: config.mail_moves.domain.clone(),
             pool,
             clock,
         })
@@ -70,6 +73,7 @@ impl Delivery {
             public_url: &self.public_url,
             signing_secret: self.signing_secret.expose(),
             games: &self.games,
+            mail_domain: self.mail_domain.as_deref(),
         }
     }
 
