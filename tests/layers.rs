@@ -100,6 +100,7 @@ fn use_cases_know_no_http() {
             "messages",
             "ratings",
             "live",
+            "mail_moves",
         ],
         HTTP,
     );

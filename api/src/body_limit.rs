@@ -33,6 +33,8 @@ pub async fn limit_body(
     // A game record may be larger than any other body (the route checks its own limit).
     let limit = if req.path() == IMPORT_PATH {
         limit.max(crate::routes::games::MAX_IMPORT_BODY_BYTES)
+    } else if req.path() == crate::routes::inbound_mail::PATH {
+        crate::mail_moves::message::MAX_BYTES
     } else {
         limit
     };

@@ -25,6 +25,7 @@ pub mod extract;
 pub mod games;
 pub mod http_policy;
 pub mod live;
+pub mod mail_moves;
 pub mod maintenance;
 pub mod messages;
 pub mod notifications;

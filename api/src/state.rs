@@ -133,6 +133,19 @@ impl AppState {
     }
 
     /// The context of the notification use cases.
+    /// What receiving a move by mail needs.
+    pub fn mail_moves(&self) -> crate::mail_moves::MailMovesCtx {
+        crate::mail_moves::MailMovesCtx {
+            pool: self.pool.clone(),
+            cache: self.games.clone(),
+            clock: self.clock.clone(),
+            signing_secret: self.config.jwt_secret.expose().to_string(),
+            domain: self.config.mail_moves.domain.clone(),
+            auth: self.config.mail_moves.auth,
+            public_url: self.config.public_url.as_str().to_string(),
+        }
+    }
+
     pub fn notifications(&self) -> crate::notifications::Notifications<'_> {
         crate::notifications::Notifications {
             pool: &self.pool,

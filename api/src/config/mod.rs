@@ -197,8 +197,32 @@ pub struct Config {
     pub metrics_token: Option<Secret>,
     /// Notification delivery (see [`notify`]).
     pub notify: NotifyConfig,
+    /// Moves by mail (`DJAMBI_MAIL_DOMAIN`, `DJAMBI_MAIL_AUTH`, `DJAMBI_INBOUND_MAIL_SECRET`).
+    pub mail_moves: MailMoves,
     /// Deprecated setting names that were used, as warnings (see [`Config::deprecations`]).
     deprecations: Vec<String>,
+}
+
+/// Who may move by mail (`DJAMBI_MAIL_AUTH`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MailAuth {
+    /// The token, the player's verified `From`, and a DKIM or SPF pass aligned with it.
+    Aligned,
+    /// The token and the player's verified `From` (development).
+    Token,
+}
+
+impl parse::Words for MailAuth {
+    const WORDS: &'static [(&'static str, Self)] =
+        &[("aligned", MailAuth::Aligned), ("token", MailAuth::Token)];
+}
+
+/// Moves by mail: the reply addresses and who may use them.
+#[derive(Debug, Clone)]
+pub struct MailMoves {
+    pub domain: Option<String>,
+    pub auth: MailAuth,
+    pub inbound_secret: Option<Secret>,
 }
 
 /// How log lines are written (`DJAMBI_LOG_FORMAT`).
@@ -317,6 +341,15 @@ impl Config {
             metrics_enabled: src.value(&METRICS)?,
             metrics_token: src.optional(&METRICS_TOKEN)?,
             notify: NotifyConfig::read(src)?,
+            mail_moves: MailMoves {
+                domain: src.optional(&MAIL_DOMAIN)?.filter(|d| !d.is_empty()),
+                auth: src.optional(&MAIL_AUTH)?.unwrap_or(if is_embedded_default {
+                    MailAuth::Token
+                } else {
+                    MailAuth::Aligned
+                }),
+                inbound_secret: src.optional(&INBOUND_MAIL_SECRET)?,
+            },
             deprecations: Vec::new(),
         };
         Ok(Config {

@@ -447,6 +447,29 @@ settings! {
         production: Usually,
         aliases: [("DJAMBI_SMTP_FROM", Some("smtp_from"))],
     }
+    /// the domain of the reply addresses of turn mails (`move+TOKEN@DOMAIN`); unset: turn
+    /// mails carry no reply address and moves by mail are off
+    MAIL_DOMAIN: Text {
+        env: "DJAMBI_MAIL_DOMAIN",
+        key: "mail_domain",
+        production: Optional,
+    }
+    /// who may move by mail: `aligned` (the reply token, the player's verified From, and a
+    /// DKIM or SPF pass aligned with it) or `token` (token and From alone: development)
+    MAIL_AUTH: OneOf<super::MailAuth> {
+        env: "DJAMBI_MAIL_AUTH",
+        key: "mail_auth",
+        derived: "token in the embedded development mode, else aligned",
+        production: Optional,
+    }
+    /// the shared secret of `POST /v1/inbound-mail` (at least 32 bytes); unset: the
+    /// endpoint answers 404
+    INBOUND_MAIL_SECRET: Key<32> {
+        env: "DJAMBI_INBOUND_MAIL_SECRET",
+        key: "inbound_mail_secret",
+        production: Optional,
+        secret: true,
+    }
     /// vacation days each player may take per calendar year
     VACATION_DAYS: Int<u32, 0, 366> {
         env: "DJAMBI_VACATION_DAYS",

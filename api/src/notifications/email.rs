@@ -36,6 +36,8 @@ pub struct MailContext<'a> {
     /// The key of the unsubscribe tokens (the server's signing secret).
     pub signing_secret: &'a str,
     pub games: &'a GameCache,
+    /// `DJAMBI_MAIL_DOMAIN`: turn mails carry a reply address (moves by mail) when set.
+    pub mail_domain: Option<&'a str>,
 }
 
 /// A mail's contents, composed from the database before sending.
@@ -46,6 +48,8 @@ pub struct Mail {
     /// The one-click unsubscribe link; `None` for account mails (verification, password
     /// reset), which are not notifications and cannot be turned off.
     pub unsubscribe_url: Option<String>,
+    /// `Reply-To`: the move address of a turn mail (`move+TOKEN@DJAMBI_MAIL_DOMAIN`).
+    pub reply_to: Option<String>,
 }
 
 impl Mail {
@@ -156,6 +160,7 @@ pub fn compose(
     let payload: Value = serde_json::from_str(&note.payload).unwrap_or(Value::Null);
     let mut body = String::new();
     let mut subject = subject_of(&note.kind).to_string();
+    let mut reply_to = None;
     if let Some(game_id) = &note.game_id {
         let state = game_store::current_state(conn, ctx.games, game_id)?;
         let short = &game_id[..game_id.len().min(8)];
@@ -219,6 +224,17 @@ pub fn compose(
             }
             body.push('\n');
         }
+        let turn = matches!(note.kind.as_str(), "your_turn" | "reminder")
+            && state.status == crate::model::events::Status::Active;
+        if let (true, Some(domain)) = (turn, ctx.mail_domain) {
+            reply_to = crate::mail_moves::token::mint(
+                conn,
+                ctx.signing_secret,
+                domain,
+                note,
+                state.deadline(),
+            )?;
+        }
         if let Some(offset) = payload.get("offset_secs").and_then(Value::as_i64) {
             body.push_str(&format!(
                 "This reminder comes {} h before the deadline.\n",
@@ -236,6 +252,12 @@ pub fn compose(
         if !moves.is_empty() {
             let last = &moves[moves.len().saturating_sub(5)..];
             body.push_str(&format!("Last moves: {}\n", last.join("; ")));
+        }
+        if let Some(address) = &reply_to {
+            body.push_str(&format!(
+                "\nMove by mail: reply to {address} with your move (e.g. C8-D7), resign, \
+                 draw offer, draw accept or draw decline on the first line.\n"
+            ));
         }
         body.push_str(&format!(
             "\nOpen the game: {public}/games/{game_id}\nBoard: {public}/v1/games/{game_id}/board.svg\n"
@@ -257,6 +279,7 @@ pub fn compose(
         subject,
         body,
         unsubscribe_url: Some(unsubscribe_url),
+        reply_to,
     })
 }
 
@@ -295,6 +318,7 @@ fn account(ctx: &MailContext<'_>, public: &str, note: &NotificationRow) -> Mail 
                 ),
             )
         }
+        account_mail::MAIL_MOVE_ANSWER => (field("subject").to_string(), field("body").to_string()),
         account_mail::PASSWORD_CHANGED => (
             "[Djambi] Your password was reset".to_string(),
             format!(
@@ -314,6 +338,7 @@ fn account(ctx: &MailContext<'_>, public: &str, note: &NotificationRow) -> Mail 
         subject,
         body,
         unsubscribe_url: None,
+        reply_to: None,
     }
 }
 
@@ -338,6 +363,7 @@ pub fn digest(mails: &[&Mail], day: &str) -> Mail {
         subject: format!("[Djambi] Your daily digest of {day}: {} items", mails.len()),
         body,
         unsubscribe_url,
+        reply_to: None,
     }
 }
 
@@ -352,6 +378,7 @@ mod tests {
             body: "To move: Red (<b>&\"bob\")\nOpen the game: https://x.example/games/1?a=1&b=2\n"
                 .into(),
             unsubscribe_url: Some("https://x.example/u".into()),
+            reply_to: None,
         };
         let html = mail.html();
         assert!(

@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod fallback;
 pub mod games;
 pub mod health;
+pub mod inbound_mail;
 pub mod me;
 pub mod messages;
 pub mod metrics;
@@ -59,6 +60,7 @@ where
 pub fn configure_v1(cfg: &mut ServiceConfig) {
     accounts::configure(cfg);
     account_mail::configure(cfg);
+    inbound_mail::configure(cfg);
     sessions::configure(cfg);
     me::configure(cfg);
     tokens::configure(cfg);

@@ -24,6 +24,7 @@ pub mod idempotency;
 pub mod lease;
 pub mod live;
 pub mod login_throttle;
+pub mod mail_moves;
 pub mod messages;
 pub mod models;
 pub mod outbox;

@@ -44,6 +44,9 @@ pub mod account_mail {
     /// The notice that the password was reset (`{"to", "username"}`).
     pub const PASSWORD_CHANGED: &str = "account.password_changed";
 
+    /// The answer to a move by mail (`{"to", "subject", "body"}`).
+    pub const MAIL_MOVE_ANSWER: &str = "account.mail_move_answer";
+
     pub fn is_account_mail(kind: &str) -> bool {
         kind.starts_with(PREFIX)
     }

@@ -45,6 +45,29 @@ diesel::table! {
 }
 
 diesel::table! {
+    mail_move_tokens (token_hash) {
+        token_hash -> Text,
+        notification_id -> Text,
+        game_id -> Text,
+        seat -> Text,
+        user_id -> Text,
+        version -> BigInt,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+        failures -> Integer,
+    }
+}
+
+diesel::table! {
+    inbound_mails (message_id) {
+        message_id -> Text,
+        received_at -> Timestamp,
+        outcome -> Text,
+    }
+}
+
+diesel::table! {
     sessions (id) {
         id -> Text,
         user_id -> Text,
@@ -263,7 +286,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     deliveries,
     vacations,
     reminder_schedule,
-    login_throttle
+    login_throttle,
+    mail_move_tokens,
+    inbound_mails
 );
 
 // --- table talk (issue 21; 2026-12-01-000090_table_talk) ---

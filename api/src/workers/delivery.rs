@@ -45,6 +45,8 @@ pub struct Delivery {
     pub games: Arc<GameCache>,
     /// `None` without Web Push.
     pub vapid: Option<VapidKeys>,
+    /// `DJAMBI_MAIL_DOMAIN` (the reply addresses of turn mails).
+    pub mail_domain: Option<String>,
 }
 
 impl Delivery {
@@ -64,6 +66,7 @@ impl Delivery {
             signing_secret: config.jwt_secret.clone(),
             vapid: cfg.vapid.as_ref().map(VapidKeys::of).transpose()?,
             games,
+            mail_domain: config.mail_moves.domain.clone(),
             pool,
             clock,
         })
@@ -74,6 +77,7 @@ impl Delivery {
             public_url: &self.public_url,
             signing_secret: self.signing_secret.expose(),
             games: &self.games,
+            mail_domain: self.mail_domain.as_deref(),
         }
     }
 

@@ -61,7 +61,15 @@ pub async fn send(
                 "List-Unsubscribe=One-Click".into(),
             ));
     }
+    if let Some(reply_to) = mail.reply_to.as_deref().and_then(|r| r.parse().ok()) {
+        message = message.reply_to(reply_to);
+    }
     let message = message
+        // RFC 3834: no auto-responder answers these (and ours never answer them).
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("Auto-Submitted"),
+            "auto-generated".into(),
+        ))
         .raw_header(HeaderValue::new(
             HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
             id.to_string(),

@@ -1,0 +1,432 @@
+//! Receiving one reply: read it, decide who sent it and for which turn, run the command,
+//! queue the answer. Top to bottom:
+//!
+//! 1. parse (not a mail: dropped); auto-replies, bounces, list mail: dropped silently;
+//! 2. the Message-ID seen before: dropped (the same message delivered twice is applied
+//!    once);
+//! 3. the recipient's token: unknown, or a `From` that is not exactly the bound
+//!    player's verified address: dropped silently (nothing goes to a forged sender);
+//!    with `DJAMBI_MAIL_AUTH=aligned`, a reply without an aligned DKIM/SPF pass is
+//!    dropped too (see [`Authenticated`]);
+//! 4. the token used ("already played"), expired, locked, or the game moved on or
+//!    ended: an answer saying so;
+//! 5. the first line's command, through `games::commands` as the player with the
+//!    token's version; a typo or an illegal move counts a failure (the token stays
+//!    good); at [`MAX_FAILURES`] it is locked and a fresh turn mail is queued.
+//!
+//! Answers are outbox rows (`account.mail_move_answer`) to the player's stored address,
+//! sent by the delivery worker; at most [`ERROR_ANSWERS_PER_HOUR`] error answers an
+//! hour are sent in all.
+
+use chrono::{NaiveDateTime, TimeDelta};
+use serde_json::json;
+
+use super::MailMovesCtx;
+use super::grammar;
+use super::message::{self, Inbound};
+use super::token;
+use crate::auth::tokens;
+use crate::config::MailAuth;
+use crate::games::commands::{self, Actor, Command, CommandError, Write};
+use crate::model::events::{Event, Status};
+use crate::model::game_state::GameState;
+use crate::notifications::stable_id;
+use crate::store::mail_moves::{self as tokens_store, MailTokenRow};
+use crate::store::outbox::{self, NotificationRow, account_mail};
+use crate::store::{self, DbConnection, RunError, StoreError};
+
+/// Refused replies (typos, illegal moves) before a token is locked.
+pub const MAX_FAILURES: i32 = 3;
+/// The cap on error answers, all players together.
+pub const ERROR_ANSWERS_PER_HOUR: i64 = 500;
+/// Legal moves listed in full when there are at most this many.
+const LIST_ALL_UP_TO: usize = 30;
+
+/// How the sender was authenticated by the receiving side (never from the mail's own
+/// `Authentication-Results`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authenticated {
+    /// A DKIM or SPF pass aligned with the `From` domain, checked by the server.
+    Aligned,
+    /// Nothing checked.
+    None,
+}
+
+/// What became of a reply (the endpoint's answer, the log, the tests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Played; the confirmation is queued.
+    Played,
+    /// Dropped without an answer (the reason).
+    Dropped(&'static str),
+    /// Refused with an answer that says why (the reason).
+    Refused(&'static str),
+}
+
+impl Outcome {
+    pub fn as_str(&self) -> String {
+        match self {
+            Outcome::Played => "played".into(),
+            Outcome::Dropped(r) => format!("dropped:{r}"),
+            Outcome::Refused(r) => format!("error:{r}"),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReceiveError {
+    #[error("moves by mail are off (DJAMBI_MAIL_DOMAIN is not set)")]
+    Off,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// Does the recipient name a live reply address? (The SMTP listener's `RCPT` check.)
+pub async fn known_recipient(ctx: &MailMovesCtx, address: &str) -> Result<bool, ReceiveError> {
+    let Some(domain) = ctx.domain.clone() else {
+        return Err(ReceiveError::Off);
+    };
+    let Some(t) = token::from_address(address, &domain) else {
+        return Ok(false);
+    };
+    let hash = tokens::hash(&t);
+    let found = store::run(&ctx.pool, move |conn| {
+        Ok::<_, ReceiveError>(tokens_store::find(conn, &hash)?)
+    })
+    .await?;
+    Ok(found.is_some())
+}
+
+/// Receives one raw message.
+pub async fn receive(
+    ctx: &MailMovesCtx,
+    raw: Vec<u8>,
+    envelope_sender: Option<String>,
+    envelope_rcpt: Vec<String>,
+    auth: Authenticated,
+) -> Result<Outcome, ReceiveError> {
+    let Some(domain) = ctx.domain.clone() else {
+        return Err(ReceiveError::Off);
+    };
+    let ctx2 = ctx.clone();
+    let outcome = store::run(&ctx.pool, move |conn| {
+        let now = ctx2.clock.now();
+        let Some(mail) = message::parse(&raw, envelope_sender.as_deref(), &envelope_rcpt) else {
+            return Ok::<_, ReceiveError>(Outcome::Dropped("malformed"));
+        };
+        if mail.automatic.is_some() {
+            return Ok(Outcome::Dropped("automatic"));
+        }
+        if !tokens_store::first_sight(conn, &mail.message_id, now, "received")? {
+            return Ok(Outcome::Dropped("duplicate"));
+        }
+        let outcome = decide(conn, &ctx2, &domain, &mail, auth, now)?;
+        tokens_store::set_outcome(conn, &mail.message_id, &outcome.as_str())?;
+        Ok(outcome)
+    })
+    .await?;
+    tracing::info!(outcome = %outcome.as_str(), "inbound mail");
+    Ok(outcome)
+}
+
+fn decide(
+    conn: &mut DbConnection,
+    ctx: &MailMovesCtx,
+    domain: &str,
+    mail: &Inbound,
+    auth: Authenticated,
+    now: NaiveDateTime,
+) -> Result<Outcome, ReceiveError> {
+    let Some(t) = mail
+        .recipients
+        .iter()
+        .find_map(|r| token::from_address(r, domain))
+    else {
+        return Ok(Outcome::Dropped("unknown_recipient"));
+    };
+    let hash = tokens::hash(&t);
+    let Some(row) = tokens_store::find(conn, &hash)? else {
+        return Ok(Outcome::Dropped("unknown_token"));
+    };
+    let Some(user) = store::users::find(conn, &row.user_id)? else {
+        return Ok(Outcome::Dropped("no_player"));
+    };
+    let [from] = mail.from.as_slice() else {
+        return Ok(Outcome::Dropped("from_not_single"));
+    };
+    if !from.eq_ignore_ascii_case(&user.email) || user.email_verified_at.is_none() {
+        return Ok(Outcome::Dropped("from_not_the_player"));
+    }
+    if ctx.auth == MailAuth::Aligned && auth != Authenticated::Aligned {
+        return Ok(Outcome::Dropped("not_authenticated"));
+    }
+    let answer = Answer {
+        to: &user.email,
+        row: &row,
+        message_id: &mail.message_id,
+        now,
+    };
+    if row.used_at.is_some() {
+        return answer.error(conn, "used", "Already played", ALREADY_PLAYED);
+    }
+    if now >= row.expires_at {
+        return answer.error(conn, "expired", "This reply address has expired", EXPIRED);
+    }
+    if row.failures >= MAX_FAILURES {
+        return answer.error(conn, "locked", "This reply address is locked", LOCKED);
+    }
+    let state = store::games::current_state(conn, &ctx.cache, &row.game_id)?;
+    if state.status == Status::Finished {
+        let text = format!("The game is over.\n\n{}", position_text(ctx, &state));
+        return answer.error(conn, "game_over", "The game is over", &text);
+    }
+    if state.version != row.version {
+        let text = format!(
+            "The game moved on since this mail: your reply was not played.\n\n{}",
+            position_text(ctx, &state)
+        );
+        return answer.error(conn, "stale", "The game moved on", &text);
+    }
+    let Some(line) = &mail.first_line else {
+        return answer.failure(
+            conn,
+            "empty",
+            "Nothing to play",
+            &format!("{EMPTY}\n\n{GRAMMAR}"),
+        );
+    };
+    let command = match grammar::parse(line) {
+        Ok(c) => c,
+        Err(why) => {
+            return answer.failure(
+                conn,
+                "grammar",
+                "Not understood",
+                &format!("{why}.\n\n{GRAMMAR}"),
+            );
+        }
+    };
+    // One reply per turn mail, even if two race: the first to mark the token plays.
+    if !tokens_store::mark_used(conn, &hash, now)? {
+        return answer.error(conn, "used", "Already played", ALREADY_PLAYED);
+    }
+    let write = Write {
+        game_id: row.game_id.clone(),
+        command: command.clone(),
+        actor: Actor::Player(row.user_id.clone()),
+        expected: Some(row.version),
+        session: None,
+    };
+    match commands::execute(conn, &ctx.cache, &*ctx.clock, &write) {
+        Ok(written) => {
+            let mut text = String::new();
+            for e in &written.events {
+                match e {
+                    Event::MovePlayed { seat, text: t, .. } => {
+                        text.push_str(&format!("Played: {seat:?} {t}\n"))
+                    }
+                    Event::Resigned { seat } => text.push_str(&format!("{seat:?} resigned.\n")),
+                    Event::DrawOffered { seat } => {
+                        text.push_str(&format!("{seat:?} offers a draw.\n"))
+                    }
+                    Event::DrawAccepted { seat } => {
+                        text.push_str(&format!("{seat:?} accepts the draw.\n"))
+                    }
+                    Event::DrawDeclined { seat } => {
+                        text.push_str(&format!("{seat:?} declines the draw.\n"))
+                    }
+                    Event::Ended { result } => {
+                        text.push_str(&format!("The game ended: {result:?}\n"))
+                    }
+                    _ => {}
+                }
+            }
+            for step in &written.steps {
+                for effect in &step.effects {
+                    text.push_str(&format!("Effect: {effect:?}\n"));
+                }
+            }
+            text.push('\n');
+            text.push_str(&position_text(ctx, &written.state));
+            answer.queue(conn, "Played", &text)?;
+            Ok(Outcome::Played)
+        }
+        Err(e) => {
+            tokens_store::unuse(conn, &hash)?;
+            match e {
+                CommandError::IllegalMove { detail, .. } => {
+                    let moves = legal_moves_hint(&state, &command);
+                    answer.failure(
+                        conn,
+                        "illegal",
+                        "Illegal move",
+                        &format!("{line:?} is not legal here: {detail}.\n\n{moves}"),
+                    )
+                }
+                CommandError::VersionConflict { .. } => {
+                    let state = store::games::current_state(conn, &ctx.cache, &row.game_id)?;
+                    let text = format!(
+                        "The game moved on since this mail: your reply was not played.\n\n{}",
+                        position_text(ctx, &state)
+                    );
+                    answer.error(conn, "stale", "The game moved on", &text)
+                }
+                CommandError::GameOver(d) => {
+                    answer.error(conn, "game_over", "The game is over", &d)
+                }
+                CommandError::NotYourTurn(d)
+                | CommandError::Forbidden(d)
+                | CommandError::Conflict(d) => answer.failure(conn, "refused", "Not possible", &d),
+                CommandError::Store(e) => Err(e.into()),
+                other => answer.failure(conn, "refused", "Not possible", &other.to_string()),
+            }
+        }
+    }
+}
+
+const GRAMMAR: &str = "Answer the turn mail with one of these on the first line (nothing else \
+is read): a move in the notation of the game, like C8-D7 or B8xE5/F4 (any case), resign, draw \
+offer, draw accept, draw decline.";
+const EMPTY: &str = "Your reply had no text.";
+const ALREADY_PLAYED: &str = "This turn mail was already answered: a reply address plays once. \
+Wait for your next turn mail.";
+const EXPIRED: &str = "This reply address has expired. Play on the game page, or wait for your \
+next turn mail.";
+const LOCKED: &str = "Too many replies to this turn mail were refused, so its address is locked. \
+A fresh turn mail with a new address was sent.";
+
+/// Whose turn, the deadline, the links.
+fn position_text(ctx: &MailMovesCtx, state: &GameState) -> String {
+    let public = ctx.public_url.trim_end_matches('/');
+    let mut t = String::new();
+    match state.to_move() {
+        Some(seat) if state.status == Status::Active => {
+            t.push_str(&format!("To move now: {seat:?}"));
+            if let Some(d) = state.deadline() {
+                t.push_str(&format!(", deadline {}", d.format("%Y-%m-%d %H:%M UTC")));
+            }
+            t.push('\n');
+        }
+        _ => t.push_str(&format!("Status: {:?}\n", state.status).to_lowercase()),
+    }
+    t.push_str(&format!(
+        "Board: {public}/v1/games/{id}/board.svg\nGame: {public}/games/{id}\n",
+        id = state.id
+    ));
+    t
+}
+
+/// The legal moves of the piece the move names, or of every piece if they are few.
+fn legal_moves_hint(state: &GameState, command: &Command) -> String {
+    let all = state.game.position().legal_move_texts();
+    if let Command::Play(mv) = command {
+        let from = mv.from.to_string().to_ascii_uppercase();
+        let of_piece: Vec<&String> = all
+            .iter()
+            .filter(|t| t.to_ascii_uppercase().starts_with(&from))
+            .collect();
+        if !of_piece.is_empty() {
+            return format!(
+                "Legal moves of the piece on {from}: {}",
+                of_piece
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if all.len() > LIST_ALL_UP_TO {
+            return format!(
+                "The piece on {from} cannot move (or is not yours). You have {} legal moves; \
+                 see them on the game page.",
+                all.len()
+            );
+        }
+    }
+    format!("Legal moves: {}", all.join(", "))
+}
+
+struct Answer<'a> {
+    to: &'a str,
+    row: &'a MailTokenRow,
+    message_id: &'a str,
+    now: NaiveDateTime,
+}
+
+impl Answer<'_> {
+    /// Queues the answer mail.
+    fn queue(&self, conn: &mut DbConnection, title: &str, text: &str) -> Result<(), StoreError> {
+        let short = &self.row.game_id[..self.row.game_id.len().min(8)];
+        let body = format!(
+            "{text}\n-- \nThis answers your mail {} to the turn mail of game {short} \
+             (seat {}, version {}).\n",
+            self.message_id, self.row.seat, self.row.version
+        );
+        let row = NotificationRow {
+            id: stable_id(&["mail-move-answer", self.message_id]),
+            user_id: self.row.user_id.clone(),
+            kind: account_mail::MAIL_MOVE_ANSWER.into(),
+            game_id: None,
+            version: None,
+            payload: json!({
+                "to": self.to,
+                "subject": format!("[Djambi] {title} (game {short})"),
+                "body": body,
+            })
+            .to_string(),
+            created_at: self.now,
+            read_at: None,
+        };
+        outbox::enqueue(conn, std::slice::from_ref(&row))
+    }
+
+    /// An error answer (under the global cap), the token unchanged.
+    fn error(
+        &self,
+        conn: &mut DbConnection,
+        reason: &'static str,
+        title: &str,
+        text: &str,
+    ) -> Result<Outcome, ReceiveError> {
+        if tokens_store::errors_since(conn, self.now - TimeDelta::hours(1))?
+            < ERROR_ANSWERS_PER_HOUR
+        {
+            self.queue(conn, title, text)?;
+        }
+        Ok(Outcome::Refused(reason))
+    }
+
+    /// A mistake of the player's: counted; at the limit the token is locked and a fresh
+    /// turn mail is queued.
+    fn failure(
+        &self,
+        conn: &mut DbConnection,
+        reason: &'static str,
+        title: &str,
+        text: &str,
+    ) -> Result<Outcome, ReceiveError> {
+        let failures = tokens_store::add_failure(conn, &self.row.token_hash)?;
+        let left = MAX_FAILURES - failures;
+        if left > 0 {
+            let text = format!(
+                "{text}\n\nYour move was not played; answer the turn mail again ({left} more \
+                 tries with this address)."
+            );
+            return self.error(conn, reason, title, &text);
+        }
+        let fresh = NotificationRow {
+            id: stable_id(&["mail-move-fresh", &self.row.token_hash]),
+            user_id: self.row.user_id.clone(),
+            kind: "your_turn".into(),
+            game_id: Some(self.row.game_id.clone()),
+            version: Some(self.row.version),
+            payload: json!({"seat": self.row.seat, "fresh_reply_address": true}).to_string(),
+            created_at: self.now,
+            read_at: None,
+        };
+        outbox::enqueue(conn, std::slice::from_ref(&fresh))?;
+        self.error(conn, reason, title, &format!("{text}\n\n{LOCKED}"))
+    }
+}

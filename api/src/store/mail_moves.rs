@@ -1,0 +1,135 @@
+//! `mail_move_tokens` (the reply tokens of turn mails: their hash only) and
+//! `inbound_mails` (the Message-IDs of the replies seen).
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::schema::{inbound_mails as im, mail_move_tokens as t};
+use super::{DbConnection, StoreError};
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = t)]
+pub struct MailTokenRow {
+    pub token_hash: String,
+    pub notification_id: String,
+    pub game_id: String,
+    /// The seat's letter (`R`, `B`, `Y`, `G`).
+    pub seat: String,
+    pub user_id: String,
+    pub version: i64,
+    pub created_at: NaiveDateTime,
+    pub expires_at: NaiveDateTime,
+    pub used_at: Option<NaiveDateTime>,
+    pub failures: i32,
+}
+
+/// Inserts a token unless its hash is already stored (a mail composed again).
+pub fn insert_once(conn: &mut DbConnection, row: &MailTokenRow) -> Result<(), StoreError> {
+    if find(conn, &row.token_hash)?.is_some() {
+        return Ok(());
+    }
+    match diesel::insert_into(t::table).values(row).execute(conn) {
+        Ok(_) => Ok(()),
+        // A racing composer stored the same row.
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub fn find(conn: &mut DbConnection, token_hash: &str) -> Result<Option<MailTokenRow>, StoreError> {
+    Ok(t::table
+        .filter(t::token_hash.eq(token_hash))
+        .select(MailTokenRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Marks a token used unless it already is; whether this call marked it.
+pub fn mark_used(
+    conn: &mut DbConnection,
+    token_hash: &str,
+    now: NaiveDateTime,
+) -> Result<bool, StoreError> {
+    let n = diesel::update(
+        t::table
+            .filter(t::token_hash.eq(token_hash))
+            .filter(t::used_at.is_null()),
+    )
+    .set(t::used_at.eq(Some(now)))
+    .execute(conn)?;
+    Ok(n == 1)
+}
+
+/// Counts one refused reply; the new count.
+pub fn add_failure(conn: &mut DbConnection, token_hash: &str) -> Result<i32, StoreError> {
+    diesel::update(t::table.filter(t::token_hash.eq(token_hash)))
+        .set(t::failures.eq(t::failures + 1))
+        .execute(conn)?;
+    Ok(t::table
+        .filter(t::token_hash.eq(token_hash))
+        .select(t::failures)
+        .first(conn)?)
+}
+
+/// Records a Message-ID; `false` when it was seen before.
+pub fn first_sight(
+    conn: &mut DbConnection,
+    message_id: &str,
+    now: NaiveDateTime,
+    outcome: &str,
+) -> Result<bool, StoreError> {
+    let seen = im::table
+        .filter(im::message_id.eq(message_id))
+        .count()
+        .get_result::<i64>(conn)?;
+    if seen > 0 {
+        return Ok(false);
+    }
+    match diesel::insert_into(im::table)
+        .values((
+            im::message_id.eq(message_id),
+            im::received_at.eq(now),
+            im::outcome.eq(outcome),
+        ))
+        .execute(conn)
+    {
+        Ok(_) => Ok(true),
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Sets what a recorded message led to.
+pub fn set_outcome(
+    conn: &mut DbConnection,
+    message_id: &str,
+    outcome: &str,
+) -> Result<(), StoreError> {
+    diesel::update(im::table.filter(im::message_id.eq(message_id)))
+        .set(im::outcome.eq(outcome))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// How many answers of errors were queued since `since` (the global cap).
+pub fn errors_since(conn: &mut DbConnection, since: NaiveDateTime) -> Result<i64, StoreError> {
+    Ok(im::table
+        .filter(im::received_at.ge(since))
+        .filter(im::outcome.like("error:%"))
+        .count()
+        .get_result(conn)?)
+}
+
+/// Makes a token good again (its command was refused after the token was marked).
+pub fn unuse(conn: &mut DbConnection, token_hash: &str) -> Result<(), StoreError> {
+    diesel::update(t::table.filter(t::token_hash.eq(token_hash)))
+        .set(t::used_at.eq(None::<NaiveDateTime>))
+        .execute(conn)?;
+    Ok(())
+}

@@ -1,0 +1,2 @@
+DROP TABLE inbound_mails;
+DROP TABLE mail_move_tokens;
