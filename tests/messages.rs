@@ -8,7 +8,6 @@ mod games;
 #[allow(dead_code)]
 #[path = "support/receiver.rs"]
 mod receiver;
-#[allow(dead_code)]
 #[path = "support/smtp_sink.rs"]
 mod smtp_sink;
 
