@@ -33,6 +33,8 @@ pub struct Shutdown {
 #[derive(Debug, Default)]
 struct Inner {
     draining: AtomicBool,
+    /// Cancelled when draining begins (open event streams end on it).
+    drain: CancellationToken,
     workers: CancellationToken,
     tracker: TaskTracker,
 }
@@ -51,6 +53,13 @@ impl Shutdown {
     /// Enters the draining state (step 1).
     pub fn begin_draining(&self) {
         self.inner.draining.store(true, Ordering::Relaxed);
+        self.inner.drain.cancel();
+    }
+
+    /// Cancelled when the server begins to stop: what holds a connection open (an event
+    /// stream) ends on it, so the drain is not held up for the whole grace.
+    pub fn draining(&self) -> CancellationToken {
+        self.inner.drain.clone()
     }
 
     /// Cancelled when background workers must stop (after the HTTP server has stopped).

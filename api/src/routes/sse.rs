@@ -41,7 +41,7 @@ where
                     return None;
                 }
                 let next = std::pin::pin!(actix_web::rt::time::timeout(KEEP_ALIVE, texts.next()));
-                let stopped = std::pin::pin!(shutdown.token().cancelled_owned());
+                let stopped = std::pin::pin!(shutdown.draining().cancelled_owned());
                 let got = match select(stopped, next).await {
                     Either::Left(_) => return None,
                     Either::Right((got, _)) => got,
