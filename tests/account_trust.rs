@@ -71,9 +71,14 @@ fn registration_mails_a_single_use_link_that_verifies_the_address(backend: Backe
         "an account mail is not a notification"
     );
     assert_eq!(m.header("mime-version"), "1.0", "{m:?}");
+    // Standard MIME: a text part and its HTML alternative (the sink parses it strictly).
     assert!(
         m.header("content-type")
-            .starts_with("text/plain; charset=utf-8"),
+            .starts_with("multipart/alternative"),
+        "{m:?}"
+    );
+    assert!(
+        m.raw.contains("Content-Type: text/plain; charset=utf-8"),
         "{m:?}"
     );
     assert!(

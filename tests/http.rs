@@ -43,7 +43,7 @@ fn options_lists_the_methods(backend: Backend) {
     let s = TestServer::start(backend);
     let r = s.send(s.request(Method::OPTIONS, "/v1/me"));
     assert_eq!(r.status.as_u16(), 204, "{}", r.text);
-    assert_eq!(r.header("allow"), Some("GET, HEAD, PATCH, OPTIONS"));
+    assert_eq!(r.header("allow"), Some("GET, HEAD, PATCH, DELETE, OPTIONS"));
     let r = s.send(s.request(Method::OPTIONS, "/v1/sessions"));
     assert_eq!(r.header("allow"), Some("POST, OPTIONS"));
     // A static path is its own route, not also an `{id}` of its neighbour.

@@ -500,6 +500,13 @@ fn mail_only_to_recipients_who_ask_for_it(backend: Backend) {
     );
     let (id, p) = four_player_game(&srv, "mail");
     let email = |who: &Login| format!("{}@example.org", who.username);
+    // Notification mails go to verified addresses only.
+    for who in &p {
+        let token = smtp_sink::verification_token(&sink, &email(who), 1);
+        srv.post(&format!("/v1/email-verification/{token}"), None, &json!({}))
+            .expect(200);
+    }
+    sink.clear();
     // E-mail is off by default for messages; Blue and Green turn it on.
     let kinds = srv
         .get("/v1/me/notification-settings", Some(&p[1].access))
@@ -507,7 +514,7 @@ fn mail_only_to_recipients_who_ask_for_it(backend: Backend) {
         .clone();
     assert_eq!(
         kinds,
-        json!({"feed": true, "email": false, "webhook": true})
+        json!({"feed": true, "email": false, "webhook": true, "push": true})
     );
     for who in [&p[1], &p[3]] {
         srv.send(
