@@ -122,6 +122,8 @@ mkdir -p "$report"
 report="$(cd "$report" && pwd)"
 started=$(date +%s)
 set +e
+# POST /v1/inbound-mail takes message/rfc822, which schemathesis cannot generate; its
+# contract is held by tests/mail_moves.rs (secret, media type, size, outcomes).
 # From the work directory: schemathesis keeps a cache (.schemathesis/) where it runs.
 (cd "$work" && exec "$venv/bin/st" --config-file "$work/schemathesis.toml" run "$root/openapi/openapi.json" \
   --url "$base" \
@@ -134,6 +136,7 @@ set +e
   --request-timeout 20 \
   --no-color \
   --report junit,ndjson --report-dir "$report" \
+  --exclude-path /v1/inbound-mail \
   "$@") 2>&1 | tee "$work/schemathesis.out"
 status=${PIPESTATUS[0]}
 set -e

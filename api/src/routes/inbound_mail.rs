@@ -59,16 +59,24 @@ pub async fn inbound_mail(
     req: HttpRequest,
     mut payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let off = || ApiError::NotFound("moves by mail are off on this server".into());
-    let Some(secret) = &app.config.mail_moves.inbound_secret else {
-        return Err(off());
-    };
     let given = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or("");
+    // A request without credentials is 401 whether or not the feature is on; one with
+    // credentials learns that it is off.
+    if given.is_empty() {
+        return Err(ApiError::Unauthorized {
+            detail: "the inbound mail secret is missing".into(),
+            invalid_token: false,
+        });
+    }
+    let off = || ApiError::NotFound("moves by mail are off on this server".into());
+    let Some(secret) = &app.config.mail_moves.inbound_secret else {
+        return Err(off());
+    };
     let (a, b) = (
         crate::auth::tokens::hash(given),
         crate::auth::tokens::hash(secret.expose()),

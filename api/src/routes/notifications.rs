@@ -242,7 +242,8 @@ fn last_event_id(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["read"])),
-    params(("Last-Event-ID" = Option<String>, Header, description = "Resume after this notification (its id, a UUID)")),
+    params(("Last-Event-ID" = Option<String>, Header, description = "Resume after this notification (its id, a UUID)",
+        pattern = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")),
     responses(
         (status = 200, description = "An event stream: `retry: 2000`, then one event per notification", content_type = "text/event-stream", body = NotificationEvent),
         (status = 400, description = "`Last-Event-ID` is not a notification's id", body = Problem, content_type = PROBLEM),
