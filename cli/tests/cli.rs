@@ -1,5 +1,7 @@
 //! The real `djambi` binary, driven as other programs drive it (RULES.md section 9).
 
+// The rules crate's test helpers, shared rather than copied.
+#[path = "../../domain/tests/common/mod.rs"]
 mod common;
 
 use std::io::Write;

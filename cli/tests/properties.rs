@@ -1,6 +1,8 @@
 //! Property tests of the `djambi` command: arbitrary arguments and `batch` lines never
 //! panic, and every answer has the documented shape.
 
+// The rules crate's test helpers, shared rather than copied.
+#[path = "../../domain/tests/common/mod.rs"]
 mod common;
 
 use common::START;
