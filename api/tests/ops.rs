@@ -1098,3 +1098,96 @@ fn two_instances_play_whole_games_alternately_pg() {
     }
     assert!(races > 0);
 }
+
+/// The `due_lease_until` of a game, read straight from the database (`None`: not claimed).
+fn due_lease(db: &PgDb, id: &str) -> Option<chrono::NaiveDateTime> {
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamp>)]
+        due_lease_until: Option<chrono::NaiveDateTime>,
+    }
+    let mut conn = PgConnection::establish(&db.url).unwrap();
+    diesel::sql_query("SELECT due_lease_until FROM games WHERE id = $1")
+        .bind::<diesel::sql_types::Text, _>(id)
+        .get_result::<Row>(&mut conn)
+        .unwrap()
+        .due_lease_until
+}
+
+/// An instance killed (SIGKILL) while it holds a game's lease and searches its bot move:
+/// another instance takes the game over once the short lease has run out, within a few
+/// seconds, and the log goes on with no gap or double.
+#[test]
+fn a_crashed_instances_claimed_game_is_taken_over_within_seconds_pg() {
+    let db = PgDb::new();
+    let lease = Duration::from_secs(3);
+    let vars = [
+        ("DJAMBI_DUE_LEASE", "3s"),
+        ("DJAMBI_DUE_INTERVAL", "200ms"),
+        ("DJAMBI_BOT_ONLY_PLIES_PER_SEC", "1000"),
+        ("DJAMBI_BOT_DELAY", "0s"),
+        ("DJAMBI_BOT_DRAW_PLIES", "100000"),
+    ];
+    let mut a = Server::start(&db, &vars);
+    let c = client();
+    let ann = player(&c, &a, &a, "crash0");
+    // Four level-5 bots: each reply is a search of up to two seconds, during which the
+    // instance holds (and renews) the game's lease.
+    let g = post(
+        &c,
+        &a,
+        "/v1/games",
+        &ann.token,
+        json!({"seats": 4, "bots": [
+            {"seat": "R", "level": 5}, {"seat": "B", "level": 5},
+            {"seat": "Y", "level": 5}, {"seat": "G", "level": 5}]}),
+    );
+    let id = g.expect(201)["id"].as_str().unwrap().to_string();
+    let version = |srv: &Server| get(&c, srv, &format!("/v1/games/{id}")).json["version"].as_i64();
+
+    // Wait until the bots play and the lease is held at this moment, then kill.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let killed_at = loop {
+        assert!(Instant::now() < deadline, "the bots never held the lease");
+        let now = chrono::Utc::now().naive_utc();
+        if version(&a).unwrap_or(0) >= 3 && due_lease(&db, &id).is_some_and(|l| l > now) {
+            a.child.kill().unwrap();
+            a.child.wait().unwrap();
+            break Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let held_until = due_lease(&db, &id).expect("the dead instance's lease is still there");
+
+    let b = Server::start(&db, &vars);
+    let v_killed = version(&b).unwrap();
+    // The game moves on through the second instance: after the lease ran out, within the
+    // lease, one search and the due interval.
+    let deadline = killed_at + lease + Duration::from_secs(2) + Duration::from_secs(4);
+    let taken_over = loop {
+        if version(&b).unwrap() > v_killed {
+            break Instant::now();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no move {:?} after the crash (version {v_killed})",
+            killed_at.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let after = taken_over - killed_at;
+    eprintln!(
+        "taken over {after:?} after the crash (lease held until {held_until}, version {v_killed})"
+    );
+    assert!(
+        chrono::Utc::now().naive_utc() >= held_until,
+        "nobody claims a lease that is still held"
+    );
+    // A few more plies, then the log is whole.
+    let until = Instant::now() + Duration::from_secs(20);
+    while version(&b).unwrap() < v_killed + 3 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let events = check_log(&c, &[&b], &id);
+    assert!(events.len() as i64 >= v_killed + 1);
+}
