@@ -1,7 +1,7 @@
 // The table-talk panel of the game page (issue 21): the conversation at the whole table
 // and one thread per private conversation, unread counts, a form to write (Enter sends,
-// Shift+Enter a new line), new messages fetched every few seconds from
-// GET /v1/games/{id}/messages?after=<seq>. Texts are shown as plain text (textContent),
+// Shift+Enter a new line), new messages fetched from GET /v1/games/{id}/messages?after=<seq>
+// when the player's notification stream says one came (spectators look every 15 s). Texts are shown as plain text (textContent),
 // never as markup.
 (function () {
   "use strict";
@@ -184,5 +184,19 @@
   tabs.addEventListener("keydown", onTabKey);
 
   refresh();
-  if (live) setInterval(refresh, 2000);
+  if (live) {
+    // A player hears of new messages from their notification stream (one `message` item
+    // per message addressed to them), so an open page costs no polling; spectators, who
+    // get no notifications, and a page whose stream cannot open look again now and then.
+    if (me && window.EventSource) {
+      var source = new EventSource("/v1/me/notifications/stream");
+      source.addEventListener("message", function (event) {
+        try {
+          if (JSON.parse(event.data).game_id === gameId) refresh();
+        } catch (_) { /* not an item of ours */ }
+      });
+      source.addEventListener("open", refresh);
+    }
+    setInterval(refresh, me ? 60000 : 15000);
+  }
 })();
