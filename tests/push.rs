@@ -353,7 +353,63 @@ fn push_is_off_without_a_key(backend: Backend) {
     r.problem(404, "not-found");
 }
 
+/// The account's rows of `push_subscriptions`, read from the database itself.
+fn subscription_rows(srv: &TestServer, user_id: &str) -> i64 {
+    use diesel::sql_types::{BigInt, Text};
+    use diesel::{Connection, QueryableByName, RunQueryDsl};
+    #[derive(QueryableByName)]
+    struct N {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+    let q = |p: &str| format!("SELECT count(*) AS n FROM push_subscriptions WHERE user_id = {p}");
+    let n: N = if srv.backend == Backend::Postgres {
+        let mut conn = diesel::PgConnection::establish(&srv.database_url).unwrap();
+        diesel::sql_query(q("$1"))
+            .bind::<Text, _>(user_id)
+            .get_result(&mut conn)
+            .unwrap()
+    } else {
+        let path = srv.database_url.trim_start_matches("sqlite://");
+        let mut conn = diesel::SqliteConnection::establish(path).unwrap();
+        diesel::sql_query(q("?"))
+            .bind::<Text, _>(user_id)
+            .get_result(&mut conn)
+            .unwrap()
+    };
+    n.n
+}
+
+/// Closing an account (`DELETE /v1/me`) deletes its devices' subscriptions, and only its.
+fn closing_the_account_deletes_its_subscriptions(backend: Backend) {
+    let vapid = webpush("keygen", None);
+    let db = FreshDatabase::new(backend);
+    let srv = start(&db, &settings(vapid["private"].as_str().unwrap(), "50ms"));
+    let leaver = srv.user("push_leaver");
+    let stayer = srv.user("push_stayer");
+    for (who, device) in [(&leaver, "phone"), (&leaver, "laptop"), (&stayer, "phone")] {
+        let keys = webpush("keygen", None);
+        let endpoint = format!(
+            "https://fcm.googleapis.com/fcm/send/{}-{device}",
+            who.user_id
+        );
+        subscribe(&srv, who, &endpoint, &keys);
+    }
+    assert_eq!(subscriptions(&srv, &leaver).len(), 2);
+    assert_eq!(subscription_rows(&srv, &leaver.user_id), 2);
+    srv.send(
+        srv.request(reqwest::Method::DELETE, "/v1/me")
+            .bearer_auth(&leaver.access)
+            .json(&json!({"current_password": djambi_e2e::PASSWORD})),
+    )
+    .expect(200);
+    assert_eq!(subscription_rows(&srv, &leaver.user_id), 0);
+    assert_eq!(subscription_rows(&srv, &stayer.user_id), 1);
+    assert_eq!(subscriptions(&srv, &stayer).len(), 1);
+}
+
 backend_tests!(
+    closing_the_account_deletes_its_subscriptions,
     pushes_are_encrypted_and_signed,
     retries_then_a_410_deletes_the_subscription,
     pending_pushes_survive_a_restart,

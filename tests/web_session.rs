@@ -283,6 +283,15 @@ fn every_page_has_the_strict_csp_and_no_store() {
         );
         assert!(!r.text.contains("<script>"), "{path}: inline script");
         assert_icon_linked(&srv, path, &r.text);
+        assert!(
+            r.text
+                .contains("<link rel=\"manifest\" href=\"/manifest.webmanifest\">"),
+            "{path}: no manifest link"
+        );
+        assert!(
+            r.text.contains("<meta name=\"theme-color\""),
+            "{path}: no theme colour"
+        );
         if path != replay {
             assert!(
                 r.text.contains(&format!("content=\"{}\"", w.csrf)),
@@ -313,6 +322,28 @@ fn every_page_has_the_strict_csp_and_no_store() {
         assert_eq!(r.header("cache-control"), Some("no-store"), "{path}");
         assert_icon_linked(&srv, path, &r.text);
     }
+    // The service worker at the root (its scope: the whole site), the manifest and its
+    // icons, each with its media type.
+    let sw = send(raw().get(srv.url("/sw.js")));
+    assert_eq!(sw.status.as_u16(), 200);
+    assert_eq!(sw.content_type(), "text/javascript; charset=utf-8");
+    assert_eq!(sw.header("cache-control"), Some("no-cache"));
+    assert!(sw.header("etag").is_some());
+    assert!(sw.text.contains("notificationclick"), "{}", sw.text);
+    let manifest = send(raw().get(srv.url("/manifest.webmanifest")));
+    assert_eq!(manifest.status.as_u16(), 200);
+    assert_eq!(manifest.content_type(), "application/manifest+json");
+    let m: Value = serde_json::from_str(&manifest.text).expect("the manifest is JSON");
+    assert_eq!(m["display"], "standalone");
+    assert_eq!(m["start_url"], "/");
+    for icon in m["icons"].as_array().expect("icons") {
+        let src = icon["src"].as_str().unwrap();
+        let r = send(raw().get(srv.url(src)));
+        assert_eq!(r.status.as_u16(), 200, "{src}");
+        assert_eq!(r.content_type(), "image/png", "{src}");
+    }
+    let none = send(raw().get(srv.url("/icons/nothing.png")));
+    assert_eq!(none.status.as_u16(), 404);
     // The icon where browsers look for it unasked: an ICO, cached for long.
     let ico = send(raw().get(srv.url("/favicon.ico")));
     assert_eq!(ico.status.as_u16(), 200);

@@ -319,10 +319,11 @@
       setText("status", "Could not load the settings: " + error.message);
       return;
     }
+    pushSection();
     var tbody = document.getElementById("kinds");
     Object.keys(settings.kinds).forEach(function (kind) {
       var row = el("tr", {}, [el("th", { scope: "row", text: KIND_NAMES[kind] || kind })]);
-      ["email", "webhook"].forEach(function (channel) {
+      ["email", "webhook", "push"].forEach(function (channel) {
         var box = el("input", { type: "checkbox", "data-kind": kind, "data-channel": channel,
           "aria-label": (KIND_NAMES[kind] || kind) + " by " + channel });
         box.checked = !!settings.kinds[kind][channel];
@@ -338,7 +339,7 @@
       setText("notify-error", "");
       var kinds = {};
       Object.keys(settings.kinds).forEach(function (kind) {
-        kinds[kind] = { feed: true, email: false, webhook: false };
+        kinds[kind] = { feed: true, email: false, webhook: false, push: false };
       });
       Array.prototype.forEach.call(tbody.querySelectorAll("input[type=checkbox]"), function (box) {
         kinds[box.getAttribute("data-kind")][box.getAttribute("data-channel")] = box.checked;
@@ -382,6 +383,176 @@
     });
     var end = document.getElementById("vacation-end");
     if (!end.value) end.value = localInput(new Date(Date.now() + 7 * 86400e3).toISOString());
+  }
+
+  // ---- Web Push on this device (the settings page) -----------------------------------
+  //
+  // Nothing is asked of the browser at page load: the page only reads whether this
+  // browser already has a subscription (no prompt). A click on "Enable notifications on
+  // this device" asks the notification permission, registers the service worker
+  // (/sw.js, scope /), subscribes with the server's VAPID key
+  // (GET /v1/push/vapid-public-key) and sends the subscription to
+  // POST /v1/me/push-subscriptions; "Turn off" deletes it (DELETE ...{id}) and
+  // unsubscribes. The section's data-state says where it stands: unsupported, off-server,
+  // blocked, off, on.
+
+  // How long the browser's push service may take to subscribe (a browser without one,
+  // such as a headless Chromium, never answers).
+  var PUSH_SUBSCRIBE_SECS = 20;
+
+  function withTimeout(promise, secs) {
+    return new Promise(function (resolve, reject) {
+      var timer = setTimeout(function () {
+        var error = new Error("the push service did not answer in " + secs + " s");
+        error.name = "TimeoutError";
+        reject(error);
+      }, secs * 1000);
+      promise.then(function (v) { clearTimeout(timer); resolve(v); },
+        function (e) { clearTimeout(timer); reject(e); });
+    });
+  }
+
+  function pushSupported() {
+    return window.isSecureContext && "serviceWorker" in navigator && "PushManager" in window &&
+      "Notification" in window;
+  }
+
+  // A base64url text as bytes (the applicationServerKey).
+  function base64urlBytes(text) {
+    var b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+    while (b64.length % 4) b64 += "=";
+    var raw = atob(b64);
+    var out = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+    return out;
+  }
+
+  // Whether a subscription was made with this key (a new server key needs a new one).
+  function subscribedWith(sub, key) {
+    var had = sub.options && sub.options.applicationServerKey;
+    if (!had) return true;
+    var a = new Uint8Array(had);
+    var b = base64urlBytes(key);
+    if (a.length !== b.length) return false;
+    for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+
+  // This browser's subscription (read only: no prompt) and the account's devices.
+  async function pushState() {
+    var reg = await navigator.serviceWorker.getRegistration("/");
+    var sub = reg && reg.pushManager ? await reg.pushManager.getSubscription() : null;
+    var rows = await api("GET", "/v1/me/push-subscriptions");
+    var row = sub ? rows.find(function (r) { return r.endpoint === sub.endpoint; }) : null;
+    return { sub: sub, row: row || null, rows: rows };
+  }
+
+  function devices(n) { return n === 1 ? "1 device" : n + " devices"; }
+
+  async function showPush() {
+    var section = document.getElementById("push");
+    var enable = document.getElementById("push-enable");
+    var disable = document.getElementById("push-disable");
+    var state;
+    var text;
+    if (section.getAttribute("data-push") !== "on") {
+      state = "off-server";
+      text = "This server does not send push notifications (its operator has not enabled them).";
+    } else if (!pushSupported()) {
+      state = "unsupported";
+      text = "This browser cannot receive push notifications (it needs service workers and the Push API, " +
+        "over https). On an iPhone or iPad, add this site to the home screen first, then open it from there.";
+    } else {
+      var st = await pushState();
+      var others = st.rows.length - (st.row ? 1 : 0);
+      if (st.row) {
+        state = "on";
+        text = "Notifications are on for this device (since " + new Date(st.row.created_at).toLocaleString() + ")." +
+          (others ? " They also go to " + devices(others) + " more of your account." : "");
+      } else if (Notification.permission === "denied") {
+        state = "blocked";
+        text = "Notifications are blocked for this site in this browser: allow them in the browser's site settings, " +
+          "then enable them here.";
+      } else {
+        state = "off";
+        text = "Notifications are off on this device." +
+          (others ? " They go to " + devices(others) + " of your account." : "");
+      }
+    }
+    section.setAttribute("data-state", state);
+    setText("push-state", text);
+    enable.hidden = state === "on" || state === "off-server" || state === "unsupported";
+    disable.hidden = state !== "on";
+  }
+
+  async function enablePush() {
+    setText("push-error", "");
+    var button = document.getElementById("push-enable");
+    button.disabled = true;
+    try {
+      var key;
+      try {
+        key = (await api("GET", "/v1/push/vapid-public-key")).public_key;
+      } catch (error) {
+        if (error.status === 404) throw new Error("this server does not send push notifications.");
+        throw error;
+      }
+      var permission = await Notification.requestPermission();
+      if (permission !== "granted") {
+        throw new Error(permission === "denied"
+          ? "notifications are blocked for this site; allow them in the browser's site settings and try again."
+          : "the browser did not allow notifications; click again and choose Allow.");
+      }
+      await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+      var reg = await navigator.serviceWorker.ready;
+      var sub = await reg.pushManager.getSubscription();
+      if (sub && !subscribedWith(sub, key)) {
+        await sub.unsubscribe();
+        sub = null;
+      }
+      if (!sub) {
+        try {
+          sub = await withTimeout(
+            reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: base64urlBytes(key) }),
+            PUSH_SUBSCRIBE_SECS);
+        } catch (error) {
+          throw new Error("this browser could not subscribe at its push service (" +
+            (error.name ? error.name + ": " : "") + error.message + "). Try again later, or in another browser.");
+        }
+      }
+      await api("POST", "/v1/me/push-subscriptions", sub.toJSON());
+      await showPush();
+      setText("status", "Notifications are on for this device.");
+    } catch (error) {
+      setText("push-error", "Could not enable notifications: " + error.message);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  async function disablePush() {
+    setText("push-error", "");
+    var button = document.getElementById("push-disable");
+    button.disabled = true;
+    try {
+      var st = await pushState();
+      if (st.row) await api("DELETE", "/v1/me/push-subscriptions/" + encodeURIComponent(st.row.id));
+      if (st.sub) await st.sub.unsubscribe();
+      await showPush();
+      setText("status", "Notifications are off for this device.");
+    } catch (error) {
+      setText("push-error", "Could not turn notifications off: " + error.message);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function pushSection() {
+    document.getElementById("push-enable").addEventListener("click", enablePush);
+    document.getElementById("push-disable").addEventListener("click", disablePush);
+    showPush().catch(function (error) {
+      setText("push-state", "Could not read this device's notifications: " + error.message);
+    });
   }
 
   function logoutButton() {

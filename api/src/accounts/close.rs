@@ -2,8 +2,9 @@
 //!
 //! 1. **ends** at once, in one transaction, everything that lets the account act or be
 //!    reached: sessions and refresh tokens, personal access tokens, mailed links,
-//!    webhooks, notification settings, vacations, the feed and the queued mails (a move
-//!    the account sends after this fails its session check inside its own write);
+//!    webhooks, Web Push subscriptions, notification settings, vacations, the feed and
+//!    the queued mails and pushes (a move the account sends after this fails its session
+//!    check inside its own write);
 //! 2. **leaves its games** through the game commands, as the player would: each seat of a
 //!    game in progress resigns ([`Command::Resign`]), each seat of a game still open is
 //!    left ([`Command::LeaveSeat`]). Finished games keep their logs as they are;

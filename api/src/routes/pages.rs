@@ -45,7 +45,7 @@ const FAVICON_ICO: &[u8] = include_bytes!("../../assets/favicon.ico");
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// The icon asked without its version (browsers ask `/favicon.ico` by themselves).
-const A_MONTH: &str = "public, max-age=2592000";
+pub(crate) const A_MONTH: &str = "public, max-age=2592000";
 
 /// Adds the pages to the app (outside the OpenAPI document).
 pub fn register<T>(app: App<T>) -> App<T>
@@ -67,7 +67,7 @@ where
 
 /// A built-in asset: its content, media type and version (a hash of the content).
 pub(crate) struct Asset {
-    body: &'static [u8],
+    pub(crate) body: &'static [u8],
     media_type: &'static str,
     version: String,
     /// `Cache-Control` when asked without the version.
@@ -79,7 +79,11 @@ impl Asset {
         Asset::bytes(body.as_bytes(), media_type, "no-cache")
     }
 
-    fn bytes(body: &'static [u8], media_type: &'static str, unversioned: &'static str) -> Asset {
+    pub(crate) fn bytes(
+        body: &'static [u8],
+        media_type: &'static str,
+        unversioned: &'static str,
+    ) -> Asset {
         let hash = Sha256::digest(body);
         Asset {
             body,
@@ -149,13 +153,16 @@ fn favicon_ico() -> &'static Asset {
     A.get_or_init(|| Asset::bytes(FAVICON_ICO, "image/x-icon", A_MONTH))
 }
 
-/// The `<link>`s of the icon, for every page's `<head>`.
+/// The `<link>`s of the icon, for every page's `<head>`; with the web app manifest, its
+/// theme colour and the home-screen icon of iOS (see [`super::web::install`]).
 pub(crate) fn icon_links() -> String {
     format!(
         "<link rel=\"icon\" href=\"{}\" sizes=\"16x16 32x32\">\n\
-         <link rel=\"icon\" href=\"{}\" type=\"image/svg+xml\">",
+         <link rel=\"icon\" href=\"{}\" type=\"image/svg+xml\">\n\
+         {}",
         favicon_ico().link("/favicon.ico"),
-        favicon_svg().link("/favicon.svg")
+        favicon_svg().link("/favicon.svg"),
+        super::web::install::head_links()
     )
 }
 

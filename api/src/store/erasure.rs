@@ -9,7 +9,8 @@ use sha2::{Digest, Sha256};
 
 use super::schema::{
     account_tokens, deliveries, game_players, games, idempotency_keys, notification_settings,
-    notifications, personal_access_tokens, retired_usernames, sessions, users, vacations, webhooks,
+    notifications, personal_access_tokens, push_subscriptions, retired_usernames, sessions, users,
+    vacations, webhooks,
 };
 use super::{DbConnection, StoreError};
 
@@ -60,8 +61,9 @@ pub fn purge_held_names(conn: &mut DbConnection, now: NaiveDateTime) -> Result<u
 }
 
 /// Ends at once what lets the account act or be reached: its sessions (with their refresh
-/// tokens), personal access tokens, mailed tokens, webhooks, notification settings and
-/// vacations, and the delivery queue and feed of its notifications.
+/// tokens), personal access tokens, mailed tokens, webhooks, the browsers' Web Push
+/// subscriptions, notification settings and vacations, and the delivery queue and feed of
+/// its notifications.
 pub fn end_everything(conn: &mut DbConnection, user_id: &str) -> Result<(), StoreError> {
     // First lock the account's notifications (PostgreSQL): the delivery worker's fan-out
     // skips locked rows, and one that holds some already finishes first, so no delivery
@@ -85,6 +87,8 @@ pub fn end_everything(conn: &mut DbConnection, user_id: &str) -> Result<(), Stor
     diesel::delete(notifications::table.filter(notifications::user_id.eq(user_id)))
         .execute(conn)?;
     diesel::delete(webhooks::table.filter(webhooks::user_id.eq(user_id))).execute(conn)?;
+    diesel::delete(push_subscriptions::table.filter(push_subscriptions::user_id.eq(user_id)))
+        .execute(conn)?;
     diesel::delete(notification_settings::table.filter(notification_settings::user_id.eq(user_id)))
         .execute(conn)?;
     diesel::delete(vacations::table.filter(vacations::user_id.eq(user_id))).execute(conn)?;

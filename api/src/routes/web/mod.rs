@@ -8,10 +8,11 @@
 //! | `/signup`, `/login` | sign up, log in |
 //! | `/lobby` | open games, create a game |
 //! | `/play/{id}` | the game page: board, players, clocks, moves, click to move |
-//! | `/settings` | notification settings and vacation |
+//! | `/settings` | notification settings, push notifications on this device, vacation |
 //! | `/players/{username}`, `/leaderboard` | a player's rating page with its history chart (SVG drawn by the server), the leaderboard (server-rendered, see [`ratings`]) |
 //! | `POST /web/session`, `POST /web/logout` | log in (sets the cookie), log out |
 //! | `/assets/web/{app.js,play.js,talk.js,web.css}` | versioned, immutable when asked with `?v=` |
+//! | `/sw.js`, `/manifest.webmanifest`, `/icons/*.png` | the service worker (Web Push), the web app manifest and its icons (see [`install`]) |
 //!
 //! The pages authenticate with the session cookie of [`crate::auth::web_session`]; each
 //! page carries the session's CSRF token in `<meta name="csrf-token">`, and the script
@@ -20,6 +21,7 @@
 //! and link the site's icon (`/favicon.ico`, `/favicon.svg`, see [`super::pages`]).
 
 mod chart;
+pub mod install;
 mod ratings;
 mod session;
 
@@ -73,7 +75,8 @@ pub fn register<T>(app: App<T>) -> App<T>
 where
     T: ServiceFactory<ServiceRequest, Config = (), Error = Error, InitError = ()>,
 {
-    app.service(web::resource("/").route(web::get().to(home)))
+    install::register(app)
+        .service(web::resource("/").route(web::get().to(home)))
         .service(web::resource("/login").route(web::get().to(login_page)))
         .service(web::resource("/signup").route(web::get().to(signup_page)))
         .service(web::resource("/lobby").route(web::get().to(lobby_page)))
@@ -225,7 +228,17 @@ async fn settings_page(
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     match viewer(&req, &app).await? {
-        Some(v) => Ok(page("settings", "Settings", SETTINGS, Some(&v), "")),
+        Some(v) => {
+            // Whether the server sends pushes (a VAPID key): the page says so before the
+            // player clicks, without a request that would fail.
+            let push = if app.notifications().vapid_public_key().is_ok() {
+                "on"
+            } else {
+                "off"
+            };
+            let main = SETTINGS.replace("{{push}}", push);
+            Ok(page("settings", "Settings", &main, Some(&v), ""))
+        }
         None => Ok(to_login("/settings")),
     }
 }
