@@ -100,7 +100,9 @@ fn a_trickling_body_gets_408_and_its_connection_closed(backend: Backend) {
         ],
     );
     let slow = trickler(addr(&srv), Duration::from_secs(2));
-    let (status, at, closed) = slow.recv_timeout(Duration::from_secs(30)).expect("a report");
+    let (status, at, closed) = slow
+        .recv_timeout(Duration::from_secs(30))
+        .expect("a report");
     assert_eq!(status, Some(408), "answered after {at:?}");
     assert!(
         at >= Duration::from_millis(3500) && at < Duration::from_secs(7),
@@ -134,7 +136,10 @@ fn a_trickling_body_gets_408_and_its_connection_closed(backend: Backend) {
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");
     assert!(text.contains("application/problem+json"), "{text}");
     assert!(text.contains("/problems/request-timeout"), "{text}");
-    assert!(text.to_ascii_lowercase().contains("connection: close"), "{text}");
+    assert!(
+        text.to_ascii_lowercase().contains("connection: close"),
+        "{text}"
+    );
     // A whole body in time is answered as ever.
     srv.register("alice");
     srv.login("alice", PASSWORD);
@@ -280,7 +285,11 @@ fn a_stream_ends_when_its_token_is_revoked(backend: Backend) {
         Some(Msg::Event(kind, data)) => panic!("delivered after the revocation: {kind} {data}"),
         None => panic!("the stream is still open 5 s after the revocation"),
     }
-    assert!(revoked.elapsed() < Duration::from_secs(3), "{:?}", revoked.elapsed());
+    assert!(
+        revoked.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        revoked.elapsed()
+    );
     // The item was written (it is in the feed): the stream withheld it.
     let started_games = || {
         let feed = srv.get("/v1/me/notifications", Some(&alice.access));
@@ -295,7 +304,11 @@ fn a_stream_ends_when_its_token_is_revoked(backend: Backend) {
     while started_games() < 2 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(started_games(), 2, "both games' game_started are in the feed");
+    assert_eq!(
+        started_games(),
+        2,
+        "both games' game_started are in the feed"
+    );
     // A new stream with the revoked token is refused.
     let r = srv.get("/v1/me/notifications/stream", Some(&token));
     r.problem(401, "unauthorized");
@@ -346,7 +359,10 @@ fn streams_end_after_their_lifetime(backend: Backend) {
         .send()
         .unwrap();
     assert_eq!(res.status().as_u16(), 200);
-    assert!(matches!(next(&feed, Duration::from_secs(10)), Some(Msg::End)));
+    assert!(matches!(
+        next(&feed, Duration::from_secs(10)),
+        Some(Msg::End)
+    ));
     let body = res.text().expect("the game stream ends");
     assert!(body.starts_with("retry: 2000"), "{body}");
     let took = started.elapsed();

@@ -18,11 +18,11 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
+use actix_web::ResponseError;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{Extensions, ServiceRequest, ServiceResponse};
 use actix_web::http::ConnectionType;
 use actix_web::middleware::Next;
-use actix_web::ResponseError;
 
 use crate::error::ApiError;
 
@@ -142,7 +142,10 @@ mod tests {
         let p2 = limits.admit(a).unwrap();
         let p3 = limits.admit(a).unwrap();
         assert!(!p1.over && !p2.over && p3.over);
-        assert!(!limits.admit(b).unwrap().over, "another address has its own places");
+        assert!(
+            !limits.admit(b).unwrap().over,
+            "another address has its own places"
+        );
         assert_eq!(limits.open(b), 0, "given back on drop");
         drop(p3);
         drop(p1);

@@ -121,11 +121,12 @@ pub async fn start_with_clock(
         store::run_migrations(&pool)?;
         if db_cfg.backend == config::Backend::Sqlite {
             // SQLite made `-wal` and `-shm` with the main file's mode (0600); make sure.
-            store::sqlite_files::sidecars_owner_only(std::path::Path::new(&db_cfg.url))
-                .map_err(|source| DbSetupError::CreateDir {
+            store::sqlite_files::sidecars_owner_only(std::path::Path::new(&db_cfg.url)).map_err(
+                |source| DbSetupError::CreateDir {
                     path: db_cfg.url.clone(),
                     source,
-                })?;
+                },
+            )?;
         }
         Ok::<_, DbSetupError>(pool)
     })

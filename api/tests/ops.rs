@@ -634,7 +634,12 @@ fn development_database_is_the_owners_and_link_tokens_are_not_logged() {
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         let data = dir.join("data");
         assert_eq!(mode(&data), 0o700, "{}", data.display());
-        for name in ["djambi.sqlite", "djambi.sqlite-wal", "djambi.sqlite-shm", "jwt-secret"] {
+        for name in [
+            "djambi.sqlite",
+            "djambi.sqlite-wal",
+            "djambi.sqlite-shm",
+            "jwt-secret",
+        ] {
             let f = data.join(name);
             assert!(f.exists(), "{} exists", f.display());
             assert_eq!(mode(&f), 0o600, "{}", f.display());
@@ -657,14 +662,23 @@ fn development_database_is_the_owners_and_link_tokens_are_not_logged() {
     let log = srv.log.lock().unwrap();
     for (i, (path, token)) in secrets.iter().enumerate() {
         for line in log.iter() {
-            assert!(!line.to_string().contains(token), "a token in the log: {line}");
+            assert!(
+                !line.to_string().contains(token),
+                "a token in the log: {line}"
+            );
         }
         // The request was logged, with its path redacted.
         let access = log
             .iter()
-            .find(|l| l["span"]["request_id"] == format!("secret-{i}") && l["target"] == "djambi::access")
+            .find(|l| {
+                l["span"]["request_id"] == format!("secret-{i}") && l["target"] == "djambi::access"
+            })
             .unwrap_or_else(|| panic!("no access line of {path}"));
-        assert_eq!(access["span"]["path"], format!("{path}{{token}}"), "{access}");
+        assert_eq!(
+            access["span"]["path"],
+            format!("{path}{{token}}"),
+            "{access}"
+        );
     }
     drop(log);
     drop(srv);

@@ -110,7 +110,10 @@ fn unsubscribe_mac(secret: &str, user: &str, version: Option<i64>) -> String {
 /// The unsubscribe token of a user at its unsubscribe `version` (see
 /// `store::users::unsubscribe_version`): `{user id}.v{version}.{signature}`.
 pub fn unsubscribe_token(secret: &str, user: &str, version: i64) -> String {
-    format!("{user}.v{version}.{}", unsubscribe_mac(secret, user, Some(version)))
+    format!(
+        "{user}.v{version}.{}",
+        unsubscribe_mac(secret, user, Some(version))
+    )
 }
 
 /// The user and unsubscribe version a token names, if its signature holds. A token
@@ -121,7 +124,8 @@ pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<(String, i64
     let (user, version) = match named.rsplit_once('.') {
         Some((user, v)) => {
             let digits = v.strip_prefix('v')?;
-            if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit())
+            {
                 return None;
             }
             (user, Some(digits.parse::<i64>().ok()?))
@@ -416,17 +420,36 @@ mod tests {
         let secret = "k".repeat(40);
         let t = unsubscribe_token(&secret, "user-1", 3);
         assert!(t.starts_with("user-1.v3."), "{t}");
-        assert_eq!(check_unsubscribe_token(&secret, &t), Some(("user-1".into(), 3)));
+        assert_eq!(
+            check_unsubscribe_token(&secret, &t),
+            Some(("user-1".into(), 3))
+        );
         // Another version, user or key does not verify.
         let other = unsubscribe_token(&secret, "user-1", 4);
         let (_, sig) = other.rsplit_once('.').unwrap();
-        assert_eq!(check_unsubscribe_token(&secret, &format!("user-1.v3.{sig}")), None);
+        assert_eq!(
+            check_unsubscribe_token(&secret, &format!("user-1.v3.{sig}")),
+            None
+        );
         assert_eq!(check_unsubscribe_token(&"j".repeat(40), &t), None);
-        assert_eq!(check_unsubscribe_token(&secret, &t.replace("user-1", "user-2")), None);
+        assert_eq!(
+            check_unsubscribe_token(&secret, &t.replace("user-1", "user-2")),
+            None
+        );
         // A link mailed before versions: `{user}.{mac}`, version 0.
         let legacy = format!("user-1.{}", unsubscribe_mac(&secret, "user-1", None));
-        assert_eq!(check_unsubscribe_token(&secret, &legacy), Some(("user-1".into(), 0)));
-        for bad in ["", ".", "a.b", "user-1.v.x", "user-1.vx1.abc", "user-1.v99999999999999999999.a"] {
+        assert_eq!(
+            check_unsubscribe_token(&secret, &legacy),
+            Some(("user-1".into(), 0))
+        );
+        for bad in [
+            "",
+            ".",
+            "a.b",
+            "user-1.v.x",
+            "user-1.vx1.abc",
+            "user-1.v99999999999999999999.a",
+        ] {
             assert_eq!(check_unsubscribe_token(&secret, bad), None, "{bad}");
         }
     }

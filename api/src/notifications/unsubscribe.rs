@@ -14,10 +14,13 @@ impl Notifications<'_> {
     /// version is the user's current one).
     pub async fn unsubscribe_user(&self, token: &str) -> Result<String, NotificationError> {
         let gone = || NotificationError::NotFound("no such unsubscribe link".into());
-        let (user, version) = check_unsubscribe_token(self.signing_secret, token).ok_or_else(gone)?;
+        let (user, version) =
+            check_unsubscribe_token(self.signing_secret, token).ok_or_else(gone)?;
         let u = user.clone();
-        let current =
-            store::run(self.pool, move |conn| store::users::unsubscribe_version(conn, &u)).await?;
+        let current = store::run(self.pool, move |conn| {
+            store::users::unsubscribe_version(conn, &u)
+        })
+        .await?;
         if current != Some(version) {
             return Err(NotificationError::NotFound(
                 "this unsubscribe link is no longer valid (the account's password or address \

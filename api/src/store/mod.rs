@@ -34,8 +34,8 @@ pub mod recipients;
 pub mod reminders;
 pub mod schema;
 pub mod sessions;
-pub mod sqlite_files;
 pub mod settings;
+pub mod sqlite_files;
 pub mod stats;
 pub mod tokens;
 pub mod users;
@@ -111,7 +111,9 @@ const MIGRATION_LOCK_KEY: i64 = 0x0000_646a_616d_6269;
 /// Start-up failures of the store.
 #[derive(Debug, thiserror::Error)]
 pub enum DbSetupError {
-    #[error("cannot prepare the SQLite file `{path}` (its directory 0700, the file 0600): {source}")]
+    #[error(
+        "cannot prepare the SQLite file `{path}` (its directory 0700, the file 0600): {source}"
+    )]
     CreateDir {
         path: String,
         source: std::io::Error,
@@ -212,7 +214,6 @@ pub fn run_migrations(pool: &DbPool) -> Result<(), DbSetupError> {
                 .map_err(migrate)?
                 .len();
             tracing::info!(applied, "SQLite migrations up to date");
-
         }
     }
     Ok(())
