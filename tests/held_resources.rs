@@ -17,7 +17,9 @@ use std::net::TcpStream;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use djambi_e2e::{Backend, Login, PASSWORD, TestServer, Value, backend_tests, json};
+use djambi_e2e::{
+    Backend, Login, PASSWORD, TEST_JWT_SECRET, TestServer, Value, backend_tests, json,
+};
 use games::*;
 use reqwest::Method;
 
@@ -372,7 +374,56 @@ fn streams_end_after_their_lifetime(backend: Backend) {
     );
 }
 
+/// The unsubscribe link mailed before versions existed (`{user}.{mac}`), as the server
+/// signed it then.
+fn legacy_unsubscribe_token(user: &str) -> String {
+    use base64::Engine;
+    use hmac::{KeyInit, Mac};
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(TEST_JWT_SECRET.as_bytes()).unwrap();
+    mac.update(b"djambi-unsubscribe\0");
+    mac.update(user.as_bytes());
+    let sig =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&mac.finalize().into_bytes()[..18]);
+    format!("{user}.{sig}")
+}
+
+/// Unsubscribe links carry a version: the current one works (and links mailed before
+/// versions, as version 0), a password change bumps it and the older links stop working
+/// (404) while a link of the new version works.
+fn unsubscribe_links_are_revoked_by_a_password_change(backend: Backend) {
+    use djambi_api::notifications::email::unsubscribe_token;
+    let srv = TestServer::start(backend);
+    let gina = srv.user("gina");
+    let v0 = unsubscribe_token(TEST_JWT_SECRET, &gina.user_id, 0);
+    let legacy = legacy_unsubscribe_token(&gina.user_id);
+    for t in [&v0, &legacy] {
+        let r = srv.get(&format!("/v1/unsubscribe/{t}"), None);
+        assert_eq!(r.status.as_u16(), 200, "{t}: {}", r.text);
+    }
+    // A forged version does not verify.
+    let forged = v0.replacen(".v0.", ".v1.", 1);
+    srv.get(&format!("/v1/unsubscribe/{forged}"), None)
+        .problem(404, "not-found");
+
+    srv.patch(
+        "/v1/me",
+        Some(&gina.access),
+        &json!({"current_password": PASSWORD, "new_password": "another horse battery staple"}),
+    )
+    .expect(200);
+    for t in [&v0, &legacy] {
+        srv.get(&format!("/v1/unsubscribe/{t}"), None)
+            .problem(404, "not-found");
+        srv.post(&format!("/v1/unsubscribe/{t}"), None, &json!({}))
+            .problem(404, "not-found");
+    }
+    let v1 = unsubscribe_token(TEST_JWT_SECRET, &gina.user_id, 1);
+    let r = srv.post(&format!("/v1/unsubscribe/{v1}"), None, &json!({}));
+    assert_eq!(r.expect(200)["unsubscribed"], true);
+}
+
 backend_tests!(
+    unsubscribe_links_are_revoked_by_a_password_change,
     a_trickling_body_gets_408_and_its_connection_closed,
     connections_per_address_are_capped_and_health_answers,
     a_stream_ends_when_its_token_is_revoked,
