@@ -31,10 +31,13 @@ pub fn event(id: impl std::fmt::Display, kind: &str, data: &str) -> String {
     format!("id: {id}\nevent: {kind}\ndata: {data}\n\n")
 }
 
-/// What keeps a stream opened with credentials honest: `check` answers whether they still
-/// admit the caller (see [`authenticate::still_admitted`]).
+/// What keeps a stream opened with credentials honest: `check(periodic)` answers whether
+/// they still admit the caller (see [`authenticate::still_admitted`]). A periodic check
+/// takes an answer another stream of the same token got within `DJAMBI_STREAM_RECHECK`
+/// (the hub keeps it), so N idle streams of one token cost one read per interval; the
+/// check before sending always reads.
 pub struct Guard {
-    check: Box<dyn Fn() -> LocalBoxFuture<'static, bool>>,
+    check: Box<dyn Fn(bool) -> LocalBoxFuture<'static, bool>>,
 }
 
 impl Guard {
@@ -49,12 +52,22 @@ impl Guard {
                 Credential::PersonalToken(token_id.clone())
             }
         };
+        let key = format!("{user}/{credential:?}");
         Guard {
-            check: Box::new(move || {
-                let (app, user, credential) = (app.clone(), user.clone(), credential.clone());
+            check: Box::new(move |periodic| {
+                let (app, user, credential, key) =
+                    (app.clone(), user.clone(), credential.clone(), key.clone());
                 Box::pin(async move {
+                    if periodic
+                        && let Some(good) = app.live.recent_check(&key, app.config.stream_recheck)
+                    {
+                        return good;
+                    }
                     match authenticate::still_admitted(&app.accounts(), user, credential).await {
-                        Ok(good) => good,
+                        Ok(good) => {
+                            app.live.record_check(&key, good);
+                            good
+                        }
                         Err(e) => {
                             tracing::warn!(error = %e, "stream: re-checking its credentials failed");
                             true
@@ -133,7 +146,7 @@ where
                 return None;
             }
             if s.guard.is_some() && now >= s.next_check {
-                if !s.still_admitted().await {
+                if !s.still_admitted(true).await {
                     return None;
                 }
                 continue;
@@ -152,7 +165,7 @@ where
                 Ok(Some(text)) if text.is_empty() => continue,
                 Ok(Some(text)) => {
                     // Nothing goes out on credentials that no longer hold.
-                    if s.guard.is_some() && !s.still_admitted().await {
+                    if s.guard.is_some() && !s.still_admitted(false).await {
                         return None;
                     }
                     s.last_sent = Instant::now();
@@ -172,11 +185,11 @@ where
 }
 
 impl<S> Body<S> {
-    async fn still_admitted(&mut self) -> bool {
+    async fn still_admitted(&mut self, periodic: bool) -> bool {
         let Some(guard) = &self.guard else {
             return true;
         };
-        let good = (guard.check)().await;
+        let good = (guard.check)(periodic).await;
         self.next_check = Instant::now() + self.recheck;
         good
     }
