@@ -49,7 +49,7 @@ env DATABASE_URL="$db_url" \
   DJAMBI_LISTEN="127.0.0.1:$port" \
   DJAMBI_JWT_SECRET="bench-secret-0123456789-abcdefghijklmnop" \
   DJAMBI_DB_POOL_SIZE="$pool" \
-  DJAMBI_REGISTER_LIMIT_PER_IP="100000/1m" \
+  DJAMBI_REGISTER_LIMIT_PER_IP="100000/1m" DJAMBI_MAX_CONNECTIONS_PER_ADDRESS=100000 \
   ${BENCH_WORKERS:+DJAMBI_WORKERS="$BENCH_WORKERS"} \
   RUST_LOG="${RUST_LOG:-warn}" \
   "${CARGO_TARGET_DIR:-target}/release/djambi-server" > "${TMPDIR:-/tmp}/djambi-bench-server.log" 2>&1 &

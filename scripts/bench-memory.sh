@@ -54,7 +54,7 @@ echo "== server ($backend), argon2id defaults, ${BENCH_ENV:-no extra settings}"
 env DATABASE_URL="$db_url" \
   DJAMBI_LISTEN="127.0.0.1:$port" \
   DJAMBI_JWT_SECRET="bench-secret-0123456789-abcdefghijklmnop" \
-  DJAMBI_REGISTER_LIMIT_PER_IP="1000000/1m" \
+  DJAMBI_REGISTER_LIMIT_PER_IP="1000000/1m" DJAMBI_MAX_CONNECTIONS_PER_ADDRESS=1000000 \
   DJAMBI_LOGIN_LIMIT_PER_IP="1000000/1m" \
   RUST_LOG="${RUST_LOG:-warn}" \
   ${BENCH_ENV:-} \

@@ -20,6 +20,7 @@ pub mod auth;
 pub mod body_limit;
 pub mod clock;
 pub mod config;
+pub mod conn_limit;
 pub mod error;
 pub mod extract;
 pub mod games;
@@ -118,6 +119,15 @@ pub async fn start_with_clock(
     let pool = web::block(move || {
         let pool = store::build_pool_with(&db_cfg, pool_signals)?;
         store::run_migrations(&pool)?;
+        if db_cfg.backend == config::Backend::Sqlite {
+            // SQLite made `-wal` and `-shm` with the main file's mode (0600); make sure.
+            store::sqlite_files::sidecars_owner_only(std::path::Path::new(&db_cfg.url)).map_err(
+                |source| DbSetupError::CreateDir {
+                    path: db_cfg.url.clone(),
+                    source,
+                },
+            )?;
+        }
         Ok::<_, DbSetupError>(pool)
     })
     .await
@@ -176,12 +186,22 @@ pub async fn start_with_clock(
     workers::delivery::spawn(std::sync::Arc::new(delivery), &state.shutdown);
     let shutdown = state.shutdown.clone();
     let app_state = state.clone();
-    let mut server = HttpServer::new(move || app(app_state.clone()))
+    // Connections: per client address (see `conn_limit`) and in all, shared out among the
+    // workers (actix counts `max_connections` per worker).
+    let conn_limits = conn_limit::ConnLimits::new(
+        state.config.max_connections_per_address,
+        state.config.trusted_proxies.clone(),
+    );
+    let worker_count = workers.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let per_worker = conn_limit::per_worker(state.config.max_connections, worker_count);
+    let server = HttpServer::new(move || app(app_state.clone()))
+        .on_connect(move |conn, data| conn_limits.on_connect(conn, data))
+        .max_connections(per_worker)
         .shutdown_timeout(grace.as_secs().max(1))
-        .disable_signals();
-    if let Some(n) = workers {
-        server = server.workers(n);
-    }
+        .disable_signals()
+        .workers(worker_count);
     let server = server
         .bind(addr)
         .map_err(|source| StartError::Bind { addr, source })?;
@@ -249,6 +269,8 @@ pub fn app(
         .route("/metrics", web::get().to(routes::metrics::endpoint))
         .default_service(web::to(routes::fallback::not_found))
         .wrap(from_fn(body_limit::limit_body))
+        // Connections over their address's cap: 429, closed, before any body is read.
+        .wrap(from_fn(conn_limit::limit_connections))
         // HEAD, OPTIONS, Cache-Control; CORS for DJAMBI_CORS_ORIGINS (accounts).
         .wrap(from_fn(http_policy::policy))
         .wrap(cors)

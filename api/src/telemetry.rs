@@ -69,6 +69,34 @@ pub fn request_id_from(given: Option<&HeaderValue>) -> String {
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
 }
 
+/// The path segments that follow these are secrets (links sent by mail): they are never
+/// written to the log.
+const SECRET_AFTER: &[&str] = &["unsubscribe", "email-verification", "password-resets"];
+
+/// What the request span logs of a path: the path, with any secret segment (the token of
+/// an unsubscribe, e-mail verification or password reset link) replaced by `{token}`.
+/// (The access line logs the route template besides.)
+pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
+    let segments: Vec<&str> = path.split('/').collect();
+    let secret = |i: usize| {
+        i > 0
+            && SECRET_AFTER
+                .iter()
+                .any(|s| segments[i - 1].eq_ignore_ascii_case(s))
+            && !segments[i].is_empty()
+    };
+    if !(0..segments.len()).any(secret) {
+        return path.into();
+    }
+    segments
+        .iter()
+        .enumerate()
+        .map(|(i, seg)| if secret(i) { "{token}" } else { seg })
+        .collect::<Vec<_>>()
+        .join("/")
+        .into()
+}
+
 /// The middleware (use with `actix_web::middleware::from_fn`, inside `Compress` so that it
 /// sees problem bodies uncompressed).
 pub async fn observe(
@@ -84,7 +112,7 @@ pub async fn observe(
         "request",
         request_id = %id,
         method = %method,
-        path = %req.path(),
+        path = %loggable_path(req.path()),
     );
     let draining = state.as_ref().is_some_and(|s| s.shutdown.is_draining());
     if let Some(s) = &state {
@@ -216,6 +244,28 @@ mod tests {
             assert!(uuid::Uuid::parse_str(&made).is_ok());
         }
         assert!(uuid::Uuid::parse_str(&request_id_from(None)).is_ok());
+    }
+
+    #[test]
+    fn secret_path_segments_are_not_logged() {
+        assert_eq!(
+            loggable_path("/v1/unsubscribe/u1.Zm9vYmFy"),
+            "/v1/unsubscribe/{token}"
+        );
+        assert_eq!(
+            loggable_path("/v1/email-verification/abc"),
+            "/v1/email-verification/{token}"
+        );
+        assert_eq!(
+            loggable_path("/v1/password-resets/xyz/"),
+            "/v1/password-resets/{token}/"
+        );
+        assert_eq!(
+            loggable_path("//V1/Unsubscribe/s3cr3t"),
+            "//V1/Unsubscribe/{token}"
+        );
+        assert_eq!(loggable_path("/v1/password-resets"), "/v1/password-resets");
+        assert_eq!(loggable_path("/v1/games/g1/moves"), "/v1/games/g1/moves");
     }
 
     #[test]

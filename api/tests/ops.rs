@@ -298,6 +298,7 @@ impl Server {
             ("DJAMBI_ARGON2_ITERATIONS".into(), "1".into()),
             ("DJAMBI_REGISTER_LIMIT_PER_IP".into(), "100000/1m".into()),
             ("DJAMBI_LOGIN_LIMIT_PER_IP".into(), "100000/1m".into()),
+            ("DJAMBI_MAX_CONNECTIONS_PER_ADDRESS".into(), "100000".into()),
         ];
         for (k, v) in vars {
             env.retain(|(name, _)| name != k);
@@ -611,6 +612,75 @@ fn development_secret_survives_a_restart() {
     send(c.get(srv.url("/v1/me")).bearer_auth(&token))
         .unwrap()
         .expect(200);
+    drop(srv);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The embedded development default, started in an empty directory: `./data` is 0700 and
+/// `djambi.sqlite`, `-wal` and `-shm` are 0600 whatever the umask; and the secret path
+/// segments of mailed links (unsubscribe, e-mail verification, password reset tokens)
+/// never reach the log, while the route template does.
+#[test]
+fn development_database_is_the_owners_and_link_tokens_are_not_logged() {
+    let dir = std::env::temp_dir().join(format!("djambi-ops-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = client();
+    let srv = Server::start_in(&dir, &[]);
+    // A write, so the WAL is in use.
+    player(&c, &srv, &srv, "perm_alice");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let data = dir.join("data");
+        assert_eq!(mode(&data), 0o700, "{}", data.display());
+        for name in [
+            "djambi.sqlite",
+            "djambi.sqlite-wal",
+            "djambi.sqlite-shm",
+            "jwt-secret",
+        ] {
+            let f = data.join(name);
+            assert!(f.exists(), "{} exists", f.display());
+            assert_eq!(mode(&f), 0o600, "{}", f.display());
+        }
+    }
+
+    let secrets = [
+        ("/v1/unsubscribe/", "u1.v0.SeCrEtUnSuBsCrIbE"),
+        ("/v1/email-verification/", "SeCrEtVeRiFiCaTiOn"),
+        ("/v1/password-resets/", "SeCrEtPaSsWoRdReSeT"),
+    ];
+    for (i, (path, token)) in secrets.iter().enumerate() {
+        let url = srv.url(&format!("{path}{token}"));
+        let r = send(c.get(&url).header("x-request-id", format!("secret-{i}"))).unwrap();
+        assert!(r.status < 500, "{url}: {}", r.status);
+        let r = send(c.post(&url).json(&json!({"new_password": PASSWORD}))).unwrap();
+        assert!(r.status < 500, "{url}: {}", r.status);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let log = srv.log.lock().unwrap();
+    for (i, (path, token)) in secrets.iter().enumerate() {
+        for line in log.iter() {
+            assert!(
+                !line.to_string().contains(token),
+                "a token in the log: {line}"
+            );
+        }
+        // The request was logged, with its path redacted.
+        let access = log
+            .iter()
+            .find(|l| {
+                l["span"]["request_id"] == format!("secret-{i}") && l["target"] == "djambi::access"
+            })
+            .unwrap_or_else(|| panic!("no access line of {path}"));
+        assert_eq!(
+            access["span"]["path"],
+            format!("{path}{{token}}"),
+            "{access}"
+        );
+    }
+    drop(log);
     drop(srv);
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -300,6 +300,7 @@ impl TestServer {
             ("DJAMBI_ARGON2_ITERATIONS".into(), "1".into()),
             // Every test client is 127.0.0.1; tests of the limit set their own.
             ("DJAMBI_REGISTER_LIMIT_PER_IP".into(), "100000/1m".into()),
+            ("DJAMBI_MAX_CONNECTIONS_PER_ADDRESS".into(), "100000".into()),
             (
                 "DJAMBI_PASSWORD_RESET_LIMIT_PER_IP".into(),
                 "100000/1m".into(),

@@ -133,3 +133,36 @@ fn check(
         }
     })
 }
+
+/// What a caller authenticated with, for [`still_admitted`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// A login session (an access token's or the web cookie's).
+    Session(String),
+    /// A personal access token, by id.
+    PersonalToken(String),
+}
+
+/// Whether `credential` still admits `user_id` at the clock's time: the session not ended
+/// (logout, revocation, a password change elsewhere, a reset, the account closed), or the
+/// personal access token neither revoked nor expired. One read by primary key, nothing
+/// written: an open event stream asks this every `DJAMBI_STREAM_RECHECK`.
+pub async fn still_admitted(
+    ctx: &Accounts<'_>,
+    user_id: String,
+    credential: Credential,
+) -> Result<bool, AccountError> {
+    let now = ctx.clock.now();
+    store::run(ctx.pool, move |conn| {
+        Ok::<_, AccountError>(match &credential {
+            Credential::Session(id) => store::sessions::find(conn, id)?
+                .is_some_and(|s| s.user_id == user_id && s.revoked_at.is_none()),
+            Credential::PersonalToken(id) => store::tokens::find(conn, id)?.is_some_and(|t| {
+                t.user_id == user_id
+                    && t.revoked_at.is_none()
+                    && t.expires_at.is_none_or(|e| e > now)
+            }),
+        })
+    })
+    .await
+}

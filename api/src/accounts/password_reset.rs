@@ -141,6 +141,7 @@ pub async fn reset(
                 updated_at: now,
             };
             store::users::update(conn, &user.id, changes)?;
+            store::users::bump_unsubscribe_version(conn, &user.id)?;
             // The other links of the account stop working too.
             store::account_tokens::retire_all(
                 conn,

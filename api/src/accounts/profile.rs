@@ -125,6 +125,10 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
                 updated_at: now,
             };
             store::users::update(conn, &user_id, changes)?;
+            if email.is_some() || new_hash.is_some() {
+                // Unsubscribe links of older mails stop working.
+                store::users::bump_unsubscribe_version(conn, &user_id)?;
+            }
             if email.is_some() {
                 // The new address is unverified until the link mailed to it is used.
                 if let Some(u) = store::users::find(conn, &user_id)? {

@@ -174,6 +174,17 @@ pub struct Config {
     pub streams_per_account: usize,
     /// Open streams per instance (see `live`).
     pub streams_per_instance: usize,
+    /// How often an open stream re-checks its credentials (see `routes::sse`).
+    pub stream_recheck: Duration,
+    /// The longest an event stream stays open (see `routes::sse`).
+    pub stream_max_lifetime: Duration,
+    /// The longest a request body may take in all, and between two pieces (see `body_limit`).
+    pub body_timeout: Duration,
+    pub body_idle_timeout: Duration,
+    /// Open connections per instance, in all.
+    pub max_connections: usize,
+    /// Open connections per client address (see `conn_limit`).
+    pub max_connections_per_address: usize,
     pub argon2: Argon2Config,
     // Accounts and HTTP hardening.
     /// Failed logins from all addresses before back-off for unknown addresses.
@@ -327,6 +338,14 @@ impl Config {
             notify_poll: src.value(&NOTIFY_POLL)?,
             streams_per_account: src.value(&STREAMS_PER_ACCOUNT)?,
             streams_per_instance: src.value(&STREAMS_PER_INSTANCE)?,
+            stream_recheck: src.value(&STREAM_RECHECK)?,
+            stream_max_lifetime: src.value(&STREAM_MAX_LIFETIME)?,
+            body_timeout: src.value(&BODY_TIMEOUT)?,
+            body_idle_timeout: src.value(&BODY_IDLE_TIMEOUT)?,
+            max_connections: src
+                .optional(&MAX_CONNECTIONS)?
+                .unwrap_or_else(default_max_connections),
+            max_connections_per_address: src.value(&MAX_CONNECTIONS_PER_ADDRESS)?,
             argon2,
             login_limit_account_wide: src.value(&LOGIN_LIMIT_ACCOUNT_WIDE)?,
             hash_concurrency: src.optional(&HASH_CONCURRENCY)?.unwrap_or(cores.min(256)),
@@ -414,6 +433,25 @@ pub fn redact_url(url: &str) -> String {
             None => url.chars().take(40).collect(),
         },
     }
+}
+
+/// `DJAMBI_MAX_CONNECTIONS` when unset: three quarters of the process's open-files limit
+/// (the rest is for the database, files and the listener), at least 64, at most 25 000.
+fn default_max_connections() -> usize {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes into the struct it is given and reads nothing else.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
+        if ok && lim.rlim_cur != libc::RLIM_INFINITY {
+            let quarter = (lim.rlim_cur / 4) as usize;
+            return (lim.rlim_cur as usize - quarter).clamp(64, 25_000);
+        }
+    }
+    25_000
 }
 
 fn random_secret() -> String {

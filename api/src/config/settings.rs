@@ -265,6 +265,55 @@ settings! {
         default: "20000",
         production: Optional,
     }
+    /// how often an open event stream (SSE) checks that the session or personal access
+    /// token it was opened with still holds (one indexed query); a revoked token, an ended
+    /// session or a closed account ends the stream
+    STREAM_RECHECK: Dur<{ 100 * MS }, { 10 * M }> {
+        env: "DJAMBI_STREAM_RECHECK",
+        key: "stream_recheck",
+        default: "5s",
+        production: Optional,
+    }
+    /// the longest an event stream (SSE) stays open; clients reconnect with Last-Event-ID
+    STREAM_MAX_LIFETIME: Dur<{ 1 * S }, { 7 * D }> {
+        env: "DJAMBI_STREAM_MAX_LIFETIME",
+        key: "stream_max_lifetime",
+        default: "1h",
+        production: Optional,
+    }
+    /// the longest a request body may take to arrive, in all; beyond, 408 and the connection
+    /// is closed
+    BODY_TIMEOUT: Dur<{ 100 * MS }, { 1 * H }> {
+        env: "DJAMBI_BODY_TIMEOUT",
+        key: "body_timeout",
+        default: "10s",
+        production: Optional,
+    }
+    /// the longest a request body may pause between two pieces; beyond, 408 and the
+    /// connection is closed
+    BODY_IDLE_TIMEOUT: Dur<{ 100 * MS }, { 1 * H }> {
+        env: "DJAMBI_BODY_IDLE_TIMEOUT",
+        key: "body_idle_timeout",
+        default: "5s",
+        production: Optional,
+    }
+    /// open HTTP connections an instance accepts at once (in all, shared out among the
+    /// workers); beyond, new connections wait in the listen queue
+    MAX_CONNECTIONS: Int<usize, 1, 1_000_000> {
+        env: "DJAMBI_MAX_CONNECTIONS",
+        key: "max_connections",
+        derived: "3/4 of the open-files limit, at most 25000",
+        production: Optional,
+    }
+    /// open HTTP connections one client address may hold at once (reverse proxies in
+    /// DJAMBI_TRUSTED_PROXIES are exempt); beyond, 429 with Retry-After and the connection
+    /// is closed (/healthz and /readyz are always answered)
+    MAX_CONNECTIONS_PER_ADDRESS: Int<usize, 1, 1_000_000> {
+        env: "DJAMBI_MAX_CONNECTIONS_PER_ADDRESS",
+        key: "max_connections_per_address",
+        default: "128",
+        production: Optional,
+    }
     /// failed logins per account from all addresses before back-off for addresses that never
     /// logged into it, and the longest back-off, as N/DURATION
     LOGIN_LIMIT_ACCOUNT_WIDE: Rate {

@@ -87,6 +87,9 @@ problem_kinds! {
     UnsupportedMediaType = ("unsupported-media-type", UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
     /// 431: the request head (request line and headers) is larger than the server reads.
     HeadersTooLarge = ("headers-too-large", REQUEST_HEADER_FIELDS_TOO_LARGE, "Request head too large"),
+    /// 408: the request body did not arrive in time (`DJAMBI_BODY_TIMEOUT` in all,
+    /// `DJAMBI_BODY_IDLE_TIMEOUT` between two pieces); the connection is closed.
+    RequestTimeout = ("request-timeout", REQUEST_TIMEOUT, "The request took too long to arrive"),
     /// 429: too many requests; `Retry-After` says when to try again.
     RateLimited = ("rate-limited", TOO_MANY_REQUESTS, "Too many requests"),
     /// 422: the move is not legal in the current position (`reason`, `legal_moves_url`).
@@ -187,6 +190,8 @@ pub enum ApiError {
     HeadersTooLarge(String),
     #[error("too many requests; retry after {retry_after_secs} s")]
     RateLimited { retry_after_secs: u64 },
+    #[error("{0}")]
+    RequestTimeout(String),
     #[error("{detail}")]
     IllegalMove {
         /// A short machine-readable reason (e.g. `blocked-path`), also in the body.
@@ -286,6 +291,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => ProblemKind::UnsupportedMediaType,
             ApiError::HeadersTooLarge(_) => ProblemKind::HeadersTooLarge,
             ApiError::RateLimited { .. } => ProblemKind::RateLimited,
+            ApiError::RequestTimeout(_) => ProblemKind::RequestTimeout,
             ApiError::IllegalMove { .. } => ProblemKind::IllegalMove,
             ApiError::NotYourTurn(_) => ProblemKind::NotYourTurn,
             ApiError::VersionConflict { .. } => ProblemKind::VersionConflict,

@@ -72,6 +72,9 @@ pub struct Hub {
     games: Mutex<HashMap<String, GameTopic>>,
     users: Mutex<HashMap<String, UserTopic>>,
     limits: StreamLimits,
+    /// The last answer of each credential check of open streams (`routes::sse`): the
+    /// streams of one token share it, so N streams of a token cost one read per interval.
+    checks: Mutex<HashMap<String, (std::time::Instant, bool)>>,
     /// Database reads made for signals (for the tests and the benchmark).
     reads: std::sync::atomic::AtomicU64,
     /// Woken by every game signal (a game changed somewhere): the due-work worker looks
@@ -96,6 +99,7 @@ impl Hub {
             games: Mutex::new(HashMap::new()),
             users: Mutex::new(HashMap::new()),
             limits,
+            checks: Mutex::new(HashMap::new()),
             reads: Default::default(),
             games_changed: Arc::default(),
         }
@@ -171,8 +175,22 @@ impl Hub {
         }
     }
 
+    /// The answer of the check `key` if one was recorded within `within`.
+    pub fn recent_check(&self, key: &str, within: Duration) -> Option<bool> {
+        lock(&self.checks)
+            .get(key)
+            .filter(|(at, _)| at.elapsed() < within)
+            .map(|(_, good)| *good)
+    }
+
+    /// Records the answer of the check `key` (see [`Hub::recent_check`]).
+    pub fn record_check(&self, key: &str, good: bool) {
+        lock(&self.checks).insert(key.to_string(), (std::time::Instant::now(), good));
+    }
+
     /// Forgets the topics nobody watches any more.
     fn sweep(&self) {
+        lock(&self.checks).retain(|_, (at, _)| at.elapsed() < Duration::from_secs(15 * 60));
         lock(&self.games).retain(|_, t| t.tx.receiver_count() > 0);
         lock(&self.users).retain(|_, t| t.tx.receiver_count() > 0);
     }

@@ -96,23 +96,43 @@ fn escape_html(s: &str) -> String {
     out
 }
 
-fn unsubscribe_mac(secret: &str, user: &str) -> String {
+fn unsubscribe_mac(secret: &str, user: &str, version: Option<i64>) -> String {
     let mut mac = hmac::Hmac::<sha2_011::Sha256>::new_from_slice(secret.as_bytes())
         .expect("HMAC takes any key");
     mac.update(b"djambi-unsubscribe\0");
     mac.update(user.as_bytes());
+    if let Some(v) = version {
+        mac.update(format!("\0v{v}").as_bytes());
+    }
     B64URL.encode(&mac.finalize().into_bytes()[..18])
 }
 
-/// The unsubscribe token of a user: `{user id}.{signature}`.
-pub fn unsubscribe_token(secret: &str, user: &str) -> String {
-    format!("{user}.{}", unsubscribe_mac(secret, user))
+/// The unsubscribe token of a user at its unsubscribe `version` (see
+/// `store::users::unsubscribe_version`): `{user id}.v{version}.{signature}`.
+pub fn unsubscribe_token(secret: &str, user: &str, version: i64) -> String {
+    format!(
+        "{user}.v{version}.{}",
+        unsubscribe_mac(secret, user, Some(version))
+    )
 }
 
-/// The user a token names, if its signature holds.
-pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<String> {
-    let (user, sig) = token.rsplit_once('.')?;
-    let expected = unsubscribe_mac(secret, user);
+/// The user and unsubscribe version a token names, if its signature holds. A token
+/// without a version (`{user id}.{signature}`, mailed before versions existed) names
+/// version 0.
+pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<(String, i64)> {
+    let (named, sig) = token.rsplit_once('.')?;
+    let (user, version) = match named.rsplit_once('.') {
+        Some((user, v)) => {
+            let digits = v.strip_prefix('v')?;
+            if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit())
+            {
+                return None;
+            }
+            (user, Some(digits.parse::<i64>().ok()?))
+        }
+        None => (named, None),
+    };
+    let expected = unsubscribe_mac(secret, user, version);
     // Constant time enough: both are fixed-length encodings of a MAC.
     let same = expected.len() == sig.len()
         && expected
@@ -120,7 +140,7 @@ pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<String> {
             .zip(sig.bytes())
             .fold(0u8, |acc, (a, b)| acc | (a ^ b))
             == 0;
-    same.then(|| user.to_string())
+    same.then(|| (user.to_string(), version.unwrap_or(0)))
 }
 
 fn subject_of(kind: &str) -> &'static str {
@@ -153,9 +173,10 @@ pub fn compose(
     if account_mail::is_account_mail(&note.kind) {
         return Ok(account(ctx, &public, note));
     }
+    let version = crate::store::users::unsubscribe_version(conn, &note.user_id)?.unwrap_or(0);
     let unsubscribe_url = format!(
         "{public}/v1/unsubscribe/{}",
-        unsubscribe_token(ctx.signing_secret, &note.user_id)
+        unsubscribe_token(ctx.signing_secret, &note.user_id, version)
     );
     let payload: Value = serde_json::from_str(&note.payload).unwrap_or(Value::Null);
     let mut body = String::new();
@@ -392,5 +413,44 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("<b>"));
+    }
+
+    #[test]
+    fn unsubscribe_tokens_name_a_version_and_old_ones_version_zero() {
+        let secret = "k".repeat(40);
+        let t = unsubscribe_token(&secret, "user-1", 3);
+        assert!(t.starts_with("user-1.v3."), "{t}");
+        assert_eq!(
+            check_unsubscribe_token(&secret, &t),
+            Some(("user-1".into(), 3))
+        );
+        // Another version, user or key does not verify.
+        let other = unsubscribe_token(&secret, "user-1", 4);
+        let (_, sig) = other.rsplit_once('.').unwrap();
+        assert_eq!(
+            check_unsubscribe_token(&secret, &format!("user-1.v3.{sig}")),
+            None
+        );
+        assert_eq!(check_unsubscribe_token(&"j".repeat(40), &t), None);
+        assert_eq!(
+            check_unsubscribe_token(&secret, &t.replace("user-1", "user-2")),
+            None
+        );
+        // A link mailed before versions: `{user}.{mac}`, version 0.
+        let legacy = format!("user-1.{}", unsubscribe_mac(&secret, "user-1", None));
+        assert_eq!(
+            check_unsubscribe_token(&secret, &legacy),
+            Some(("user-1".into(), 0))
+        );
+        for bad in [
+            "",
+            ".",
+            "a.b",
+            "user-1.v.x",
+            "user-1.vx1.abc",
+            "user-1.v99999999999999999999.a",
+        ] {
+            assert_eq!(check_unsubscribe_token(&secret, bad), None, "{bad}");
+        }
     }
 }

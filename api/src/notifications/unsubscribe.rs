@@ -1,20 +1,39 @@
 //! The one-click unsubscribe of notification mails (RFC 8058): a signed token names the
-//! user (see [`super::email::unsubscribe_token`]); using it turns mail off for every kind.
+//! user and the user's unsubscribe version (see [`super::email::unsubscribe_token`]);
+//! using it turns mail off for every kind. Changing the password or the address bumps the
+//! version (`store::users::bump_unsubscribe_version`), so the links of older mails (and
+//! whoever read them, in a mailbox or a log) stop working; a link of the current version
+//! keeps working.
 
 use super::email::check_unsubscribe_token;
 use super::{NotificationError, Notifications, settings};
 use crate::store;
 
 impl Notifications<'_> {
-    /// The user an unsubscribe token names (`NotFound` unless its signature holds).
-    pub fn unsubscribe_user(&self, token: &str) -> Result<String, NotificationError> {
-        check_unsubscribe_token(self.signing_secret, token)
-            .ok_or_else(|| NotificationError::NotFound("no such unsubscribe link".into()))
+    /// The user an unsubscribe token names (`NotFound` unless its signature holds and its
+    /// version is the user's current one).
+    pub async fn unsubscribe_user(&self, token: &str) -> Result<String, NotificationError> {
+        let gone = || NotificationError::NotFound("no such unsubscribe link".into());
+        let (user, version) =
+            check_unsubscribe_token(self.signing_secret, token).ok_or_else(gone)?;
+        let u = user.clone();
+        let current = store::run(self.pool, move |conn| {
+            store::users::unsubscribe_version(conn, &u)
+        })
+        .await?;
+        if current != Some(version) {
+            return Err(NotificationError::NotFound(
+                "this unsubscribe link is no longer valid (the account's password or address \
+                 changed since it was mailed); use the link of a newer mail or the settings"
+                    .into(),
+            ));
+        }
+        Ok(user)
     }
 
     /// Turns mail (and the digest) off for every kind; the feed and webhooks stay.
     pub async fn unsubscribe(&self, token: &str) -> Result<(), NotificationError> {
-        let user = self.unsubscribe_user(token)?;
+        let user = self.unsubscribe_user(token).await?;
         let at = self.clock.now();
         store::run(self.pool, move |conn| {
             store::transaction(conn, |conn| {

@@ -238,7 +238,10 @@ fn last_event_id(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 /// sends every item still kept). Fed by the instance's fan-out (PostgreSQL
 /// `LISTEN`/`NOTIFY`), so items written by any server instance arrive. Open streams are
 /// limited per account (`DJAMBI_STREAMS_PER_ACCOUNT`, then 429) and per instance
-/// (`DJAMBI_STREAMS_PER_INSTANCE`, then 503), both with `Retry-After`.
+/// (`DJAMBI_STREAMS_PER_INSTANCE`, then 503), both with `Retry-After`. The stream ends
+/// as soon as its token stops holding (revoked, its session ended, the account closed;
+/// checked every `DJAMBI_STREAM_RECHECK` and before anything is sent) and after
+/// `DJAMBI_STREAM_MAX_LIFETIME` (1 h): reconnect with `Last-Event-ID`.
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["read"])),
@@ -265,5 +268,6 @@ pub async fn stream_notifications(
     Ok(sse::live(
         &app,
         stream.map(|rows| rows.iter().map(sse_event).collect::<String>()),
+        Some(sse::Guard::of(&app, &auth)),
     ))
 }

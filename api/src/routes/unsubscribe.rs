@@ -58,7 +58,7 @@ pub async fn unsubscribe_page(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let token = path.into_inner();
-    app.notifications().unsubscribe_user(&token)?;
+    app.notifications().unsubscribe_user(&token).await?;
     let html = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Djambi: stop mails</title></head>\
          <body><form method=\"post\" action=\"/v1/unsubscribe/{token}\">\

@@ -35,6 +35,7 @@ pub mod reminders;
 pub mod schema;
 pub mod sessions;
 pub mod settings;
+pub mod sqlite_files;
 pub mod stats;
 pub mod tokens;
 pub mod users;
@@ -110,7 +111,9 @@ const MIGRATION_LOCK_KEY: i64 = 0x0000_646a_616d_6269;
 /// Start-up failures of the store.
 #[derive(Debug, thiserror::Error)]
 pub enum DbSetupError {
-    #[error("cannot create the directory for the SQLite file `{path}`: {source}")]
+    #[error(
+        "cannot prepare the SQLite file `{path}` (its directory 0700, the file 0600): {source}"
+    )]
     CreateDir {
         path: String,
         source: std::io::Error,
@@ -154,13 +157,14 @@ pub fn build_pool_with(
     signals: live::Signals,
 ) -> Result<DbPool, DbSetupError> {
     if cfg.backend == Backend::Sqlite {
+        // The owner's only: directory 0700, files 0600 (see `sqlite_files`).
         let path = std::path::Path::new(&cfg.url);
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| DbSetupError::CreateDir {
+        sqlite_files::prepare(path, cfg.is_embedded_default).map_err(|source| {
+            DbSetupError::CreateDir {
                 path: cfg.url.clone(),
                 source,
-            })?;
-        }
+            }
+        })?;
     }
     let manager = DbManager {
         url: cfg.url.clone(),

@@ -19,6 +19,8 @@ diesel::table! {
         email_verified_at -> Nullable<Timestamp>,
         // 2026-12-01-000062_account_closing
         closed_at -> Nullable<Timestamp>,
+        // 2026-12-01-000150_unsubscribe_version
+        unsubscribe_version -> BigInt,
     }
 }
 

@@ -91,6 +91,15 @@ pub fn find_by_hash(
         .optional()?)
 }
 
+/// A token by id.
+pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PersonalAccessToken>, StoreError> {
+    Ok(pat::table
+        .find(id)
+        .select(PersonalAccessToken::as_select())
+        .first(conn)
+        .optional()?)
+}
+
 /// Records that a token was used at `now`.
 pub fn touch(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<(), StoreError> {
     diesel::update(pat::table.find(id))

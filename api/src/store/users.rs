@@ -98,6 +98,24 @@ pub fn update(
     Ok(())
 }
 
+/// The account's unsubscribe version (`None`: no such account).
+pub fn unsubscribe_version(conn: &mut DbConnection, id: &str) -> Result<Option<i64>, StoreError> {
+    Ok(users::table
+        .find(id)
+        .select(users::unsubscribe_version)
+        .first(conn)
+        .optional()?)
+}
+
+/// Bumps the account's unsubscribe version: every unsubscribe link mailed so far stops
+/// working.
+pub fn bump_unsubscribe_version(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+    diesel::update(users::table.find(id))
+        .set(users::unsubscribe_version.eq(users::unsubscribe_version + 1))
+        .execute(conn)?;
+    Ok(())
+}
+
 /// Marks the account's address verified if it still is `email`; whether it did.
 pub fn verify_email(
     conn: &mut DbConnection,

@@ -61,7 +61,9 @@ fn sse_event(row: &EventRow) -> String {
 /// instance's fan-out (PostgreSQL `LISTEN`/`NOTIFY`), so events written by any server
 /// instance arrive. Open streams are limited per account (or, without one, per client
 /// address: `DJAMBI_STREAMS_PER_ACCOUNT`, then 429) and per instance
-/// (`DJAMBI_STREAMS_PER_INSTANCE`, then 503), both with `Retry-After`.
+/// (`DJAMBI_STREAMS_PER_INSTANCE`, then 503), both with `Retry-After`. A stream opened
+/// with a token ends when the token stops holding; every stream ends after
+/// `DJAMBI_STREAM_MAX_LIFETIME` (1 h): reconnect with `Last-Event-ID`.
 #[utoipa::path(
     tag = "games",
     params(
@@ -112,8 +114,10 @@ pub async fn stream_events(
         None => format!("addr:{}", client_addr(&req, &app.config.trusted_proxies)),
     };
     let stream = app.live.open_game(&who, id, last).await?;
+    let guard = viewer.0.as_ref().map(|auth| sse::Guard::of(&app, auth));
     Ok(sse::live(
         &app,
         stream.map(|rows| rows.iter().map(sse_event).collect::<String>()),
+        guard,
     ))
 }
