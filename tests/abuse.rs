@@ -102,7 +102,12 @@ fn hung_receivers_delay_nobody_else(backend: Backend) {
     );
     let mallory = srv.user("mallory");
     let hooks: Vec<String> = (0..10)
-        .map(|i| hook(&srv, &mallory, &hung.url(i))["id"].as_str().unwrap().to_string())
+        .map(|i| {
+            hook(&srv, &mallory, &hung.url(i))["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     for _ in 0..2 {
         create(
@@ -173,7 +178,11 @@ fn bot_only_games_are_capped(backend: Backend) {
         let g = create(&srv, &ann, json!({"seats": 4, "bots": all}));
         assert_eq!(g["status"], "active", "{g}");
     }
-    let r = srv.post("/v1/games", Some(&ann.access), &json!({"seats": 4, "bots": all}));
+    let r = srv.post(
+        "/v1/games",
+        Some(&ann.access),
+        &json!({"seats": 4, "bots": all}),
+    );
     let p = r.problem(409, "quota-exceeded");
     assert_eq!(p["quota"], "bot_games_per_account", "{p}");
     assert_eq!(p["limit"], 2, "{p}");
@@ -185,7 +194,11 @@ fn bot_only_games_are_capped(backend: Backend) {
         json!({"seats": 4, "seat": "R", "bots": bots(&["B", "Y", "G"])}),
     );
     // Seating the last bot of a game where nobody sits is capped too.
-    let g = create(&srv, &ann, json!({"seats": 4, "bots": bots(&["R", "B", "Y"])}));
+    let g = create(
+        &srv,
+        &ann,
+        json!({"seats": 4, "bots": bots(&["R", "B", "Y"])}),
+    );
     let id = g["id"].as_str().unwrap();
     srv.post(
         &format!("/v1/games/{id}/seats/G/bot"),
@@ -198,7 +211,11 @@ fn bot_only_games_are_capped(backend: Backend) {
     let bob = srv.user("bob");
     create(&srv, &bob, json!({"seats": 4, "bots": all}));
     let carol = srv.user("carol");
-    let r = srv.post("/v1/games", Some(&carol.access), &json!({"seats": 4, "bots": all}));
+    let r = srv.post(
+        "/v1/games",
+        Some(&carol.access),
+        &json!({"seats": 4, "bots": all}),
+    );
     assert_eq!(r.problem(409, "quota-exceeded")["quota"], "bot_games_total");
 }
 
@@ -297,7 +314,12 @@ fn due_work_claims_deadlines_and_people_first(backend: Backend) {
         .collect();
     assert_eq!(
         order,
-        [ids[2].clone(), ids[1].clone(), ids[0].clone(), ids[3].clone()]
+        [
+            ids[2].clone(),
+            ids[1].clone(),
+            ids[0].clone(),
+            ids[3].clone()
+        ]
     );
 }
 
@@ -320,9 +342,16 @@ fn quotas_answer_with_clear_problems(backend: Backend) {
     for _ in 0..2 {
         create(&srv, &ann, json!({"seats": 4, "seat": "R"}));
     }
-    let r = srv.post("/v1/games", Some(&ann.access), &json!({"seats": 4, "seat": "R"}));
+    let r = srv.post(
+        "/v1/games",
+        Some(&ann.access),
+        &json!({"seats": 4, "seat": "R"}),
+    );
     let p = r.problem(409, "quota-exceeded");
-    assert_eq!((p["quota"].clone(), p["limit"].clone()), (json!("open_games"), json!(2)));
+    assert_eq!(
+        (p["quota"].clone(), p["limit"].clone()),
+        (json!("open_games"), json!(2))
+    );
     assert!(p["detail"].as_str().unwrap().contains("at most 2"), "{p}");
 
     // Imports: one a day; the third creation of the day is refused too.
@@ -355,8 +384,14 @@ fn quotas_answer_with_clear_problems(backend: Backend) {
         &json!({"url": "http://127.0.0.1:9/b"}),
     );
     let p = r.problem(409, "quota-exceeded");
-    assert_eq!((p["quota"].clone(), p["limit"].clone()), (json!("webhooks"), json!(1)));
-    let listed = srv.get("/v1/me/webhooks", Some(&bob.access)).expect(200).clone();
+    assert_eq!(
+        (p["quota"].clone(), p["limit"].clone()),
+        (json!("webhooks"), json!(1))
+    );
+    let listed = srv
+        .get("/v1/me/webhooks", Some(&bob.access))
+        .expect(200)
+        .clone();
     assert_eq!(listed.as_array().unwrap().len(), 1, "nothing was written");
 }
 
@@ -399,7 +434,11 @@ fn the_janitor_prunes_past_retention(backend: Backend) {
         &json!({"up_to": newest}),
     )
     .expect(200);
-    assert_eq!(srv.delete("/v1/sessions/current", Some(&p[1].access)).status, 204);
+    assert_eq!(
+        srv.delete("/v1/sessions/current", Some(&p[1].access))
+            .status,
+        204
+    );
     srv.post(
         "/v1/sessions/refresh",
         None,
@@ -426,16 +465,26 @@ fn the_janitor_prunes_past_retention(backend: Backend) {
     assert_eq!(db.count(revoked), before[3]);
 
     clock.advance(chrono::TimeDelta::days(31));
-    wait_until(10, "finished deliveries, ended sessions, used tokens pruned", || {
-        db.count(delivered) == 0 && db.count(revoked) == 0 && db.count(used) == 0
-    });
-    assert_eq!(db.count(&read), before[0], "read notifications are kept 90 days");
+    wait_until(
+        10,
+        "finished deliveries, ended sessions, used tokens pruned",
+        || db.count(delivered) == 0 && db.count(revoked) == 0 && db.count(used) == 0,
+    );
+    assert_eq!(
+        db.count(&read),
+        before[0],
+        "read notifications are kept 90 days"
+    );
     assert_eq!(db.count(unread), before[1]);
     assert!(db.count("sessions") >= 3, "live sessions stay");
 
     clock.advance(chrono::TimeDelta::days(60));
     wait_until(10, "read notifications pruned", || db.count(&read) == 0);
-    assert_eq!(db.count(unread), before[1], "unread notifications are kept 365 days");
+    assert_eq!(
+        db.count(unread),
+        before[1],
+        "unread notifications are kept 365 days"
+    );
     wait_until(10, "sessions unused past their tokens pruned", || {
         db.count("sessions") == 0
     });

@@ -41,12 +41,20 @@ pub fn check(
     }
     count::lock_account(conn, user)?;
     if creates {
-        per_day(conn, user, None, q.games_per_day, "games_per_day", now, |n| {
-            format!(
-                "an account may create at most {n} games (imports included) in 24 hours \
+        per_day(
+            conn,
+            user,
+            None,
+            q.games_per_day,
+            "games_per_day",
+            now,
+            |n| {
+                format!(
+                    "an account may create at most {n} games (imports included) in 24 hours \
                  (DJAMBI_QUOTA_GAMES_PER_DAY)"
-            )
-        })?;
+                )
+            },
+        )?;
     }
     match command {
         Command::Create(_) => {

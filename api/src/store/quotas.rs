@@ -47,7 +47,10 @@ pub fn created_since(
     let mut q = games::table
         .filter(games::created_by.eq(user))
         .filter(games::created_at.gt(since))
-        .select((diesel::dsl::count_star(), diesel::dsl::min(games::created_at)))
+        .select((
+            diesel::dsl::count_star(),
+            diesel::dsl::min(games::created_at),
+        ))
         .into_boxed();
     if let Some(kind) = kind {
         q = q.filter(games::kind.eq(kind));

@@ -71,8 +71,10 @@ pub fn notifications(
         ids.retain(|id| !pending.contains(id));
         diesel::delete(deliveries::table.filter(deliveries::notification_id.eq_any(&ids)))
             .execute(conn)?;
-        Ok(diesel::delete(notifications::table.filter(notifications::id.eq_any(&ids)))
-            .execute(conn)?)
+        Ok(
+            diesel::delete(notifications::table.filter(notifications::id.eq_any(&ids)))
+                .execute(conn)?,
+        )
     })
 }
 
@@ -95,7 +97,11 @@ pub fn sessions(
             .select(sessions::id)
             .limit(limit - ids.len() as i64)
             .load(conn)?;
-        ids.extend(more.into_iter().filter(|id| !ids.contains(id)).collect::<Vec<_>>());
+        ids.extend(
+            more.into_iter()
+                .filter(|id| !ids.contains(id))
+                .collect::<Vec<_>>(),
+        );
     }
     if ids.is_empty() {
         return Ok(0);
@@ -125,7 +131,11 @@ pub fn refresh_tokens(
             .select(refresh_tokens::token_hash)
             .limit(limit - ids.len() as i64)
             .load(conn)?;
-        ids.extend(more.into_iter().filter(|id| !ids.contains(id)).collect::<Vec<_>>());
+        ids.extend(
+            more.into_iter()
+                .filter(|id| !ids.contains(id))
+                .collect::<Vec<_>>(),
+        );
     }
     if ids.is_empty() {
         return Ok(0);

@@ -21,11 +21,11 @@ use crate::notifications::push::{self, PushSubscriptionRow, VapidKeys};
 use crate::notifications::stable_id;
 use crate::notifications::webhooks::{self, WebhookRow};
 use crate::shutdown::Shutdown;
+use crate::store::cache::GameCache;
 use crate::store::deliveries::Lane;
+use crate::store::{self, DbPool};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use crate::store::cache::GameCache;
-use crate::store::{self, DbPool};
 
 /// What the delivery worker needs: the store, the clock, the settings, the HTTP client
 /// and the mailer it sends with, its counters, and what composing mails needs.
@@ -460,8 +460,7 @@ async fn claim_and_start(
                 // Its endpoint or account has its share in flight: back to the queue
                 // unattempted; at once if the next claims leave it out, else a little later.
                 let left_out = account_full
-                    || flight.endpoints.get(&place.endpoint).copied().unwrap_or(0)
-                        >= per_endpoint;
+                    || flight.endpoints.get(&place.endpoint).copied().unwrap_or(0) >= per_endpoint;
                 let later = !left_out;
                 let at = later.then(|| now + delta(BUSY_DEFER));
                 for job in &group {

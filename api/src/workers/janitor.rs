@@ -54,27 +54,27 @@ type Prune = (
 /// Every prune, in order (deliveries before the notifications they belong to).
 fn prunes() -> [Prune; 5] {
     [
-    ("deliveries", |c, j, now, n| {
-        retention::deliveries(c, before(now, j.periods.deliveries), n)
-    }),
-    ("notifications", |c, j, now, n| {
-        retention::notifications(
-            c,
-            before(now, j.periods.read_notifications),
-            before(now, j.periods.unread_notifications),
-            n,
-        )
-    }),
-    ("sessions", |c, j, now, n| {
-        let idle = before(now, j.periods.sessions.saturating_add(j.refresh_token_ttl));
-        retention::sessions(c, before(now, j.periods.sessions), idle, n)
-    }),
-    ("refresh tokens", |c, j, now, n| {
-        retention::refresh_tokens(c, before(now, j.periods.tokens), n)
-    }),
-    ("account and mail tokens", |c, j, now, n| {
-        retention::account_tokens(c, before(now, j.periods.tokens), n)
-    }),
+        ("deliveries", |c, j, now, n| {
+            retention::deliveries(c, before(now, j.periods.deliveries), n)
+        }),
+        ("notifications", |c, j, now, n| {
+            retention::notifications(
+                c,
+                before(now, j.periods.read_notifications),
+                before(now, j.periods.unread_notifications),
+                n,
+            )
+        }),
+        ("sessions", |c, j, now, n| {
+            let idle = before(now, j.periods.sessions.saturating_add(j.refresh_token_ttl));
+            retention::sessions(c, before(now, j.periods.sessions), idle, n)
+        }),
+        ("refresh tokens", |c, j, now, n| {
+            retention::refresh_tokens(c, before(now, j.periods.tokens), n)
+        }),
+        ("account and mail tokens", |c, j, now, n| {
+            retention::account_tokens(c, before(now, j.periods.tokens), n)
+        }),
     ]
 }
 
@@ -91,8 +91,8 @@ pub async fn prune(
         let mut total = 0;
         while !stop.is_cancelled() {
             let j = janitor.clone();
-            let deleted = store::run(&janitor.pool, move |conn| statement(conn, &j, now, batch))
-                .await;
+            let deleted =
+                store::run(&janitor.pool, move |conn| statement(conn, &j, now, batch)).await;
             match deleted {
                 Ok(n) => {
                     total += n;
