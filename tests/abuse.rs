@@ -6,6 +6,7 @@
 #[path = "support/games.rs"]
 mod games;
 #[path = "support/receiver.rs"]
+#[allow(dead_code)]
 mod receiver;
 
 use std::net::{TcpListener, TcpStream};
