@@ -470,8 +470,13 @@ async fn claim_and_start(
             }
             flight.take(&place);
             let d = d.clone();
+            let leases: Vec<(String, NaiveDateTime)> = group
+                .iter()
+                .map(|j| (j.delivery.id.clone(), j.lease))
+                .collect();
             let task = running.set.spawn(send_group(d, group));
             running.places.insert(task.id(), place);
+            running.leases.insert(task.id(), leases);
         }
     }
     if !give_back.is_empty() {
@@ -550,16 +555,38 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
             running.reap(&mut flight);
         }
     }
-    // Attempts still in flight are abandoned (a hung receiver must not hold up the
-    // shutdown): their leases run out and they are tried again, at least once as always.
+    // Attempts in flight may finish for a moment; the rest are abandoned (a hung receiver
+    // must not hold up the shutdown) and given back to the queue unattempted, so the next
+    // start (or another instance) tries them at once, not after their lease.
+    let _ = tokio::time::timeout(STOP_WAIT, async {
+        while let Some(done) = running.set.join_next_with_id().await {
+            running.finished(&mut flight, done);
+        }
+    })
+    .await;
     running.set.shutdown().await;
+    let left: Vec<(String, NaiveDateTime)> = running.leases.drain().flat_map(|(_, l)| l).collect();
+    if !left.is_empty() {
+        let _ = store::run(&d.pool, move |conn| {
+            for (id, lease) in &left {
+                let _ = store::deliveries::give_back(conn, id, *lease, None);
+            }
+            Ok::<_, store::RunError>(())
+        })
+        .await;
+    }
 }
+
+/// How long a stopping worker waits for its attempts in flight.
+const STOP_WAIT: Duration = Duration::from_secs(2);
 
 /// The attempts running, with the place each holds.
 #[derive(Default)]
 struct Running {
     set: JoinSet<()>,
     places: HashMap<tokio::task::Id, Place>,
+    /// The deliveries (id, lease) each attempt holds.
+    leases: HashMap<tokio::task::Id, Vec<(String, NaiveDateTime)>>,
 }
 
 impl Running {
@@ -579,6 +606,7 @@ impl Running {
         if let Some(p) = self.places.remove(&id) {
             flight.free(&p);
         }
+        self.leases.remove(&id);
     }
 
     /// Frees the places of every attempt that finished, without waiting.
