@@ -32,6 +32,7 @@ pub mod messages;
 pub mod notifications;
 pub mod openapi;
 pub mod pagination;
+pub mod quota;
 pub mod rate_limit;
 pub mod ratings;
 pub mod routes;

@@ -47,6 +47,7 @@ impl AppState {
             pool: &self.pool,
             cache: &self.games,
             clock: &self.clock,
+            quotas: self.config.quotas,
         }
     }
 
@@ -104,6 +105,8 @@ impl AppState {
             pool: self.pool.clone(),
             clock: self.clock.clone(),
             retention: self.config.idempotency_retention,
+            periods: self.config.retention,
+            refresh_token_ttl: self.config.refresh_token_ttl,
         }
     }
 

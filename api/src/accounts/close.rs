@@ -155,6 +155,7 @@ fn leave_games(
             actor: Actor::Player(user_id.to_string()),
             expected: None,
             session: None,
+            quotas: None,
         };
         match commands::execute(conn, cache, clock, &write) {
             Ok(_) if status == "open" => closed.left += 1,

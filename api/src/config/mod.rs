@@ -210,6 +210,10 @@ pub struct Config {
     pub notify: NotifyConfig,
     /// Moves by mail (`DJAMBI_MAIL_DOMAIN`, `DJAMBI_MAIL_AUTH`, `DJAMBI_INBOUND_MAIL_SECRET`).
     pub mail_moves: MailMoves,
+    /// How long data is kept (pruned by the janitor).
+    pub retention: Retention,
+    /// What one account (and the whole site) may hold or create.
+    pub quotas: Quotas,
     /// Deprecated setting names that were used, as warnings (see [`Config::deprecations`]).
     deprecations: Vec<String>,
 }
@@ -234,6 +238,47 @@ pub struct MailMoves {
     pub domain: Option<String>,
     pub auth: MailAuth,
     pub inbound_secret: Option<Secret>,
+}
+
+/// How long data is kept before the janitor (`workers::janitor`) deletes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// How often the janitor runs (`DJAMBI_JANITOR_INTERVAL`).
+    pub every: Duration,
+    /// Read notifications, after they were read.
+    pub read_notifications: Duration,
+    /// Unread notifications, after they were made.
+    pub unread_notifications: Duration,
+    /// Delivered or dead deliveries, after they were made.
+    pub deliveries: Duration,
+    /// Ended sessions (revoked, or unused longer than the refresh tokens live).
+    pub sessions: Duration,
+    /// Used or expired refresh, account and move-by-mail tokens.
+    pub tokens: Duration,
+}
+
+/// Per-account quotas on games, and the site-wide cap on games of bots alone (the
+/// quotas on webhooks and push subscriptions are in [`NotifyConfig`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quotas {
+    pub open_games: u64,
+    pub games_per_day: u64,
+    pub imports_per_day: u64,
+    pub bot_games_per_account: u64,
+    pub bot_games_total: u64,
+}
+
+impl Default for Quotas {
+    /// The declared defaults.
+    fn default() -> Self {
+        Quotas {
+            open_games: settings::QUOTA_OPEN_GAMES.default_value(),
+            games_per_day: settings::QUOTA_GAMES_PER_DAY.default_value(),
+            imports_per_day: settings::QUOTA_IMPORTS_PER_DAY.default_value(),
+            bot_games_per_account: settings::BOT_GAMES_PER_ACCOUNT.default_value(),
+            bot_games_total: settings::BOT_GAMES_TOTAL.default_value(),
+        }
+    }
 }
 
 /// How log lines are written (`DJAMBI_LOG_FORMAT`).
@@ -368,6 +413,21 @@ impl Config {
                     MailAuth::Aligned
                 }),
                 inbound_secret: src.optional(&INBOUND_MAIL_SECRET)?,
+            },
+            retention: Retention {
+                every: src.value(&JANITOR_INTERVAL)?,
+                read_notifications: src.value(&READ_NOTIFICATION_RETENTION)?,
+                unread_notifications: src.value(&UNREAD_NOTIFICATION_RETENTION)?,
+                deliveries: src.value(&DELIVERY_RETENTION)?,
+                sessions: src.value(&SESSION_RETENTION)?,
+                tokens: src.value(&TOKEN_RETENTION)?,
+            },
+            quotas: Quotas {
+                open_games: src.value(&QUOTA_OPEN_GAMES)?,
+                games_per_day: src.value(&QUOTA_GAMES_PER_DAY)?,
+                imports_per_day: src.value(&QUOTA_IMPORTS_PER_DAY)?,
+                bot_games_per_account: src.value(&BOT_GAMES_PER_ACCOUNT)?,
+                bot_games_total: src.value(&BOT_GAMES_TOTAL)?,
             },
             deprecations: Vec::new(),
         };

@@ -34,6 +34,22 @@ pub struct NotifyConfig {
     pub webhook_disable_after: u32,
     pub webhook_secret_grace: Duration,
     pub webhook_allow_private: bool,
+    /// Connecting to a webhook or push endpoint (`DJAMBI_WEBHOOK_CONNECT_TIMEOUT`).
+    pub webhook_connect_timeout: Duration,
+    /// From the request to its answer's head (`DJAMBI_WEBHOOK_FIRST_BYTE_TIMEOUT`).
+    pub webhook_first_byte_timeout: Duration,
+    /// Webhook and push attempts in flight per instance (`DJAMBI_DELIVERY_CONCURRENCY`).
+    pub delivery_concurrency: usize,
+    /// Mails sent at once per instance (`DJAMBI_MAIL_CONCURRENCY`).
+    pub mail_concurrency: usize,
+    /// Attempts in flight per endpoint (`DJAMBI_DELIVERY_PER_ENDPOINT`).
+    pub delivery_per_endpoint: usize,
+    /// Attempts in flight per account (`DJAMBI_DELIVERY_PER_ACCOUNT`).
+    pub delivery_per_account: usize,
+    /// Webhook endpoints one account may hold (`DJAMBI_QUOTA_WEBHOOKS`).
+    pub quota_webhooks: u64,
+    /// Push subscriptions one account may hold (`DJAMBI_QUOTA_PUSH_SUBSCRIPTIONS`).
+    pub quota_push_subscriptions: u64,
     /// `None`: no e-mail is sent (the channel is off for everyone).
     pub smtp: Option<SmtpConfig>,
     pub vacation_days: u32,
@@ -74,6 +90,14 @@ impl NotifyConfig {
             webhook_disable_after: src.value(&WEBHOOK_DISABLE_AFTER)?,
             webhook_secret_grace: src.value(&WEBHOOK_SECRET_GRACE)?,
             webhook_allow_private: src.value(&WEBHOOK_ALLOW_PRIVATE)?,
+            webhook_connect_timeout: src.value(&WEBHOOK_CONNECT_TIMEOUT)?,
+            webhook_first_byte_timeout: src.value(&WEBHOOK_FIRST_BYTE_TIMEOUT)?,
+            delivery_concurrency: src.value(&DELIVERY_CONCURRENCY)?,
+            mail_concurrency: src.value(&MAIL_CONCURRENCY)?,
+            delivery_per_endpoint: src.value(&DELIVERY_PER_ENDPOINT)?,
+            delivery_per_account: src.value(&DELIVERY_PER_ACCOUNT)?,
+            quota_webhooks: src.value(&QUOTA_WEBHOOKS)?,
+            quota_push_subscriptions: src.value(&QUOTA_PUSH_SUBSCRIPTIONS)?,
             smtp: read_smtp(src)?,
             vacation_days: src.value(&VACATION_DAYS)?,
             vapid: read_vapid(src)?,

@@ -415,6 +415,52 @@ settings! {
         default: "false",
         production: Optional,
     }
+    /// time limit of connecting to a webhook or push endpoint
+    WEBHOOK_CONNECT_TIMEOUT: Dur<{ 10 * MS }, { 120 * S }> {
+        env: "DJAMBI_WEBHOOK_CONNECT_TIMEOUT",
+        key: "webhook_connect_timeout",
+        default: "3s",
+        production: Optional,
+    }
+    /// time limit from sending a webhook or push request to the first byte of its answer
+    /// (at most DJAMBI_WEBHOOK_TIMEOUT, which bounds the whole request)
+    WEBHOOK_FIRST_BYTE_TIMEOUT: Dur<{ 10 * MS }, { 120 * S }> {
+        env: "DJAMBI_WEBHOOK_FIRST_BYTE_TIMEOUT",
+        key: "webhook_first_byte_timeout",
+        default: "5s",
+        production: Optional,
+    }
+    /// webhook and push attempts one instance has in flight at once (a lane of its own:
+    /// mail never waits for it)
+    DELIVERY_CONCURRENCY: Int<usize, 1, 4096> {
+        env: "DJAMBI_DELIVERY_CONCURRENCY",
+        key: "delivery_concurrency",
+        default: "32",
+        production: Optional,
+    }
+    /// mails one instance sends at once (a lane of its own: webhooks never wait for it)
+    MAIL_CONCURRENCY: Int<usize, 1, 1024> {
+        env: "DJAMBI_MAIL_CONCURRENCY",
+        key: "mail_concurrency",
+        default: "4",
+        production: Optional,
+    }
+    /// attempts in flight at once per endpoint on one instance (a webhook endpoint, a push
+    /// service host, a mail address): a hung receiver holds no more than this many places
+    DELIVERY_PER_ENDPOINT: Int<usize, 1, 64> {
+        env: "DJAMBI_DELIVERY_PER_ENDPOINT",
+        key: "delivery_per_endpoint",
+        default: "2",
+        production: Optional,
+    }
+    /// attempts in flight at once for one account's deliveries on one instance (all its
+    /// endpoints together): one account's hung receivers never hold more places than this
+    DELIVERY_PER_ACCOUNT: Int<usize, 1, 4096> {
+        env: "DJAMBI_DELIVERY_PER_ACCOUNT",
+        key: "delivery_per_account",
+        default: "8",
+        production: Optional,
+    }
     /// Web Push signing key (VAPID, RFC 8292): a P-256 private key, 32 bytes in base64url
     /// (`npx web-push generate-vapid-keys`) or PEM (`openssl ecparam -name prime256v1
     /// -genkey -noout`). Unset: no push, except without DATABASE_URL, where a development key
@@ -524,6 +570,105 @@ settings! {
         env: "DJAMBI_VACATION_DAYS",
         key: "vacation_days",
         default: "30",
+        production: Optional,
+    }
+    // -- retention and quotas (see `workers::janitor`, `quotas`) --
+    /// how often the janitor prunes what outlived its retention (in batches of 1,000 rows)
+    JANITOR_INTERVAL: Dur<{ 10 * MS }, { 1 * D }> {
+        env: "DJAMBI_JANITOR_INTERVAL",
+        key: "janitor_interval",
+        default: "10m",
+        production: Optional,
+    }
+    /// how long a notification is kept after it was read
+    READ_NOTIFICATION_RETENTION: Dur<{ 1 * S }, { 3650 * D }> {
+        env: "DJAMBI_READ_NOTIFICATION_RETENTION",
+        key: "read_notification_retention",
+        default: "90d",
+        production: Optional,
+    }
+    /// how long an unread notification is kept (after it was made)
+    UNREAD_NOTIFICATION_RETENTION: Dur<{ 1 * S }, { 3650 * D }> {
+        env: "DJAMBI_UNREAD_NOTIFICATION_RETENTION",
+        key: "unread_notification_retention",
+        default: "365d",
+        production: Optional,
+    }
+    /// how long a finished delivery (delivered or dead) is kept (after it was made)
+    DELIVERY_RETENTION: Dur<{ 1 * S }, { 3650 * D }> {
+        env: "DJAMBI_DELIVERY_RETENTION",
+        key: "delivery_retention",
+        default: "30d",
+        production: Optional,
+    }
+    /// how long an ended login session (revoked, or unused for longer than
+    /// DJAMBI_REFRESH_TOKEN_TTL) is kept, with its refresh tokens
+    SESSION_RETENTION: Dur<{ 1 * S }, { 3650 * D }> {
+        env: "DJAMBI_SESSION_RETENTION",
+        key: "session_retention",
+        default: "30d",
+        production: Optional,
+    }
+    /// how long a used or expired refresh token (and a used or expired e-mail confirmation,
+    /// password reset or move-by-mail token) is kept
+    TOKEN_RETENTION: Dur<{ 1 * S }, { 3650 * D }> {
+        env: "DJAMBI_TOKEN_RETENTION",
+        key: "token_retention",
+        default: "30d",
+        production: Optional,
+    }
+    /// games one account may have created that have not ended (open or being played);
+    /// beyond, 409 quota-exceeded
+    QUOTA_OPEN_GAMES: Int<u64, 1, 1_000_000> {
+        env: "DJAMBI_QUOTA_OPEN_GAMES",
+        key: "quota_open_games",
+        default: "100",
+        production: Optional,
+    }
+    /// games (imports included) one account may create in 24 hours; beyond, 429
+    /// quota-exceeded with Retry-After
+    QUOTA_GAMES_PER_DAY: Int<u64, 1, 1_000_000> {
+        env: "DJAMBI_QUOTA_GAMES_PER_DAY",
+        key: "quota_games_per_day",
+        default: "200",
+        production: Optional,
+    }
+    /// game records one account may import in 24 hours; beyond, 429 quota-exceeded with
+    /// Retry-After
+    QUOTA_IMPORTS_PER_DAY: Int<u64, 1, 1_000_000> {
+        env: "DJAMBI_QUOTA_IMPORTS_PER_DAY",
+        key: "quota_imports_per_day",
+        default: "50",
+        production: Optional,
+    }
+    /// webhook endpoints one account may hold; beyond, 409 quota-exceeded
+    QUOTA_WEBHOOKS: Int<u64, 1, 10_000> {
+        env: "DJAMBI_QUOTA_WEBHOOKS",
+        key: "quota_webhooks",
+        default: "10",
+        production: Optional,
+    }
+    /// Web Push subscriptions (devices) one account may hold; beyond, 409 quota-exceeded
+    QUOTA_PUSH_SUBSCRIPTIONS: Int<u64, 1, 10_000> {
+        env: "DJAMBI_QUOTA_PUSH_SUBSCRIPTIONS",
+        key: "quota_push_subscriptions",
+        default: "20",
+        production: Optional,
+    }
+    /// games of computer players only (no person seated) one account may have going at
+    /// once; beyond, 409 quota-exceeded
+    BOT_GAMES_PER_ACCOUNT: Int<u64, 0, 10_000> {
+        env: "DJAMBI_BOT_GAMES_PER_ACCOUNT",
+        key: "bot_games_per_account",
+        default: "3",
+        production: Optional,
+    }
+    /// games of computer players only going at once on the whole site; beyond, 409
+    /// quota-exceeded
+    BOT_GAMES_TOTAL: Int<u64, 0, 1_000_000> {
+        env: "DJAMBI_BOT_GAMES_TOTAL",
+        key: "bot_games_total",
+        default: "50",
         production: Optional,
     }
 }

@@ -34,6 +34,7 @@ impl From<CommandError> for ApiError {
             CommandError::SessionEnded => ApiError::invalid_token(
                 "the access token's session has ended (logged out or revoked)",
             ),
+            CommandError::Quota(q) => ApiError::Quota(q),
             CommandError::Store(e) => e.into(),
             CommandError::InvalidRecord(e) => ApiError::from(e),
         }

@@ -116,6 +116,9 @@ problem_kinds! {
     /// 428: the write must name the version it was decided at (`If-Match` or
     /// `expected_version`) and named none.
     PreconditionRequired = ("precondition-required", PRECONDITION_REQUIRED, "The game's version is required"),
+    /// 409: the account holds as many as its quota allows (open games, games of bots
+    /// alone, webhooks, push subscriptions; `quota`, `limit`); end or delete one first.
+    QuotaExceeded = ("quota-exceeded", CONFLICT, "A quota is reached"),
 }
 
 /// One invalid field of a request, in a `validation` problem's `errors` list.
@@ -218,6 +221,11 @@ pub enum ApiError {
     Internal(String),
     #[error("{0}")]
     PreconditionRequired(String),
+    /// A quota reached: 409 `quota-exceeded` for what an account holds, 429
+    /// `rate-limited` (with `Retry-After`) for what it may create in a period; both with
+    /// `quota` and `limit`.
+    #[error("{0}")]
+    Quota(crate::quota::Exceeded),
     /// A record that breaks the rules: its first bad line (1-based) and why.
     #[error("{detail}")]
     InvalidRecord {
@@ -303,6 +311,8 @@ impl ApiError {
             ApiError::Internal(_) => ProblemKind::Internal,
             ApiError::InvalidRecord { .. } => ProblemKind::InvalidRecord,
             ApiError::PreconditionRequired(_) => ProblemKind::PreconditionRequired,
+            ApiError::Quota(q) if q.retry_after_secs.is_some() => ProblemKind::RateLimited,
+            ApiError::Quota(_) => ProblemKind::QuotaExceeded,
         }
     }
 
@@ -345,6 +355,13 @@ impl ApiError {
                 extensions.insert("line".into(), json!(line));
                 extensions.insert("reason".into(), json!(reason));
             }
+            ApiError::Quota(q) => {
+                extensions.insert("quota".into(), json!(q.quota));
+                extensions.insert("limit".into(), json!(q.limit));
+                if let Some(secs) = q.retry_after_secs {
+                    extensions.insert("retry_after".into(), json!(secs));
+                }
+            }
             _ => {}
         }
         Problem {
@@ -385,6 +402,12 @@ impl ResponseError for ApiError {
             }
             ApiError::RateLimited { retry_after_secs } => {
                 res.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
+            }
+            ApiError::Quota(crate::quota::Exceeded {
+                retry_after_secs: Some(secs),
+                ..
+            }) => {
+                res.insert_header((header::RETRY_AFTER, secs.to_string()));
             }
             ApiError::Unavailable(_) => {
                 res.insert_header((header::RETRY_AFTER, "5"));

@@ -14,6 +14,7 @@ impl From<NotificationError> for ApiError {
             ),
             NotificationError::NotFound(m) => ApiError::NotFound(m),
             NotificationError::Conflict(m) => ApiError::Conflict(m),
+            NotificationError::Quota(q) => ApiError::Quota(q),
             NotificationError::Store(e) => ApiError::from(e),
             NotificationError::Run(e) => ApiError::from(e),
         }

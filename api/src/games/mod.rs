@@ -22,6 +22,7 @@ pub mod commands;
 pub mod deadlines;
 pub mod player_command;
 pub mod queries;
+pub mod quotas;
 pub mod record;
 pub mod stats;
 
@@ -34,4 +35,6 @@ pub struct Ctx<'a> {
     pub pool: &'a crate::store::DbPool,
     pub cache: &'a std::sync::Arc<crate::store::cache::GameCache>,
     pub clock: &'a std::sync::Arc<dyn crate::clock::Clock>,
+    /// The quotas of players' writes ([`quotas`]).
+    pub quotas: crate::config::Quotas,
 }

@@ -75,12 +75,14 @@ pub async fn execute(
 ) -> Result<Answer, CommandError> {
     let cache = ctx.cache.clone();
     let clock = ctx.clock.clone();
+    let quotas = ctx.quotas;
     store::run(ctx.pool, move |conn| {
         let GameWrite {
             mut write,
             key,
             contradicting,
         } = request;
+        write.quotas = Some(quotas);
         // A seat in a game that asks for a rating range: the joiner's rating, read here.
         let account = write.actor.account().map(str::to_string);
         if let (Command::TakeSeat { rating, .. }, Some(user)) =

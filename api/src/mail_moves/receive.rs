@@ -218,6 +218,7 @@ fn decide(
         actor: Actor::Player(row.user_id.clone()),
         expected: Some(row.version),
         session: None,
+        quotas: None,
     };
     match commands::execute(conn, &ctx.cache, &*ctx.clock, &write) {
         Ok(written) => {

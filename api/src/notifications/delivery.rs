@@ -15,9 +15,20 @@
 //!    lease, like the due-work worker ([`crate::workers::due`]): `UPDATE .. WHERE id IN
 //!    (SELECT .. FOR UPDATE SKIP LOCKED) RETURNING id`, so several instances share the
 //!    work and each delivery is attempted by one instance at a time;
-//! 3. **sends** them (outside any transaction) and **records** each outcome, guarded by
-//!    its lease: delivered; or failed, to be tried again after
+//! 3. **sends** them (outside any transaction) and **records** each outcome as soon as it
+//!    finishes, guarded by its lease: delivered; or failed, to be tried again after
 //!    `backoff * 2^(attempts-1)` (at most `backoff_max`); or dead after `max_attempts`.
+//!
+//! Sending is a continuous stream under bounds, not rounds: two lanes (HTTP: webhooks and
+//! Web Push; mail: mails and digests), each claimed and sent on its own with its own number
+//! of places (`DJAMBI_DELIVERY_CONCURRENCY`, `DJAMBI_MAIL_CONCURRENCY`), claiming more as
+//! places free; at most `DJAMBI_DELIVERY_PER_ENDPOINT` attempts in flight per endpoint (a
+//! webhook endpoint, a push service host, a mail address), whose further deliveries are
+//! left out of the claims meanwhile; short connect and first-byte timeouts
+//! (`DJAMBI_WEBHOOK_CONNECT_TIMEOUT`, `DJAMBI_WEBHOOK_FIRST_BYTE_TIMEOUT`). A receiver that
+//! accepts connections and never answers thus holds its own places only, for the
+//! first-byte timeout, and is tried again after its back-off; everyone else's deliveries
+//! go on.
 //!
 //! A webhook endpoint that fails `webhook_disable_after` attempts in a row is disabled:
 //! its pending deliveries die and its owner gets a `webhook_disabled` notification.
@@ -43,8 +54,6 @@ use crate::store::{self, DbConnection, StoreError};
 
 /// Notifications fanned out, and deliveries claimed, per statement.
 pub const BATCH: i64 = 100;
-/// Deliveries sent at once by one instance.
-pub const CONCURRENCY: usize = 8;
 /// Longest error text kept.
 const MAX_ERROR: usize = 500;
 

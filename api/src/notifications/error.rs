@@ -12,6 +12,9 @@ pub enum NotificationError {
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
+    /// A quota of the account is reached (webhooks, push subscriptions).
+    #[error("{0}")]
+    Quota(crate::quota::Exceeded),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]

@@ -25,8 +25,6 @@ use crate::store::{self, StoreError};
 
 pub use crate::store::push_subscriptions::PushSubscriptionRow;
 
-/// Subscriptions (devices) per user.
-pub const MAX_PER_USER: i64 = 20;
 /// How long a VAPID token is valid (RFC 8292 allows at most 24 h).
 pub const VAPID_TOKEN_SECS: i64 = 12 * 3600;
 
@@ -219,6 +217,7 @@ impl Notifications<'_> {
             auth: auth.trim_end_matches('=').to_string(),
             created_at: self.clock.now(),
         };
+        let limit = self.config.quota_push_subscriptions;
         store::run(self.pool, move |conn| {
             store::transaction(conn, |conn| {
                 use crate::store::push_subscriptions as subs;
@@ -230,9 +229,14 @@ impl Notifications<'_> {
                     }
                     subs::delete_in(conn, None, &old.id)?;
                 }
-                if subs::count(conn, &row.user_id)? >= MAX_PER_USER {
-                    return Err(NotificationError::Conflict(format!(
-                        "at most {MAX_PER_USER} push subscriptions"
+                if subs::count(conn, &row.user_id)? as u64 >= limit {
+                    return Err(NotificationError::Quota(crate::quota::Exceeded::held(
+                        "push_subscriptions",
+                        limit,
+                        format!(
+                            "an account may hold at most {limit} push subscriptions \
+                             (DJAMBI_QUOTA_PUSH_SUBSCRIPTIONS); delete one first"
+                        ),
                     )));
                 }
                 subs::insert(conn, &row)?;

@@ -9,7 +9,6 @@ use super::{NotificationError, Notifications};
 use crate::store::{self, StoreError};
 
 /// Endpoints per user.
-pub const MAX_PER_USER: i64 = 10;
 /// The deliveries `GET /v1/me/webhooks/{id}/deliveries` shows.
 pub const RECENT_DELIVERIES: i64 = 50;
 
@@ -37,11 +36,17 @@ impl Notifications<'_> {
             consecutive_failures: 0,
         };
         let r = row.clone();
+        let limit = self.config.quota_webhooks;
         store::run(self.pool, move |conn| {
             store::transaction(conn, |conn| {
-                if store::webhooks::count(conn, &r.user_id)? >= MAX_PER_USER {
-                    return Err(NotificationError::Conflict(format!(
-                        "at most {MAX_PER_USER} webhook endpoints"
+                if store::webhooks::count(conn, &r.user_id)? as u64 >= limit {
+                    return Err(NotificationError::Quota(crate::quota::Exceeded::held(
+                        "webhooks",
+                        limit,
+                        format!(
+                            "an account may hold at most {limit} webhook endpoints \
+                             (DJAMBI_QUOTA_WEBHOOKS); delete one first"
+                        ),
                     )));
                 }
                 store::webhooks::insert(conn, &r)?;

@@ -27,7 +27,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use hmac::{KeyInit, Mac};
 
-pub use super::webhook_endpoints::{MAX_PER_USER, RECENT_DELIVERIES};
+pub use super::webhook_endpoints::RECENT_DELIVERIES;
 pub use crate::store::deliveries::DeliveryRow;
 pub use crate::store::webhooks::WebhookRow;
 
@@ -174,6 +174,7 @@ impl reqwest::dns::Resolve for GuardedResolver {
 /// The HTTP client deliveries use.
 pub fn client(
     timeout: std::time::Duration,
+    connect_timeout: std::time::Duration,
     allow_private: bool,
 ) -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
@@ -181,7 +182,7 @@ pub fn client(
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .timeout(timeout)
-        .connect_timeout(timeout)
+        .connect_timeout(connect_timeout.min(timeout))
         .user_agent(concat!("Djambi-Webhooks/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("webhook client: {e}"))

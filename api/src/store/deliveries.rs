@@ -67,6 +67,15 @@ pub fn insert(conn: &mut DbConnection, row: &DeliveryRow) -> Result<(), StoreErr
     Ok(())
 }
 
+macro_rules! mine {
+    ($id:expr, $lease:expr) => {
+        deliveries::table
+            .filter(deliveries::id.eq($id))
+            .filter(deliveries::status.eq("pending"))
+            .filter(deliveries::lease_until.eq(Some($lease)))
+    };
+}
+
 /// The deliveries waiting for an attempt.
 const PENDING_DELIVERIES: Queue = Queue {
     table: "deliveries",
@@ -74,6 +83,7 @@ const PENDING_DELIVERIES: Queue = Queue {
     due: "next_attempt_at",
     lease: "lease_until",
     only: "status = 'pending'",
+    order: "",
 };
 
 /// Claims up to `limit` due deliveries until `until`.
@@ -84,6 +94,146 @@ pub fn claim(
     limit: i64,
 ) -> Result<Vec<String>, StoreError> {
     Ok(PENDING_DELIVERIES.claim(conn, now, until, limit)?)
+}
+
+/// The two lanes of the queue: HTTP (webhooks, Web Push) and mail (mails, digests). Each
+/// is claimed and sent on its own, so neither ever waits for the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lane {
+    Http,
+    Mail,
+}
+
+impl Lane {
+    pub const ALL: [Lane; 2] = [Lane::Http, Lane::Mail];
+
+    /// The lane of a channel.
+    pub fn of(channel: &str) -> Lane {
+        match channel {
+            "email" | "digest" => Lane::Mail,
+            _ => Lane::Http,
+        }
+    }
+
+    /// The condition on `channel` (the predicate of the lane's partial index).
+    fn channels(self) -> &'static str {
+        match self {
+            Lane::Http => "channel IN ('webhook', 'push')",
+            Lane::Mail => "channel IN ('email', 'digest')",
+        }
+    }
+
+    /// The claim statement: like [`Queue::claim`]'s, on the lane's channels only
+    /// (`deliveries_due_http_idx`, `deliveries_due_mail_idx`: soonest due first) and never
+    /// for the `endpoint`s or accounts of the excluded lists (those that already have their
+    /// share of attempts in flight).
+    fn claim_sql(self, pg: bool) -> String {
+        let (until, now, limit, lock, not_busy) = if pg {
+            (
+                "$1",
+                "$2",
+                "$3",
+                " FOR UPDATE SKIP LOCKED",
+                "endpoint <> ALL($4) AND user_id <> ALL($5)",
+            )
+        } else {
+            (
+                "?1",
+                "?2",
+                "?3",
+                "",
+                "endpoint NOT IN (SELECT value FROM json_each(?4)) \
+                 AND user_id NOT IN (SELECT value FROM json_each(?5))",
+            )
+        };
+        format!(
+            "UPDATE deliveries SET lease_until = {until} WHERE id IN (\
+               SELECT id FROM deliveries WHERE next_attempt_at <= {now} \
+                 AND status = 'pending' AND {channels} \
+                 AND (lease_until IS NULL OR lease_until <= {now}) AND {not_busy} \
+               ORDER BY next_attempt_at LIMIT {limit}{lock}) \
+             RETURNING id AS id",
+            channels = self.channels()
+        )
+    }
+}
+
+#[derive(diesel::QueryableByName)]
+struct Claimed {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    id: String,
+}
+
+/// Claims up to `limit` due deliveries of `lane` until `until`, none to the endpoints
+/// `busy` nor of the accounts `busy_users`.
+pub fn claim_lane(
+    conn: &mut DbConnection,
+    lane: Lane,
+    now: NaiveDateTime,
+    until: NaiveDateTime,
+    limit: i64,
+    busy: &[String],
+    busy_users: &[String],
+) -> Result<Vec<String>, StoreError> {
+    use diesel::sql_types::{Array, BigInt, Text, Timestamp};
+    let rows: Vec<Claimed> = match conn {
+        DbConnection::Pg(c) => diesel::sql_query(lane.claim_sql(true))
+            .bind::<Timestamp, _>(until)
+            .bind::<Timestamp, _>(now)
+            .bind::<BigInt, _>(limit)
+            .bind::<Array<Text>, _>(busy)
+            .bind::<Array<Text>, _>(busy_users)
+            .load(c)?,
+        DbConnection::Sqlite(c) => diesel::sql_query(lane.claim_sql(false))
+            .bind::<Timestamp, _>(until)
+            .bind::<Timestamp, _>(now)
+            .bind::<BigInt, _>(limit)
+            .bind::<Text, _>(serde_json::to_string(busy).unwrap_or_else(|_| "[]".into()))
+            .bind::<Text, _>(serde_json::to_string(busy_users).unwrap_or_else(|_| "[]".into()))
+            .load(c)?,
+    };
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+/// When the next pending delivery that is not claimed is due (the `deliveries_due_idx`
+/// index, soonest first), if any.
+pub fn next_due(
+    conn: &mut DbConnection,
+    now: NaiveDateTime,
+) -> Result<Option<NaiveDateTime>, StoreError> {
+    Ok(deliveries::table
+        .filter(deliveries::status.eq("pending"))
+        .filter(
+            deliveries::lease_until
+                .is_null()
+                .or(deliveries::lease_until.le(now)),
+        )
+        .order(deliveries::next_attempt_at.asc())
+        .select(deliveries::next_attempt_at)
+        .first::<NaiveDateTime>(conn)
+        .optional()?)
+}
+
+/// Gives a claimed delivery back unattempted (if its lease is still `lease`): due again
+/// at `at` (its endpoint had its share of attempts in flight).
+pub fn give_back(
+    conn: &mut DbConnection,
+    id: &str,
+    lease: NaiveDateTime,
+    at: Option<NaiveDateTime>,
+) -> Result<(), StoreError> {
+    match at {
+        Some(at) => diesel::update(mine!(id, lease))
+            .set((
+                deliveries::lease_until.eq(None::<NaiveDateTime>),
+                deliveries::next_attempt_at.eq(at),
+            ))
+            .execute(conn)?,
+        None => diesel::update(mine!(id, lease))
+            .set(deliveries::lease_until.eq(None::<NaiveDateTime>))
+            .execute(conn)?,
+    };
+    Ok(())
 }
 
 /// The deliveries `ids`, each with its notification.
@@ -104,15 +254,6 @@ pub fn load(
         out.push((d, note));
     }
     Ok(out)
-}
-
-macro_rules! mine {
-    ($id:expr, $lease:expr) => {
-        deliveries::table
-            .filter(deliveries::id.eq($id))
-            .filter(deliveries::status.eq("pending"))
-            .filter(deliveries::lease_until.eq(Some($lease)))
-    };
 }
 
 /// Records a delivery as delivered (if its lease is still `lease`).

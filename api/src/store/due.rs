@@ -15,6 +15,7 @@ const DUE_GAMES: Queue = Queue {
     due: "due_at",
     lease: "due_lease_until",
     only: "",
+    order: "due_priority, due_at",
 };
 
 /// Claims up to `limit` games due at `now` for `lease`.

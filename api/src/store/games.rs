@@ -103,6 +103,27 @@ pub struct GameRow {
     pub rated: bool,
     /// The rating range a player must be in to take a seat, as JSON.
     pub rating_range: Option<String>,
+    /// The order in which due games are claimed (then by `due_at`): [`DUE_DEADLINE`],
+    /// [`DUE_BOT_WITH_PEOPLE`] or [`DUE_BOTS_ONLY`].
+    pub due_priority: i32,
+}
+
+/// Due work of the first kind claimed: a deadline (a person's turn running out).
+pub const DUE_DEADLINE: i32 = 0;
+/// Then a computer player's turn (or answer to a draw offer) in a game with people.
+pub const DUE_BOT_WITH_PEOPLE: i32 = 1;
+/// Last, a game with only computer players left.
+pub const DUE_BOTS_ONLY: i32 = 2;
+
+/// What kind of due work a state holds (see [`GameRow::due_priority`]).
+pub fn due_priority(state: &GameState) -> i32 {
+    if state.bot_to_move().is_none() && state.bot_to_answer_draw().is_none() {
+        DUE_DEADLINE
+    } else if state.only_bots_active() {
+        DUE_BOTS_ONLY
+    } else {
+        DUE_BOT_WITH_PEOPLE
+    }
 }
 
 /// How far after its last change a game without a deadline sorts in `turn=mine`.
@@ -154,6 +175,7 @@ impl GameRow {
                 .rating_range
                 .as_ref()
                 .and_then(|r| serde_json::to_string(r).ok()),
+            due_priority: due_priority(state),
         }
     }
 }

@@ -28,6 +28,9 @@ pub struct Queue {
     pub lease: &'static str,
     /// A further condition on the rows, e.g. `status = 'pending'`; empty for none.
     pub only: &'static str,
+    /// What is claimed first among the due rows, e.g. `due_priority, due_at`; empty: the
+    /// soonest due. The rows are found by the index on `due` (`due <= now`), then sorted.
+    pub order: &'static str,
 }
 
 #[derive(QueryableByName)]
@@ -45,7 +48,9 @@ impl Queue {
             due,
             lease,
             only,
+            order,
         } = *self;
+        let order = if order.is_empty() { due } else { order };
         let p = |n: u8| if pg { format!("${n}") } else { format!("?{n}") };
         let (until, now, limit) = (p(1), p(2), p(3));
         let only = if only.is_empty() {
@@ -58,7 +63,7 @@ impl Queue {
             "UPDATE {table} SET {lease} = {until} WHERE {id} IN (\
                SELECT {id} FROM {table} WHERE {due} <= {now}{only} \
                  AND ({lease} IS NULL OR {lease} <= {now}) \
-               ORDER BY {due} LIMIT {limit}{lock}) \
+               ORDER BY {order} LIMIT {limit}{lock}) \
              RETURNING {id} AS id"
         )
     }
@@ -99,6 +104,7 @@ mod tests {
             due: "next_attempt_at",
             lease: "lease_until",
             only: "status = 'pending'",
+            order: "",
         };
         assert_eq!(
             q.sql(true),

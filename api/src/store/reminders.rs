@@ -95,6 +95,7 @@ const DUE_REMINDERS: Queue = Queue {
     due: "remind_at",
     lease: "lease_until",
     only: "",
+    order: "",
 };
 
 /// Claims up to [`BATCH`] games whose next reminder is due, until `until`.

@@ -147,6 +147,8 @@ diesel::table! {
         // 2026-12-01-000101_rated_games
         rated -> Bool,
         rating_range -> Nullable<Text>,
+        // 2026-12-01-000161_due_priority
+        due_priority -> Integer,
     }
 }
 

@@ -8,23 +8,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::NaiveDateTime;
-use futures_util::StreamExt;
 
 use super::email::{self as smtp, Mailer};
 use crate::clock::Clock;
 use crate::config::{Config, Secret};
 use crate::notifications::config::NotifyConfig;
 use crate::notifications::delivery::{
-    BATCH, CONCURRENCY, Counters, Job, Outcome, Target, delta, fan_out, load_jobs, record,
-    webhook_body,
+    BATCH, Counters, Job, Outcome, Target, delta, fan_out, load_jobs, record, webhook_body,
 };
 use crate::notifications::email::{self, Mail, MailContext};
 use crate::notifications::push::{self, PushSubscriptionRow, VapidKeys};
 use crate::notifications::stable_id;
 use crate::notifications::webhooks::{self, WebhookRow};
-use crate::shutdown::{Pace, Shutdown};
+use crate::shutdown::Shutdown;
 use crate::store::cache::GameCache;
+use crate::store::deliveries::Lane;
 use crate::store::{self, DbPool};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
 
 /// What the delivery worker needs: the store, the clock, the settings, the HTTP client
 /// and the mailer it sends with, its counters, and what composing mails needs.
@@ -58,7 +59,11 @@ impl Delivery {
     ) -> Result<Delivery, String> {
         let cfg = &config.notify;
         Ok(Delivery {
-            client: webhooks::client(cfg.webhook_timeout, cfg.webhook_allow_private)?,
+            client: webhooks::client(
+                cfg.webhook_timeout,
+                cfg.webhook_connect_timeout,
+                cfg.webhook_allow_private,
+            )?,
             mailer: cfg.smtp.as_ref().map(smtp::mailer).transpose()?,
             counters: Arc::new(Counters::default()),
             config: cfg.clone(),
@@ -95,18 +100,40 @@ impl Delivery {
     /// Sends one job.
     async fn send(&self, job: &Job, now: NaiveDateTime) -> Outcome {
         match &job.target {
-            Target::Webhook(hook) => send_webhook(&self.client, hook, &job.note, now).await,
+            Target::Webhook(hook) => {
+                let first_byte = self.config.webhook_first_byte_timeout;
+                first_byte_within(first_byte, send_webhook(&self.client, hook, &job.note, now))
+                    .await
+            }
             Target::Email { to, mail } | Target::Digest { to, mail } => {
                 self.send_mail(to, mail, &job.delivery.id).await
             }
             Target::Push { sub, payload } => match &self.vapid {
                 Some(keys) => {
-                    send_push(&self.client, keys, sub, payload, &job.note.kind, now).await
+                    let first_byte = self.config.webhook_first_byte_timeout;
+                    let push = send_push(&self.client, keys, sub, payload, &job.note.kind, now);
+                    first_byte_within(first_byte, push).await
                 }
                 None => Outcome::Dead("Web Push is not enabled".into()),
             },
             Target::Gone(why) => Outcome::Dead(why.clone()),
         }
+    }
+}
+
+/// An HTTP attempt whose answer's head must come within `limit` (the attempts read no
+/// body): a receiver that accepts the connection and never answers fails after `limit`,
+/// not after the whole `DJAMBI_WEBHOOK_TIMEOUT`.
+async fn first_byte_within(
+    limit: Duration,
+    attempt: impl std::future::Future<Output = Outcome>,
+) -> Outcome {
+    match tokio::time::timeout(limit, attempt).await {
+        Ok(outcome) => outcome,
+        Err(_) => Outcome::Failed {
+            status: None,
+            error: format!("no answer within {} ms", limit.as_millis()),
+        },
     }
 }
 
@@ -196,111 +223,402 @@ pub async fn send_webhook(
     answer(res)
 }
 
-/// One round: fan out, claim, send, record. Returns the number of deliveries claimed.
-pub async fn round(d: &Arc<Delivery>) -> Result<usize, store::RunError> {
-    let now = d.clock.now();
-    let until = now + delta(d.config.delivery_lease);
-    let a = d.clone();
-    let jobs = store::run(&d.pool, move |conn| {
-        let cfg = &a.config;
-        loop {
-            match fan_out(conn, cfg, now) {
-                Ok((n, created)) => {
-                    Counters::add(&a.counters.fanned_out, n);
-                    Counters::add(&a.counters.created, created);
-                    if (n as i64) < BATCH {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "fanning out notifications failed");
-                    break;
+/// How long a claimed delivery whose endpoint had its share of attempts in flight waits
+/// before it is claimed again (when its endpoint cannot be left out of the claim itself:
+/// a push service host shared by several subscriptions).
+const BUSY_DEFER: Duration = Duration::from_secs(1);
+
+/// The place one attempt (or one digest mail) holds: its lane, its endpoint's key (what
+/// [`DeliveryConfig::delivery_per_endpoint`] counts) and the `endpoint` value of its rows.
+#[derive(Debug, Clone)]
+struct Place {
+    lane: Lane,
+    key: Option<String>,
+    endpoint: String,
+    user: String,
+}
+
+/// What one instance has in flight: per lane, per endpoint key, per `endpoint` value.
+#[derive(Debug, Default)]
+struct InFlight {
+    lanes: HashMap<Lane, usize>,
+    keys: HashMap<String, usize>,
+    endpoints: HashMap<String, usize>,
+    users: HashMap<String, usize>,
+}
+
+impl InFlight {
+    fn lane(&self, lane: Lane) -> usize {
+        self.lanes.get(&lane).copied().unwrap_or(0)
+    }
+
+    fn key(&self, key: &str) -> usize {
+        self.keys.get(key).copied().unwrap_or(0)
+    }
+
+    fn take(&mut self, p: &Place) {
+        *self.lanes.entry(p.lane).or_default() += 1;
+        if let Some(k) = &p.key {
+            *self.keys.entry(k.clone()).or_default() += 1;
+        }
+        *self.endpoints.entry(p.endpoint.clone()).or_default() += 1;
+        *self.users.entry(p.user.clone()).or_default() += 1;
+    }
+
+    fn free(&mut self, p: &Place) {
+        fn dec(m: &mut HashMap<String, usize>, k: &str) {
+            if let Some(n) = m.get_mut(k) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    m.remove(k);
                 }
             }
         }
-        let jobs = store::deliveries::claim(conn, now, until, BATCH)
-            .and_then(|ids| load_jobs(conn, &a.mail_context(), &ids, until));
-        Ok::<_, store::RunError>(jobs.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "claiming deliveries failed");
-            Vec::new()
-        }))
-    })
-    .await?;
-    let claimed = jobs.len();
-    if claimed == 0 {
-        return Ok(0);
-    }
-    Counters::add(&d.counters.claimed, claimed);
-    // Digest items go out as one mail per address; everything else one by one.
-    let mut groups: Vec<Vec<Job>> = Vec::new();
-    let mut digests: HashMap<String, usize> = HashMap::new();
-    for job in jobs {
-        if let Target::Digest { to, .. } = &job.target {
-            if let Some(&i) = digests.get(to) {
-                groups[i].push(job);
-                continue;
-            }
-            digests.insert(to.clone(), groups.len());
+        if let Some(n) = self.lanes.get_mut(&p.lane) {
+            *n = n.saturating_sub(1);
         }
-        groups.push(vec![job]);
+        if let Some(k) = &p.key {
+            dec(&mut self.keys, k);
+        }
+        dec(&mut self.endpoints, &p.endpoint);
+        dec(&mut self.users, &p.user);
     }
-    let results: Vec<(Job, Outcome)> = futures_util::stream::iter(groups)
-        .map(|group| async move {
-            let outcome = match &group[0].target {
-                Target::Digest { to, .. } => {
-                    let mails: Vec<&Mail> = group
-                        .iter()
-                        .filter_map(|j| match &j.target {
-                            Target::Digest { mail, .. } => Some(mail),
-                            _ => None,
-                        })
-                        .collect();
-                    let day = group[0].delivery.next_attempt_at.date() - chrono::Days::new(1);
-                    let mail = email::digest(&mails, &day.to_string());
-                    let id = stable_id(&["digest", to, &day.to_string()]);
-                    d.send_mail(to, &mail, &id).await
-                }
-                _ => d.send(&group[0], d.clock.now()).await,
-            };
-            group
-                .into_iter()
-                .map(|j| (j, outcome.clone()))
-                .collect::<Vec<_>>()
-        })
-        .buffer_unordered(CONCURRENCY)
-        .map(futures_util::stream::iter)
-        .flatten()
-        .collect()
-        .await;
+
+    /// The `endpoint` values, and the accounts, that have their share in flight: left out
+    /// of the next claim.
+    fn busy(&self, per_endpoint: usize, per_account: usize) -> (Vec<String>, Vec<String>) {
+        let full = |m: &HashMap<String, usize>, max: usize| -> Vec<String> {
+            m.iter()
+                .filter(|(_, n)| **n >= max)
+                .map(|(e, _)| e.clone())
+                .collect()
+        };
+        (
+            full(&self.endpoints, per_endpoint),
+            full(&self.users, per_account),
+        )
+    }
+}
+
+type DeliveryConfig = NotifyConfig;
+
+/// The key of the endpoint a job goes to, whose attempts in flight are bounded: a webhook
+/// endpoint; the host of a push endpoint (each subscription for the push services of
+/// `DJAMBI_PUSH_SERVICE_HOSTS`, which serve everyone); a mail address. `None` for a job
+/// with nothing to send.
+fn endpoint_key(job: &Job, cfg: &DeliveryConfig) -> Option<String> {
+    match &job.target {
+        Target::Webhook(h) => Some(format!("webhook:{}", h.id)),
+        Target::Push { sub, .. } => Some(match url::Url::parse(&sub.endpoint) {
+            Ok(u) if push::trusted_host(&u, &cfg.push_service_hosts) => {
+                format!("push:{}", sub.id)
+            }
+            Ok(u) => format!("push-host:{}", u.host_str().unwrap_or_default()),
+            Err(_) => format!("push:{}", sub.id),
+        }),
+        Target::Email { to, .. } | Target::Digest { to, .. } => Some(format!("mail:{to}")),
+        Target::Gone(_) => None,
+    }
+}
+
+/// Sends one group of jobs (one job, or the digest items of one address) and records the
+/// outcome of each.
+async fn send_group(d: Arc<Delivery>, group: Vec<Job>) {
+    let outcome = match &group[0].target {
+        Target::Digest { to, .. } => {
+            let mails: Vec<&Mail> = group
+                .iter()
+                .filter_map(|j| match &j.target {
+                    Target::Digest { mail, .. } => Some(mail),
+                    _ => None,
+                })
+                .collect();
+            let day = group[0].delivery.next_attempt_at.date() - chrono::Days::new(1);
+            let mail = email::digest(&mails, &day.to_string());
+            let id = stable_id(&["digest", to, &day.to_string()]);
+            d.send_mail(to, &mail, &id).await
+        }
+        _ => d.send(&group[0], d.clock.now()).await,
+    };
     let a = d.clone();
-    store::run(&d.pool, move |conn| {
+    let recorded = store::run(&d.pool, move |conn| {
         let now = a.clock.now();
-        for (job, outcome) in &results {
-            if let Err(e) = record(conn, &a.config, &a.counters, job, outcome, now) {
+        for job in &group {
+            if let Err(e) = record(conn, &a.config, &a.counters, job, &outcome, now) {
                 // The lease runs out and the delivery is tried again.
                 tracing::warn!(delivery = %job.delivery.id, error = %e, "recording a delivery failed");
             }
         }
         Ok::<_, store::RunError>(())
     })
+    .await;
+    if let Err(e) = recorded {
+        tracing::warn!(error = %e, "recording deliveries could not run");
+    }
+}
+
+/// Fans out new notifications (all of them, batch by batch).
+fn fan_out_all(conn: &mut crate::store::DbConnection, d: &Delivery, now: NaiveDateTime) {
+    loop {
+        match fan_out(conn, &d.config, now) {
+            Ok((n, created)) => {
+                Counters::add(&d.counters.fanned_out, n);
+                Counters::add(&d.counters.created, created);
+                if (n as i64) < BATCH {
+                    return;
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "fanning out notifications failed");
+                return;
+            }
+        }
+    }
+}
+
+/// One step of the loop: fans out, claims what each lane has room for (never for an
+/// endpoint that has its share in flight), gives back what it cannot start, and starts
+/// the rest on `running`. Returns whether a lane claimed all it had room for (more may
+/// be due at once).
+async fn claim_and_start(
+    d: &Arc<Delivery>,
+    flight: &mut InFlight,
+    running: &mut Running,
+) -> Result<bool, store::RunError> {
+    let cfg = &d.config;
+    let per_endpoint = cfg.delivery_per_endpoint.max(1);
+    let per_account = cfg.delivery_per_account.max(1);
+    let mut wants = Vec::new();
+    for lane in Lane::ALL {
+        let cap = match lane {
+            Lane::Http => cfg.delivery_concurrency,
+            Lane::Mail => cfg.mail_concurrency,
+        };
+        let free = cap.saturating_sub(flight.lane(lane)).min(BATCH as usize);
+        if free > 0 {
+            wants.push((lane, free));
+        }
+    }
+    let (busy, busy_users) = flight.busy(per_endpoint, per_account);
+    let now = d.clock.now();
+    let until = now + delta(cfg.delivery_lease);
+    let a = d.clone();
+    let wanted = wants.clone();
+    let claimed = store::run(&d.pool, move |conn| {
+        fan_out_all(conn, &a, now);
+        let mut out = Vec::new();
+        for (lane, free) in wanted {
+            let claim = store::deliveries::claim_lane(
+                conn,
+                lane,
+                now,
+                until,
+                free as i64,
+                &busy,
+                &busy_users,
+            );
+            let jobs = claim.and_then(|ids| load_jobs(conn, &a.mail_context(), &ids, until));
+            match jobs {
+                Ok(jobs) => out.push((lane, free, jobs)),
+                Err(e) => tracing::warn!(error = %e, ?lane, "claiming deliveries failed"),
+            }
+        }
+        Ok::<_, store::RunError>(out)
+    })
     .await?;
-    Ok(claimed)
+    let mut full = false;
+    let mut give_back: Vec<(String, NaiveDateTime, Option<NaiveDateTime>)> = Vec::new();
+    for (lane, free, jobs) in claimed {
+        full |= jobs.len() >= free;
+        Counters::add(&d.counters.claimed, jobs.len());
+        // Digest items go out as one mail per address; everything else one by one.
+        let mut groups: Vec<Vec<Job>> = Vec::new();
+        let mut digests: HashMap<String, usize> = HashMap::new();
+        for job in jobs {
+            if let Target::Digest { to, .. } = &job.target {
+                if let Some(&i) = digests.get(to) {
+                    groups[i].push(job);
+                    continue;
+                }
+                digests.insert(to.clone(), groups.len());
+            }
+            groups.push(vec![job]);
+        }
+        for group in groups {
+            let place = Place {
+                lane,
+                key: endpoint_key(&group[0], cfg),
+                endpoint: group[0].delivery.endpoint.clone(),
+                user: group[0].delivery.user_id.clone(),
+            };
+            let endpoint_full = place
+                .key
+                .as_deref()
+                .is_some_and(|k| flight.key(k) >= per_endpoint);
+            let account_full = flight.users.get(&place.user).copied().unwrap_or(0) >= per_account;
+            if endpoint_full || account_full {
+                // Its endpoint or account has its share in flight: back to the queue
+                // unattempted; at once if the next claims leave it out, else a little later.
+                let left_out = account_full
+                    || flight.endpoints.get(&place.endpoint).copied().unwrap_or(0) >= per_endpoint;
+                let later = !left_out;
+                let at = later.then(|| now + delta(BUSY_DEFER));
+                for job in &group {
+                    give_back.push((job.delivery.id.clone(), job.lease, at));
+                }
+                continue;
+            }
+            flight.take(&place);
+            let d = d.clone();
+            let leases: Vec<(String, NaiveDateTime)> = group
+                .iter()
+                .map(|j| (j.delivery.id.clone(), j.lease))
+                .collect();
+            let task = running.set.spawn(send_group(d, group));
+            running.places.insert(task.id(), place);
+            running.leases.insert(task.id(), leases);
+        }
+    }
+    if !give_back.is_empty() {
+        store::run(&d.pool, move |conn| {
+            for (id, lease, at) in &give_back {
+                if let Err(e) = store::deliveries::give_back(conn, id, *lease, *at) {
+                    tracing::warn!(delivery = %id, error = %e, "giving a delivery back failed");
+                }
+            }
+            Ok::<_, store::RunError>(())
+        })
+        .await?;
+    }
+    Ok(full)
+}
+
+/// The delivery loop: a continuous stream of attempts under bounds. Each lane (HTTP:
+/// webhooks and push; mail) has `DJAMBI_DELIVERY_CONCURRENCY` / `DJAMBI_MAIL_CONCURRENCY`
+/// places; each endpoint at most `DJAMBI_DELIVERY_PER_ENDPOINT` of them. Whenever places
+/// are free it claims more; each attempt's outcome is recorded as soon as it finishes, so
+/// a hung receiver holds its own places only, until its timeout. When nothing is left to
+/// claim it sleeps until the next delivery is due (the index on `next_attempt_at`), an
+/// attempt finishes, or `DJAMBI_DELIVERY_INTERVAL` passed (new notifications).
+pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
+    let every = d.config.delivery_interval.max(Duration::from_millis(1));
+    let mut flight = InFlight::default();
+    let mut running = Running::default();
+    while !stop.is_cancelled() {
+        let full = match claim_and_start(&d, &mut flight, &mut running).await {
+            Ok(full) => full,
+            Err(e) => {
+                tracing::warn!(error = %e, "delivery round could not run");
+                false
+            }
+        };
+        let rest = if full {
+            Duration::ZERO
+        } else {
+            let (now, pool) = (d.clock.now(), d.pool.clone());
+            let next = store::run(&pool, move |conn| store::deliveries::next_due(conn, now))
+                .await
+                .ok()
+                .flatten();
+            match next {
+                // Due now but not claimed: its endpoint is busy; a finished attempt wakes us.
+                Some(at) if at <= now => every,
+                Some(at) => (at - now).to_std().unwrap_or(every).min(every),
+                None => every,
+            }
+        };
+        if rest.is_zero() && !running.set.is_empty() {
+            // Reap what finished without waiting.
+            running.reap(&mut flight);
+            continue;
+        }
+        let wait = std::pin::pin!(tokio::time::sleep(rest.max(Duration::from_millis(1))));
+        let stopped = std::pin::pin!(stop.cancelled());
+        if running.set.is_empty() {
+            let _ = futures_util::future::select(stopped, wait).await;
+            continue;
+        }
+        let done = {
+            let finished = std::pin::pin!(running.set.join_next_with_id());
+            match futures_util::future::select(
+                futures_util::future::select(stopped, wait),
+                finished,
+            )
+            .await
+            {
+                futures_util::future::Either::Right((done, _)) => done,
+                futures_util::future::Either::Left(_) => None,
+            }
+        };
+        if let Some(done) = done {
+            running.finished(&mut flight, done);
+            running.reap(&mut flight);
+        }
+    }
+    // Attempts in flight may finish for a moment; the rest are abandoned (a hung receiver
+    // must not hold up the shutdown) and given back to the queue unattempted, so the next
+    // start (or another instance) tries them at once, not after their lease.
+    let _ = tokio::time::timeout(STOP_WAIT, async {
+        while let Some(done) = running.set.join_next_with_id().await {
+            running.finished(&mut flight, done);
+        }
+    })
+    .await;
+    running.set.shutdown().await;
+    let left: Vec<(String, NaiveDateTime)> = running.leases.drain().flat_map(|(_, l)| l).collect();
+    if !left.is_empty() {
+        let _ = store::run(&d.pool, move |conn| {
+            for (id, lease) in &left {
+                let _ = store::deliveries::give_back(conn, id, *lease, None);
+            }
+            Ok::<_, store::RunError>(())
+        })
+        .await;
+    }
+}
+
+/// How long a stopping worker waits for its attempts in flight.
+const STOP_WAIT: Duration = Duration::from_secs(2);
+
+/// The attempts running, with the place each holds.
+#[derive(Default)]
+struct Running {
+    set: JoinSet<()>,
+    places: HashMap<tokio::task::Id, Place>,
+    /// The deliveries (id, lease) each attempt holds.
+    leases: HashMap<tokio::task::Id, Vec<(String, NaiveDateTime)>>,
+}
+
+impl Running {
+    fn finished(
+        &mut self,
+        flight: &mut InFlight,
+        done: Result<(tokio::task::Id, ()), tokio::task::JoinError>,
+    ) {
+        let id = match done {
+            Ok((id, ())) => id,
+            Err(e) => {
+                // Never expected: the lease runs out and the delivery is tried again.
+                tracing::error!(error = %e, "a delivery attempt did not finish");
+                e.id()
+            }
+        };
+        if let Some(p) = self.places.remove(&id) {
+            flight.free(&p);
+        }
+        self.leases.remove(&id);
+    }
+
+    /// Frees the places of every attempt that finished, without waiting.
+    fn reap(&mut self, flight: &mut InFlight) {
+        while let Some(done) = self.set.try_join_next_with_id() {
+            self.finished(flight, done);
+        }
+    }
 }
 
 /// Starts the delivery worker on the server's runtime.
 pub fn spawn(d: Arc<Delivery>, shutdown: &Shutdown) {
-    let every = d.config.delivery_interval.max(Duration::from_millis(1));
-    shutdown.spawn_periodic("delivery", every, move || {
-        let d = d.clone();
-        async move {
-            match round(&d).await {
-                Ok(n) if n as i64 >= BATCH => Pace::Again,
-                Ok(_) => Pace::Rest,
-                Err(e) => {
-                    tracing::warn!(error = %e, "delivery round could not run");
-                    Pace::Rest
-                }
-            }
-        }
-    });
+    let stop = shutdown.token();
+    shutdown.spawn("delivery", run(d, stop));
 }

@@ -149,6 +149,7 @@ pub fn handle(
             actor: Actor::System,
             expected: Some(state.version),
             session: None,
+            quotas: None,
         };
         match commands::execute(conn, &work.games, clock, &write) {
             Ok(written) => {
@@ -220,6 +221,7 @@ pub async fn handle_game(work: &DueWork, id: &str) -> Result<bool, CommandError>
         actor: Actor::System,
         expected: Some(version),
         session: None,
+        quotas: None,
     };
     let (w, clock) = (work.clone(), work.clock.clone());
     let written = store::run(&work.pool, move |conn| {

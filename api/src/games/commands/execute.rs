@@ -223,6 +223,17 @@ fn attempt_in_transaction(
         };
         let pending = decide(write, before.as_deref(), clock.now())?;
         let written = pending.into_written(before, version)?;
+        if let (Some(q), Some(user)) = (&write.quotas, write.actor.account()) {
+            crate::games::quotas::check(
+                conn,
+                q,
+                &write.command,
+                written.before.as_deref(),
+                &written.state,
+                user,
+                clock.now(),
+            )?;
+        }
         match game_store::append(
             conn,
             version,
@@ -278,6 +289,10 @@ fn fast_path(
     write: &Write,
 ) -> Result<Option<Written>, Retry> {
     if !matches!(conn, DbConnection::Pg(_)) {
+        return Ok(None);
+    }
+    // Seating a bot may leave a game to bots alone: its quota is checked on the normal path.
+    if write.quotas.is_some() && matches!(write.command, super::Command::SeatBot { .. }) {
         return Ok(None);
     }
     let before = match write.expected {

@@ -191,6 +191,10 @@ pub struct Write {
     /// is live, checked inside the write itself (so a logout stops the very next move,
     /// without a query of its own before the write).
     pub session: Option<String>,
+    /// The quotas of a player's write (`None` for the server's own writes): checked in
+    /// the write's transaction when it creates a game or leaves one to bots alone
+    /// ([`crate::games::quotas`]).
+    pub quotas: Option<crate::config::Quotas>,
 }
 
 /// What a write did.
@@ -256,6 +260,9 @@ pub enum CommandError {
     /// The actor's login session ended (logout, password change, revocation).
     #[error("the session has ended")]
     SessionEnded,
+    /// A quota of the account (or the site's cap on games of bots alone) is reached.
+    #[error("{0}")]
+    Quota(crate::quota::Exceeded),
     /// The `Idempotency-Key` was used before for another request.
     #[error("the Idempotency-Key {0:?} was already used for a different request")]
     IdempotencyKeyReused(String),

@@ -74,6 +74,7 @@ impl<B> GameWrite<B> {
             actor: Actor::Player(self.user_id.clone()),
             expected: self.expected,
             session: self.session.clone(),
+            quotas: None,
         }
     }
 }

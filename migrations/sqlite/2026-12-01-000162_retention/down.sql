@@ -1,0 +1,10 @@
+DROP INDEX mail_move_tokens_expires_at_idx;
+DROP INDEX account_tokens_expires_at_idx;
+DROP INDEX refresh_tokens_used_at_idx;
+DROP INDEX refresh_tokens_expires_at_idx;
+DROP INDEX sessions_last_used_at_idx;
+DROP INDEX sessions_revoked_at_idx;
+DROP INDEX deliveries_finished_idx;
+DROP INDEX deliveries_notification_idx;
+DROP INDEX notifications_created_at_idx;
+DROP INDEX notifications_read_at_idx;
