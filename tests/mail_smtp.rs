@@ -141,7 +141,12 @@ fn raw(from: &str, to: &str, id: &str, extra: &str, body: &str) -> String {
 }
 
 /// Sends with lettre; the server's last answer (`Ok` text or the error).
-fn lettre_send(srv: &TestServer, mail_from: Option<&str>, to: &str, message: &str) -> Result<String, String> {
+fn lettre_send(
+    srv: &TestServer,
+    mail_from: Option<&str>,
+    to: &str,
+    message: &str,
+) -> Result<String, String> {
     let addr = srv.smtp_addr.expect("the SMTP listener");
     let transport = lettre::SmtpTransport::builder_dangerous(addr.ip().to_string())
         .port(addr.port())
@@ -244,12 +249,7 @@ fn metric(srv: &TestServer, needle: &str) -> bool {
 fn the_listener_speaks_smtp(backend: Backend) {
     let sink = SmtpSink::start();
     let dns = TestDns::start();
-    let srv = start(
-        backend,
-        &sink,
-        &dns,
-        &[("DJAMBI_SMTP_IDLE_TIMEOUT", "700ms")],
-    );
+    let srv = start(backend, &sink, &dns, &[]);
     let p = players(&srv, &sink, "sp");
     let id = new_game(&srv, &p);
     let addr = reply_to(&sink, &p[0], &id, 1);
@@ -264,7 +264,10 @@ fn the_listener_speaks_smtp(backend: Backend) {
         c.cmd("MAIL FROM:<a@example.org> SIZE=10485760")
             .starts_with("552 ")
     );
-    assert!(c.cmd("MAIL FROM:<a@example.org> SIZE=1000").starts_with("250 "));
+    assert!(
+        c.cmd("MAIL FROM:<a@example.org> SIZE=1000")
+            .starts_with("250 ")
+    );
     // Unknown recipients: another domain, no token, a token that does not exist.
     for to in [
         "someone@example.org".to_string(),
@@ -278,19 +281,30 @@ fn the_listener_speaks_smtp(backend: Backend) {
     assert!(c.cmd(&format!("RCPT TO:<{addr}>")).starts_with("250 "));
     assert!(c.cmd("NOOP").starts_with("250 "));
     assert!(c.cmd("RSET").starts_with("250 "));
-    assert!(c.cmd("DATA").starts_with("503 "), "RSET forgot the transaction");
+    assert!(
+        c.cmd("DATA").starts_with("503 "),
+        "RSET forgot the transaction"
+    );
     let long = format!("NOOP {}", "x".repeat(600));
     assert!(c.cmd(&long).starts_with("500 "));
     assert!(c.cmd("STARTTLS").starts_with("502 "));
     assert!(c.cmd("QUIT").starts_with("221 "));
 
-    // Silent too long: 421 and closed.
-    let mut idle = Raw::connect(smtp, "127.0.0.1");
+    // Silent too long: 421 and closed (a server of its own, whose idle timeout is short:
+    // under load a short one would cut the 10 MB mail below).
+    let quick = start(
+        backend,
+        &sink,
+        &dns,
+        &[("DJAMBI_SMTP_IDLE_TIMEOUT", "500ms")],
+    );
+    let mut idle = Raw::connect(quick.smtp_addr.unwrap(), "127.0.0.1");
     let t = std::time::Instant::now();
     let r = idle.reply();
     assert!(r.starts_with("421 "), "{r}");
     assert!(t.elapsed() < Duration::from_secs(10));
     assert_eq!(idle.reply(), "", "closed after 421");
+    drop(quick);
 
     // A 10 MB mail through lettre (which sends no SIZE=): read to its end and refused
     // with 552; a text line over 1000 octets: 500; nothing played.
@@ -303,12 +317,24 @@ fn the_listener_speaks_smtp(backend: Backend) {
     }
     let err = lettre_send(&srv, Some(&email(&p[0])), &addr, &big).unwrap_err();
     assert!(err.contains("552") || err.contains("too big"), "{err}");
-    let wide = raw(&email(&p[0]), &addr, "wide1", "", &format!("{mv}\r\n{}", "b".repeat(1200)));
+    let wide = raw(
+        &email(&p[0]),
+        &addr,
+        "wide1",
+        "",
+        &format!("{mv}\r\n{}", "b".repeat(1200)),
+    );
     let err = lettre_send(&srv, Some(&email(&p[0])), &addr, &wide).unwrap_err();
     assert!(err.contains("500") || err.contains("too long"), "{err}");
     assert_eq!(version(&srv, &id), v0);
-    assert!(metric(&srv, "djambi_smtp_refused_total{reason=\"too_big\"} 1"));
-    assert!(metric(&srv, "djambi_smtp_refused_total{reason=\"unknown_recipient\"}"));
+    assert!(metric(
+        &srv,
+        "djambi_smtp_refused_total{reason=\"too_big\"} 1"
+    ));
+    assert!(metric(
+        &srv,
+        "djambi_smtp_refused_total{reason=\"unknown_recipient\"}"
+    ));
 }
 
 /// Who may move with `aligned`: a DKIM signature of the From domain (through SMTP or the
@@ -340,12 +366,18 @@ fn replies_need_dkim_or_spf(backend: Backend) {
     // Forged: the player's From, not signed, from an address SPF does not allow.
     let mut c = Raw::connect(srv.smtp_addr.unwrap(), "127.0.0.2");
     c.cmd("EHLO forger.example");
-    assert!(c.cmd(&format!("MAIL FROM:<{}>", email(red))).starts_with("250"));
+    assert!(
+        c.cmd(&format!("MAIL FROM:<{}>", email(red)))
+            .starts_with("250")
+    );
     assert!(c.cmd(&format!("RCPT TO:<{addr}>")).starts_with("250"));
     assert!(c.cmd("DATA").starts_with("354"));
     let forged = raw(&email(red), &addr, "forged1", "", &mv);
     let r = c.cmd(&format!("{forged}."));
-    assert!(r.starts_with("250 ") && r.contains("dropped:not_authenticated"), "{r}");
+    assert!(
+        r.starts_with("250 ") && r.contains("dropped:not_authenticated"),
+        "{r}"
+    );
     // A bounce (null sender) and an auto-reply, even signed: dropped.
     assert!(c.cmd("MAIL FROM:<>").starts_with("250"));
     assert!(c.cmd(&format!("RCPT TO:<{addr}>")).starts_with("250"));
@@ -425,7 +457,11 @@ fn replies_need_dkim_or_spf(backend: Backend) {
     );
     assert_eq!(version(&srv, &id), v0 + 2);
     let ok = sink.wait_for_subject(20, &email(blue), "Played", 1);
-    assert!(ok.body.contains(&format!("Played: Blue {bmv}")), "{}", ok.body);
+    assert!(
+        ok.body.contains(&format!("Played: Blue {bmv}")),
+        "{}",
+        ok.body
+    );
 
     // Yellow's mail goes stale: the game moves on through the API first.
     let yellow = &p[2];
@@ -439,7 +475,10 @@ fn replies_need_dkim_or_spf(backend: Backend) {
     );
     sink.wait_for_subject(20, &email(yellow), "The game moved on", 1);
     assert_eq!(version(&srv, &id), v0 + 3);
-    assert!(metric(&srv, "djambi_inbound_mails_total{outcome=\"played\"} 2"));
+    assert!(metric(
+        &srv,
+        "djambi_inbound_mails_total{outcome=\"played\"} 2"
+    ));
     assert!(metric(
         &srv,
         "djambi_inbound_mails_total{outcome=\"dropped:not_authenticated\"} 3"
@@ -466,9 +505,8 @@ fn limits_drop_silently(backend: Backend) {
     let red = &p[0];
     let addr = reply_to(&sink, red, &id, 1);
     let v0 = version(&srv, &id);
-    let send = |n: &str, body: &str| {
-        deliver_http(&srv, &keys.sign(&raw(&email(red), &addr, n, "", body)))
-    };
+    let send =
+        |n: &str, body: &str| deliver_http(&srv, &keys.sign(&raw(&email(red), &addr, n, "", body)));
     assert_eq!(send("l1", "please"), "error:grammar");
     assert_eq!(send("l2", "please"), "error:grammar");
     assert_eq!(send("l3", "please"), "dropped:error_cap");
@@ -478,6 +516,7 @@ fn limits_drop_silently(backend: Backend) {
     let mv = first_legal(&srv, &id);
     assert_eq!(send("l5", &mv), "dropped:rate_token");
     assert_eq!(version(&srv, &id), v0);
+    sink.wait_for_subject(20, &email(red), "Not understood", 2);
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(sink.to_with_subject(&email(red), "Not understood").len(), 2);
     assert_eq!(
@@ -485,8 +524,14 @@ fn limits_drop_silently(backend: Backend) {
         1,
         "no fresh turn mail: the token was not locked"
     );
-    assert!(metric(&srv, "djambi_inbound_mails_total{outcome=\"dropped:error_cap\"} 2"));
-    assert!(metric(&srv, "djambi_inbound_mails_total{outcome=\"dropped:rate_token\"} 1"));
+    assert!(metric(
+        &srv,
+        "djambi_inbound_mails_total{outcome=\"dropped:error_cap\"} 2"
+    ));
+    assert!(metric(
+        &srv,
+        "djambi_inbound_mails_total{outcome=\"dropped:rate_token\"} 1"
+    ));
 }
 
 /// What a game's log says, without times and ids: each event's kind and its move or seat.

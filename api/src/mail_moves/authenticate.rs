@@ -150,7 +150,11 @@ pub fn aligned(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    let (short, long) = if a.len() < b.len() { (&a, &b) } else { (&b, &a) };
+    let (short, long) = if a.len() < b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
     short.contains('.') && long.ends_with(&format!(".{short}"))
 }
 
@@ -167,7 +171,10 @@ mod tests {
         assert!(!aligned("evil-example.org", "example.org"));
         assert!(!aligned("a.example.org", "b.example.org"));
         assert!(!aligned("", "example.org"));
-        assert_eq!(domain_of("A@Mail.Example.org").as_deref(), Some("mail.example.org"));
+        assert_eq!(
+            domain_of("A@Mail.Example.org").as_deref(),
+            Some("mail.example.org")
+        );
         assert_eq!(domain_of("<>"), None);
         assert_eq!(domain_of("nobody"), None);
     }

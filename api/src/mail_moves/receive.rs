@@ -27,9 +27,9 @@ use serde_json::json;
 
 use super::authenticate::Pass;
 use super::grammar;
-use super::{Envelope, MailMovesCtx};
 use super::message::{self, Inbound};
 use super::token;
+use super::{Envelope, MailMovesCtx};
 use crate::auth::tokens;
 use crate::config::MailAuth;
 use crate::games::commands::{self, Actor, Command, CommandError, Write};
@@ -135,7 +135,10 @@ async fn receive_inner(
     envelope: Option<Envelope>,
 ) -> Result<Outcome, ReceiveError> {
     let sender = envelope.as_ref().map(|e| format!("<{}>", e.mail_from));
-    let rcpt = envelope.as_ref().map(|e| e.rcpt.clone()).unwrap_or_default();
+    let rcpt = envelope
+        .as_ref()
+        .map(|e| e.rcpt.clone())
+        .unwrap_or_default();
     let Some(mail) = message::parse(&raw, sender.as_deref(), &rcpt) else {
         return Ok(Outcome::Dropped("malformed"));
     };
@@ -162,7 +165,11 @@ async fn receive_inner(
     };
     let auth = match ctx.auth {
         MailAuth::Token => Authenticated::None,
-        MailAuth::Aligned => match ctx.authenticator.check(&raw, &email, envelope.as_ref()).await {
+        MailAuth::Aligned => match ctx
+            .authenticator
+            .check(&raw, &email, envelope.as_ref())
+            .await
+        {
             Some(pass) => Authenticated::Aligned(pass),
             None => Authenticated::None,
         },

@@ -248,7 +248,9 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(stream: S, peer: SocketAddr, c
     }
 }
 
-async fn converse<S: AsyncRead + AsyncWrite + Unpin>(s: &mut Session<'_, S>) -> std::io::Result<()> {
+async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
+    s: &mut Session<'_, S>,
+) -> std::io::Result<()> {
     let host = s.conf.hostname.clone();
     s.reply(&format!("220 {host} ESMTP Djambi moves by mail"))
         .await?;
@@ -572,9 +574,17 @@ mod tests {
         assert_eq!(path_after("TO:<unclosed", "TO:"), None);
         assert_eq!(path_after("FROX:<a@b>", "FROM:"), None);
         assert_eq!(check_params("SIZE=100 BODY=8BITMIME", 100), Ok(()));
-        assert!(check_params("SIZE=101", 100).unwrap_err().starts_with("552"));
+        assert!(
+            check_params("SIZE=101", 100)
+                .unwrap_err()
+                .starts_with("552")
+        );
         assert!(check_params("SIZE=x", 100).unwrap_err().starts_with("501"));
-        assert!(check_params("RET=FULL", 100).unwrap_err().starts_with("555"));
+        assert!(
+            check_params("RET=FULL", 100)
+                .unwrap_err()
+                .starts_with("555")
+        );
     }
 
     #[actix_web::test]
@@ -584,7 +594,10 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(read_line(&mut r, 10, &mut out).await.unwrap(), Line::Ok);
         assert_eq!(out, b"short\r\n");
-        assert_eq!(read_line(&mut r, 10, &mut out).await.unwrap(), Line::TooLong);
+        assert_eq!(
+            read_line(&mut r, 10, &mut out).await.unwrap(),
+            Line::TooLong
+        );
         assert_eq!(read_line(&mut r, 10, &mut out).await.unwrap(), Line::Ok);
         assert_eq!(trim_eol(&out), b"ok");
         assert_eq!(read_line(&mut r, 10, &mut out).await.unwrap(), Line::Eof);
