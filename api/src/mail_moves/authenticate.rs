@@ -129,7 +129,7 @@ impl Authenticator {
             ))
             .await;
         tracing::debug!(result = ?spf.result(), domain = %spf.domain(), "SPF");
-        (spf.result() == SpfResult::Pass).then(|| Pass::Spf(mail_from_domain))
+        (spf.result() == SpfResult::Pass).then_some(Pass::Spf(mail_from_domain))
     }
 }
 
