@@ -109,7 +109,7 @@ pub fn spawn(l: SmtpListener, shutdown: &Shutdown) {
                     let _ = stream.set_nodelay(true);
                     let permit = slots.clone().try_acquire_owned();
                     let conf = conf.clone();
-                    actix_web::rt::spawn(async move {
+                    tokio::task::spawn_local(async move {
                         match permit {
                             Ok(_permit) => serve(stream, peer, &conf).await,
                             Err(_) => {
@@ -122,7 +122,7 @@ pub fn spawn(l: SmtpListener, shutdown: &Shutdown) {
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "SMTP accept failed");
-                    actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             }
         }
