@@ -83,6 +83,8 @@ pub enum StartError {
 pub struct RunningServer {
     /// The address actually bound (useful with port 0).
     pub addr: SocketAddr,
+    /// The SMTP listener's address actually bound (`DJAMBI_SMTP_LISTEN`), if any.
+    pub smtp_addr: Option<SocketAddr>,
     server: actix_web::dev::Server,
     shutdown: shutdown::Shutdown,
     grace: std::time::Duration,
@@ -185,6 +187,38 @@ pub async fn start_with_clock(
     workers::janitor::spawn(state.janitor(), &state.shutdown);
     workers::due::spawn(state.due_work(), &state.shutdown);
     workers::delivery::spawn(std::sync::Arc::new(delivery), &state.shutdown);
+    let smtp_addr = match state.config.mail_moves.smtp_listen {
+        Some(smtp) => {
+            let listener = std::net::TcpListener::bind(smtp)
+                .map_err(|source| StartError::Bind { addr: smtp, source })?;
+            let bound = listener.local_addr().unwrap_or(smtp);
+            let hostname = state
+                .config
+                .mail_moves
+                .domain
+                .clone()
+                .unwrap_or_else(|| "localhost".into());
+            if state.config.mail_moves.domain.is_none() {
+                tracing::warn!(
+                    "DJAMBI_SMTP_LISTEN is set but DJAMBI_MAIL_DOMAIN is not: every recipient is refused"
+                );
+            }
+            workers::smtp::spawn(
+                workers::smtp::SmtpListener {
+                    listener,
+                    ctx: state.mail_moves(),
+                    hostname,
+                    max_bytes: mail_moves::message::MAX_BYTES,
+                    idle: state.config.mail_moves.smtp_idle_timeout,
+                    session: state.config.mail_moves.smtp_session_timeout,
+                },
+                &state.shutdown,
+            );
+            tracing::info!("SMTP listener for replies on {bound}");
+            Some(bound)
+        }
+        None => None,
+    };
     let shutdown = state.shutdown.clone();
     let app_state = state.clone();
     // Connections: per client address (see `conn_limit`) and in all, shared out among the
@@ -212,6 +246,7 @@ pub async fn start_with_clock(
     shutdown::listen_for_signals(server.handle(), shutdown.clone(), grace);
     Ok(RunningServer {
         addr: bound,
+        smtp_addr,
         server,
         shutdown,
         grace,

@@ -16,6 +16,8 @@
 //! | `djambi_db_pool_max_connections` | gauge | |
 //! | `djambi_outbox_backlog` | gauge | (set by the notification workers through [`Metrics::outbox_backlog`]) |
 //! | `djambi_outbox_delivery_failures_total` | counter | (through [`Metrics::outbox_delivery_failed`]) |
+//! | `djambi_inbound_mails_total` | counter | `outcome` (`played`, `error:<reason>`, `dropped:<reason>`: what became of a reply by mail; `dropped:rate_*` and `dropped:error_cap` are the limits) |
+//! | `djambi_smtp_refused_total` | counter | `reason` (`unknown_recipient`, `too_big`, `line_too_long`: refused by the SMTP listener) |
 //!
 //! `DJAMBI_METRICS=off` removes the endpoint (404); `DJAMBI_METRICS_TOKEN` makes it require
 //! `Authorization: Bearer <token>`. It is not part of the public API document.
@@ -90,6 +92,14 @@ impl Metrics {
                 "djambi_outbox_delivery_failures_total",
                 "Failed notification delivery attempts"
             );
+            describe_counter!(
+                "djambi_inbound_mails_total",
+                "Replies by mail received, by what became of them"
+            );
+            describe_counter!(
+                "djambi_smtp_refused_total",
+                "Recipients and messages refused by the SMTP listener"
+            );
             counter!("djambi_moves_played_total").absolute(0);
         });
         m
@@ -138,6 +148,17 @@ impl Metrics {
     /// Hook for the notification workers: `n` delivery attempts failed.
     pub fn outbox_delivery_failed(&self, n: u64) {
         self.with(|| counter!("djambi_outbox_delivery_failures_total").increment(n));
+    }
+
+    /// A reply by mail was received; what became of it (a bounded set of reasons).
+    pub fn inbound_mail(&self, outcome: &str) {
+        let outcome = outcome.to_string();
+        self.with(|| counter!("djambi_inbound_mails_total", "outcome" => outcome).increment(1));
+    }
+
+    /// The SMTP listener refused a recipient or a message.
+    pub fn smtp_refused(&self, reason: &'static str) {
+        self.with(|| counter!("djambi_smtp_refused_total", "reason" => reason).increment(1));
     }
 
     /// Sets the gauges read at scrape time.

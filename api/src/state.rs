@@ -38,6 +38,8 @@ pub struct AppState {
     pub live: Arc<crate::live::Hub>,
     /// The computer players' search threads (see `workers::bot_pool`).
     pub bot_searches: Arc<crate::workers::bot_pool::BotPool>,
+    /// DKIM and SPF of replies by mail (see `mail_moves::authenticate`).
+    pub mail_authenticator: Arc<crate::mail_moves::authenticate::Authenticator>,
 }
 
 impl AppState {
@@ -78,6 +80,9 @@ impl AppState {
             shutdown: crate::shutdown::Shutdown::new(),
             live,
             bot_searches: crate::workers::bot_pool::BotPool::new(config.bot_threads),
+            mail_authenticator: Arc::new(crate::mail_moves::authenticate::Authenticator::new(
+                config.mail_moves.dns.clone(),
+            )),
             pool,
             config,
         })
@@ -146,6 +151,9 @@ impl AppState {
             domain: self.config.mail_moves.domain.clone(),
             auth: self.config.mail_moves.auth,
             public_url: self.config.public_url.as_str().to_string(),
+            limits: self.config.mail_moves.limits,
+            authenticator: self.mail_authenticator.clone(),
+            metrics: self.metrics.clone(),
         }
     }
 

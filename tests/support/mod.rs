@@ -144,6 +144,8 @@ fn pg_admin(admin_url: &str) -> PgConnection {
 /// A server running in-process on its own thread, with its own database.
 pub struct TestServer {
     pub base: String,
+    /// The SMTP listener's address (`DJAMBI_SMTP_LISTEN`), if it has one.
+    pub smtp_addr: Option<std::net::SocketAddr>,
     pub backend: Backend,
     pub database_url: String,
     client: Client,
@@ -325,7 +327,7 @@ impl TestServer {
                 };
                 match started {
                     Ok(server) => {
-                        let _ = tx.send(Ok((server.addr, server.handle())));
+                        let _ = tx.send(Ok((server.addr, server.smtp_addr, server.handle())));
                         let _ = server.wait().await;
                     }
                     Err(e) => {
@@ -334,7 +336,7 @@ impl TestServer {
                 }
             });
         });
-        let (addr, handle) = match rx.recv_timeout(Duration::from_secs(120)) {
+        let (addr, smtp_addr, handle) = match rx.recv_timeout(Duration::from_secs(120)) {
             Ok(Ok(v)) => v,
             Ok(Err(e)) => {
                 db.destroy();
@@ -353,6 +355,7 @@ impl TestServer {
             .expect("HTTP client");
         TestServer {
             base: format!("http://{addr}"),
+            smtp_addr,
             backend,
             database_url,
             client,

@@ -238,6 +238,34 @@ pub struct MailMoves {
     pub domain: Option<String>,
     pub auth: MailAuth,
     pub inbound_secret: Option<Secret>,
+    /// `DJAMBI_SMTP_LISTEN`: the SMTP listener's address, if any.
+    pub smtp_listen: Option<std::net::SocketAddr>,
+    pub smtp_idle_timeout: Duration,
+    pub smtp_session_timeout: Duration,
+    /// `DJAMBI_MAIL_DNS`: the DNS servers of DKIM and SPF (empty: the system's).
+    pub dns: Vec<std::net::SocketAddr>,
+    pub limits: MailLimits,
+}
+
+/// The rate limits of replies (counted in the database over a sliding window).
+#[derive(Debug, Clone, Copy)]
+pub struct MailLimits {
+    pub per_token: RateSpec,
+    pub per_seat: RateSpec,
+    pub per_sender: RateSpec,
+    pub error_replies: RateSpec,
+}
+
+impl Default for MailLimits {
+    /// The declared defaults.
+    fn default() -> Self {
+        MailLimits {
+            per_token: settings::MAIL_LIMIT_PER_TOKEN.default_value(),
+            per_seat: settings::MAIL_LIMIT_PER_SEAT.default_value(),
+            per_sender: settings::MAIL_LIMIT_PER_SENDER.default_value(),
+            error_replies: settings::MAIL_ERROR_REPLY_LIMIT.default_value(),
+        }
+    }
 }
 
 /// How long data is kept before the janitor (`workers::janitor`) deletes it.
@@ -413,6 +441,16 @@ impl Config {
                     MailAuth::Aligned
                 }),
                 inbound_secret: src.optional(&INBOUND_MAIL_SECRET)?,
+                smtp_listen: src.optional(&SMTP_LISTEN)?,
+                smtp_idle_timeout: src.value(&SMTP_IDLE_TIMEOUT)?,
+                smtp_session_timeout: src.value(&SMTP_SESSION_TIMEOUT)?,
+                dns: src.optional(&MAIL_DNS)?.unwrap_or_default(),
+                limits: MailLimits {
+                    per_token: src.value(&MAIL_LIMIT_PER_TOKEN)?,
+                    per_seat: src.value(&MAIL_LIMIT_PER_SEAT)?,
+                    per_sender: src.value(&MAIL_LIMIT_PER_SENDER)?,
+                    error_replies: src.value(&MAIL_ERROR_REPLY_LIMIT)?,
+                },
             },
             retention: Retention {
                 every: src.value(&JANITOR_INTERVAL)?,

@@ -565,6 +565,66 @@ settings! {
         production: Optional,
         secret: true,
     }
+    /// address:port of the server's own SMTP listener for replies to turn mails (meant to
+    /// sit behind the site's MTA, which relays `move+*@DJAMBI_MAIL_DOMAIN` to it); unset: no
+    /// listener
+    SMTP_LISTEN: HostPort {
+        env: "DJAMBI_SMTP_LISTEN",
+        key: "smtp_listen",
+        production: Optional,
+    }
+    /// the SMTP listener closes a connection silent for this long (RFC 5321 asks for at
+    /// least 5 minutes)
+    SMTP_IDLE_TIMEOUT: Dur<{ 100 * MS }, { 1 * H }> {
+        env: "DJAMBI_SMTP_IDLE_TIMEOUT",
+        key: "smtp_idle_timeout",
+        default: "5m",
+        production: Optional,
+    }
+    /// the SMTP listener closes a connection open this long, whatever it does
+    SMTP_SESSION_TIMEOUT: Dur<{ 1 * S }, { 24 * H }> {
+        env: "DJAMBI_SMTP_SESSION_TIMEOUT",
+        key: "smtp_session_timeout",
+        default: "30m",
+        production: Optional,
+    }
+    /// DNS servers (ip:port) asked for the DKIM keys and SPF records of replies
+    /// (DJAMBI_MAIL_AUTH=aligned); empty: the system's resolver (/etc/resolv.conf)
+    MAIL_DNS: List<HostPort> {
+        env: "DJAMBI_MAIL_DNS",
+        key: "mail_dns",
+        production: Optional,
+    }
+    /// authenticated replies taken per reply token, as N/DURATION; more are dropped silently
+    MAIL_LIMIT_PER_TOKEN: Rate {
+        env: "DJAMBI_MAIL_LIMIT_PER_TOKEN",
+        key: "mail_limit_per_token",
+        default: "10/1h",
+        production: Optional,
+    }
+    /// authenticated replies taken per seat of a game (all its turn mails), as N/DURATION
+    MAIL_LIMIT_PER_SEAT: Rate {
+        env: "DJAMBI_MAIL_LIMIT_PER_SEAT",
+        key: "mail_limit_per_seat",
+        default: "30/1h",
+        production: Optional,
+    }
+    /// authenticated replies taken per sender address (all games), as N/DURATION
+    MAIL_LIMIT_PER_SENDER: Rate {
+        env: "DJAMBI_MAIL_LIMIT_PER_SENDER",
+        key: "mail_limit_per_sender",
+        default: "60/1h",
+        production: Optional,
+    }
+    /// error answers to replies sent, all players together, as N/DURATION; past it replies
+    /// that would get one are dropped silently (logged, counted in
+    /// `djambi_inbound_mails_total{outcome="dropped:error_cap"}`)
+    MAIL_ERROR_REPLY_LIMIT: Rate {
+        env: "DJAMBI_MAIL_ERROR_REPLY_LIMIT",
+        key: "mail_error_reply_limit",
+        default: "500/1h",
+        production: Optional,
+    }
     /// vacation days each player may take per calendar year
     VACATION_DAYS: Int<u32, 0, 366> {
         env: "DJAMBI_VACATION_DAYS",

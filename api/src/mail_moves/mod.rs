@@ -5,17 +5,24 @@
 //! - [`token`]: the reply address of each turn and reminder mail (`move+TOKEN@DOMAIN`).
 //! - [`message`]: what is read of an inbound mail (mail-parser).
 //! - [`grammar`]: the first non-empty line and the commands it may say.
+//! - [`authenticate`]: DKIM and SPF, aligned with `From` (`DJAMBI_MAIL_AUTH=aligned`).
 //! - [`receive`]: the use case: who may move, the command, the answer mail.
+//!
+//! Two callers hand it mail: `POST /v1/inbound-mail` and the SMTP listener
+//! (`crate::workers::smtp`).
 
+pub mod authenticate;
 pub mod grammar;
 pub mod message;
 pub mod receive;
 pub mod token;
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use crate::clock::Clock;
-use crate::config::MailAuth;
+use crate::config::{MailAuth, MailLimits};
+use crate::metrics::Metrics;
 use crate::store::DbPool;
 use crate::store::cache::GameCache;
 
@@ -32,4 +39,21 @@ pub struct MailMovesCtx {
     pub auth: MailAuth,
     /// `DJAMBI_PUBLIC_URL` (links in the answers).
     pub public_url: String,
+    pub limits: MailLimits,
+    /// DKIM and SPF (shared: its resolver is made once).
+    pub authenticator: Arc<authenticate::Authenticator>,
+    pub metrics: Arc<Metrics>,
+}
+
+/// The SMTP envelope of a mail the listener received (SPF checks it).
+#[derive(Debug, Clone)]
+pub struct Envelope {
+    /// The connecting peer's address.
+    pub peer: IpAddr,
+    /// The `EHLO`/`HELO` name.
+    pub helo: String,
+    /// The `MAIL FROM` path (empty: the null sender).
+    pub mail_from: String,
+    /// The `RCPT TO` paths.
+    pub rcpt: Vec<String>,
 }

@@ -6,49 +6,52 @@
 //!    once);
 //! 3. the recipient's token: unknown, or a `From` that is not exactly the bound
 //!    player's verified address: dropped silently (nothing goes to a forged sender);
-//!    with `DJAMBI_MAIL_AUTH=aligned`, a reply without an aligned DKIM/SPF pass is
-//!    dropped too (see [`Authenticated`]);
-//! 4. the token used ("already played"), expired, locked, or the game moved on or
+//! 4. with `DJAMBI_MAIL_AUTH=aligned`, a reply without an aligned DKIM or SPF pass
+//!    ([`super::authenticate`], checked only now, so unknown tokens cost no DNS) is
+//!    dropped too;
+//! 5. the rate limits (`DJAMBI_MAIL_LIMIT_PER_TOKEN`, `_PER_SEAT`, `_PER_SENDER`), counted
+//!    over the authenticated replies: past one, dropped silently;
+//! 6. the token used ("already played"), expired, locked, or the game moved on or
 //!    ended: an answer saying so;
-//! 5. the first line's command, through `games::commands` as the player with the
+//! 7. the first line's command, through `games::commands` as the player with the
 //!    token's version; a typo or an illegal move counts a failure (the token stays
 //!    good); at [`MAX_FAILURES`] it is locked and a fresh turn mail is queued.
 //!
 //! Answers are outbox rows (`account.mail_move_answer`) to the player's stored address,
-//! sent by the delivery worker; at most [`ERROR_ANSWERS_PER_HOUR`] error answers an
-//! hour are sent in all.
+//! sent by the delivery worker; past `DJAMBI_MAIL_ERROR_REPLY_LIMIT` error answers (all
+//! players together) a reply that would get one is dropped silently instead, the token
+//! unchanged. Every outcome is logged and counted (`djambi_inbound_mails_total`).
 
 use chrono::{NaiveDateTime, TimeDelta};
 use serde_json::json;
 
-use super::MailMovesCtx;
+use super::authenticate::Pass;
 use super::grammar;
 use super::message::{self, Inbound};
 use super::token;
+use super::{Envelope, MailMovesCtx};
 use crate::auth::tokens;
 use crate::config::MailAuth;
 use crate::games::commands::{self, Actor, Command, CommandError, Write};
 use crate::model::events::{Event, Status};
 use crate::model::game_state::GameState;
 use crate::notifications::stable_id;
-use crate::store::mail_moves::{self as tokens_store, MailTokenRow};
+use crate::store::mail_moves::{self as tokens_store, LimitKey, MailTokenRow};
 use crate::store::outbox::{self, NotificationRow, account_mail};
 use crate::store::{self, DbConnection, RunError, StoreError};
 
 /// Refused replies (typos, illegal moves) before a token is locked.
 pub const MAX_FAILURES: i32 = 3;
-/// The cap on error answers, all players together.
-pub const ERROR_ANSWERS_PER_HOUR: i64 = 500;
 /// Legal moves listed in full when there are at most this many.
 const LIST_ALL_UP_TO: usize = 30;
 
-/// How the sender was authenticated by the receiving side (never from the mail's own
+/// How the sender was authenticated by this server (never from the mail's own
 /// `Authentication-Results`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Authenticated {
-    /// A DKIM or SPF pass aligned with the `From` domain, checked by the server.
-    Aligned,
-    /// Nothing checked.
+    /// A DKIM or SPF pass aligned with the `From` domain.
+    Aligned(Pass),
+    /// Nothing checked (`DJAMBI_MAIL_AUTH=token`), or nothing passed.
     None,
 }
 
@@ -99,74 +102,159 @@ pub async fn known_recipient(ctx: &MailMovesCtx, address: &str) -> Result<bool, 
     Ok(found.is_some())
 }
 
-/// Receives one raw message.
+/// What the first look at a reply found.
+enum Identified {
+    Done(Outcome),
+    /// The token's row and its player's address; the reply's `From` is that address.
+    Player {
+        row: Box<MailTokenRow>,
+        email: String,
+    },
+}
+
+/// Receives one raw message: from the SMTP listener with its envelope, from
+/// `POST /v1/inbound-mail` without.
 pub async fn receive(
     ctx: &MailMovesCtx,
     raw: Vec<u8>,
-    envelope_sender: Option<String>,
-    envelope_rcpt: Vec<String>,
-    auth: Authenticated,
+    envelope: Option<Envelope>,
 ) -> Result<Outcome, ReceiveError> {
     let Some(domain) = ctx.domain.clone() else {
         return Err(ReceiveError::Off);
     };
-    let ctx2 = ctx.clone();
-    let outcome = store::run(&ctx.pool, move |conn| {
-        let now = ctx2.clock.now();
-        let Some(mail) = message::parse(&raw, envelope_sender.as_deref(), &envelope_rcpt) else {
-            return Ok::<_, ReceiveError>(Outcome::Dropped("malformed"));
-        };
-        if mail.automatic.is_some() {
-            return Ok(Outcome::Dropped("automatic"));
-        }
-        if !tokens_store::first_sight(conn, &mail.message_id, now, "received")? {
-            return Ok(Outcome::Dropped("duplicate"));
-        }
-        let outcome = decide(conn, &ctx2, &domain, &mail, auth, now)?;
-        tokens_store::set_outcome(conn, &mail.message_id, &outcome.as_str())?;
-        Ok(outcome)
-    })
-    .await?;
+    let outcome = receive_inner(ctx, &domain, raw, envelope).await?;
     tracing::info!(outcome = %outcome.as_str(), "inbound mail");
+    ctx.metrics.inbound_mail(&outcome.as_str());
     Ok(outcome)
 }
 
-fn decide(
-    conn: &mut DbConnection,
+async fn receive_inner(
     ctx: &MailMovesCtx,
     domain: &str,
-    mail: &Inbound,
-    auth: Authenticated,
-    now: NaiveDateTime,
+    raw: Vec<u8>,
+    envelope: Option<Envelope>,
 ) -> Result<Outcome, ReceiveError> {
+    let sender = envelope.as_ref().map(|e| format!("<{}>", e.mail_from));
+    let rcpt = envelope
+        .as_ref()
+        .map(|e| e.rcpt.clone())
+        .unwrap_or_default();
+    let Some(mail) = message::parse(&raw, sender.as_deref(), &rcpt) else {
+        return Ok(Outcome::Dropped("malformed"));
+    };
+    let mail = std::sync::Arc::new(mail);
+    let (ctx2, domain2, mail2) = (ctx.clone(), domain.to_string(), mail.clone());
+    let identified = store::run(&ctx.pool, move |conn| {
+        let now = ctx2.clock.now();
+        if mail2.automatic.is_some() {
+            return Ok::<_, ReceiveError>(Identified::Done(Outcome::Dropped("automatic")));
+        }
+        if !tokens_store::first_sight(conn, &mail2.message_id, now, "received")? {
+            return Ok(Identified::Done(Outcome::Dropped("duplicate")));
+        }
+        let found = identify(conn, &domain2, &mail2)?;
+        if let Identified::Done(outcome) = &found {
+            tokens_store::set_outcome(conn, &mail2.message_id, &outcome.as_str())?;
+        }
+        Ok(found)
+    })
+    .await?;
+    let (row, email) = match identified {
+        Identified::Done(outcome) => return Ok(outcome),
+        Identified::Player { row, email } => (row, email),
+    };
+    let auth = match ctx.auth {
+        MailAuth::Token => Authenticated::None,
+        MailAuth::Aligned => match ctx
+            .authenticator
+            .check(&raw, &email, envelope.as_ref())
+            .await
+        {
+            Some(pass) => Authenticated::Aligned(pass),
+            None => Authenticated::None,
+        },
+    };
+    let ctx2 = ctx.clone();
+    store::run(&ctx.pool, move |conn| {
+        let now = ctx2.clock.now();
+        // Fresh: another reply may have used the token meanwhile.
+        let row = tokens_store::find(conn, &row.token_hash)?.unwrap_or(*row);
+        let outcome = decide(conn, &ctx2, &mail, &row, &email, auth, now)?;
+        tokens_store::set_outcome(conn, &mail.message_id, &outcome.as_str())?;
+        Ok(outcome)
+    })
+    .await
+}
+
+/// The token and the player: who the reply claims to be.
+fn identify(
+    conn: &mut DbConnection,
+    domain: &str,
+    mail: &Inbound,
+) -> Result<Identified, ReceiveError> {
+    let done = |r| Ok(Identified::Done(Outcome::Dropped(r)));
     let Some(t) = mail
         .recipients
         .iter()
         .find_map(|r| token::from_address(r, domain))
     else {
-        return Ok(Outcome::Dropped("unknown_recipient"));
+        return done("unknown_recipient");
     };
     let hash = tokens::hash(&t);
     let Some(row) = tokens_store::find(conn, &hash)? else {
-        return Ok(Outcome::Dropped("unknown_token"));
+        return done("unknown_token");
     };
     let Some(user) = store::users::find(conn, &row.user_id)? else {
-        return Ok(Outcome::Dropped("no_player"));
+        return done("no_player");
     };
     let [from] = mail.from.as_slice() else {
-        return Ok(Outcome::Dropped("from_not_single"));
+        return done("from_not_single");
     };
     if !from.eq_ignore_ascii_case(&user.email) || user.email_verified_at.is_none() {
-        return Ok(Outcome::Dropped("from_not_the_player"));
+        return done("from_not_the_player");
     }
-    if ctx.auth == MailAuth::Aligned && auth != Authenticated::Aligned {
+    Ok(Identified::Player {
+        row: Box::new(row),
+        email: user.email,
+    })
+}
+
+fn decide(
+    conn: &mut DbConnection,
+    ctx: &MailMovesCtx,
+    mail: &Inbound,
+    row: &MailTokenRow,
+    email: &str,
+    auth: Authenticated,
+    now: NaiveDateTime,
+) -> Result<Outcome, ReceiveError> {
+    if ctx.auth == MailAuth::Aligned && auth == Authenticated::None {
         return Ok(Outcome::Dropped("not_authenticated"));
     }
+    // The rate limits count authenticated replies only, so a forger cannot use up a
+    // player's.
+    let hash = row.token_hash.clone();
+    let seat_key = format!("{}:{}", row.game_id, row.seat);
+    let sender = email.to_ascii_lowercase();
+    tokens_store::set_keys(conn, &mail.message_id, &hash, &seat_key, &sender)?;
+    let limits = ctx.limits;
+    for (key, spec, reason) in [
+        (LimitKey::Token(&hash), limits.per_token, "rate_token"),
+        (LimitKey::Seat(&seat_key), limits.per_seat, "rate_seat"),
+        (LimitKey::Sender(&sender), limits.per_sender, "rate_sender"),
+    ] {
+        let since = now - TimeDelta::from_std(spec.period).unwrap_or(TimeDelta::hours(1));
+        if tokens_store::count_since(conn, key, since)? > i64::from(spec.burst) {
+            tracing::warn!(reason, "a reply by mail over its rate limit was dropped");
+            return Ok(Outcome::Dropped(reason));
+        }
+    }
     let answer = Answer {
-        to: &user.email,
-        row: &row,
+        to: email,
+        row,
         message_id: &mail.message_id,
         now,
+        cap: limits.error_replies,
     };
     if row.used_at.is_some() {
         return answer.error(conn, "used", "Already played", ALREADY_PLAYED);
@@ -354,9 +442,21 @@ struct Answer<'a> {
     row: &'a MailTokenRow,
     message_id: &'a str,
     now: NaiveDateTime,
+    /// `DJAMBI_MAIL_ERROR_REPLY_LIMIT`.
+    cap: crate::config::RateSpec,
 }
 
 impl Answer<'_> {
+    /// Whether the error answers of the window are used up.
+    fn capped(&self, conn: &mut DbConnection) -> Result<bool, StoreError> {
+        let since = self.now - TimeDelta::from_std(self.cap.period).unwrap_or(TimeDelta::hours(1));
+        let capped = tokens_store::errors_since(conn, since)? >= i64::from(self.cap.burst);
+        if capped {
+            tracing::warn!("the cap of error answers is reached: a reply by mail was dropped");
+        }
+        Ok(capped)
+    }
+
     /// Queues the answer mail.
     fn queue(&self, conn: &mut DbConnection, title: &str, text: &str) -> Result<(), StoreError> {
         let short = &self.row.game_id[..self.row.game_id.len().min(8)];
@@ -383,7 +483,7 @@ impl Answer<'_> {
         outbox::enqueue(conn, std::slice::from_ref(&row))
     }
 
-    /// An error answer (under the global cap), the token unchanged.
+    /// An error answer, the token unchanged; past the cap, nothing (dropped).
     fn error(
         &self,
         conn: &mut DbConnection,
@@ -391,11 +491,10 @@ impl Answer<'_> {
         title: &str,
         text: &str,
     ) -> Result<Outcome, ReceiveError> {
-        if tokens_store::errors_since(conn, self.now - TimeDelta::hours(1))?
-            < ERROR_ANSWERS_PER_HOUR
-        {
-            self.queue(conn, title, text)?;
+        if self.capped(conn)? {
+            return Ok(Outcome::Dropped("error_cap"));
         }
+        self.queue(conn, title, text)?;
         Ok(Outcome::Refused(reason))
     }
 
@@ -408,6 +507,9 @@ impl Answer<'_> {
         title: &str,
         text: &str,
     ) -> Result<Outcome, ReceiveError> {
+        if self.capped(conn)? {
+            return Ok(Outcome::Dropped("error_cap"));
+        }
         let failures = tokens_store::add_failure(conn, &self.row.token_hash)?;
         let left = MAX_FAILURES - failures;
         if left > 0 {

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::error::{ApiError, Problem};
-use crate::mail_moves::receive::{self, Authenticated, ReceiveError};
+use crate::mail_moves::receive::{self, ReceiveError};
 use crate::state::AppState;
 
 pub const PATH: &str = "/v1/inbound-mail";
@@ -36,9 +36,9 @@ pub struct InboundOutcome {
 /// The body is the raw message (at most 1 MiB). The token of the recipient address
 /// (`move+TOKEN@DJAMBI_MAIL_DOMAIN`, read from `To`, `Cc`, `Delivered-To` or
 /// `X-Original-To`) and the `From` (the player's verified address) say who moves; the
-/// first non-empty line of the text says what. With `DJAMBI_MAIL_AUTH=aligned` this
-/// endpoint cannot check DKIM or SPF, so replies through it are dropped unless
-/// `token` is set.
+/// first non-empty line of the text says what. With `DJAMBI_MAIL_AUTH=aligned` a reply
+/// through this endpoint needs a DKIM signature aligned with its `From` (it has no SMTP
+/// session, so no SPF; `Authentication-Results` and `Received` headers are not trusted).
 #[utoipa::path(
     tag = "mail",
     request_body(content = String, content_type = "message/rfc822",
@@ -111,7 +111,7 @@ pub async fn inbound_mail(
         body.extend_from_slice(&chunk);
     }
     let ctx = app.mail_moves();
-    match receive::receive(&ctx, body, None, Vec::new(), Authenticated::None).await {
+    match receive::receive(&ctx, body, None).await {
         Ok(o) => Ok(HttpResponse::Ok().json(InboundOutcome {
             outcome: o.as_str(),
         })),

@@ -133,3 +133,44 @@ pub fn unuse(conn: &mut DbConnection, token_hash: &str) -> Result<(), StoreError
         .execute(conn)?;
     Ok(())
 }
+
+/// What an authenticated reply is counted under (the rate limits).
+#[derive(Debug, Clone, Copy)]
+pub enum LimitKey<'a> {
+    Token(&'a str),
+    Seat(&'a str),
+    Sender(&'a str),
+}
+
+/// Records what a reply is counted under.
+pub fn set_keys(
+    conn: &mut DbConnection,
+    message_id: &str,
+    token_hash: &str,
+    seat_key: &str,
+    sender: &str,
+) -> Result<(), StoreError> {
+    diesel::update(im::table.filter(im::message_id.eq(message_id)))
+        .set((
+            im::token_hash.eq(Some(token_hash)),
+            im::seat_key.eq(Some(seat_key)),
+            im::sender.eq(Some(sender)),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// How many replies counted under `key` were received since `since`.
+pub fn count_since(
+    conn: &mut DbConnection,
+    key: LimitKey<'_>,
+    since: NaiveDateTime,
+) -> Result<i64, StoreError> {
+    let recent = im::table.filter(im::received_at.ge(since)).into_boxed();
+    let q = match key {
+        LimitKey::Token(k) => recent.filter(im::token_hash.eq(k)),
+        LimitKey::Seat(k) => recent.filter(im::seat_key.eq(k)),
+        LimitKey::Sender(k) => recent.filter(im::sender.eq(k)),
+    };
+    Ok(q.count().get_result(conn)?)
+}

@@ -66,6 +66,9 @@ diesel::table! {
         message_id -> Text,
         received_at -> Timestamp,
         outcome -> Text,
+        token_hash -> Nullable<Text>,
+        seat_key -> Nullable<Text>,
+        sender -> Nullable<Text>,
     }
 }
 

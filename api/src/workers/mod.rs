@@ -7,7 +7,8 @@
 //!   [`reminders`] before deadlines;
 //! - [`delivery`]: notifications sent on to webhooks and by mail ([`email`]);
 //! - [`janitor`]: forgets expired idempotent answers;
-//! - [`listen`]: the instance's listening PostgreSQL connection, feeding `crate::live`.
+//! - [`listen`]: the instance's listening PostgreSQL connection, feeding `crate::live`;
+//! - [`smtp`]: the SMTP listener for replies to turn mails (`DJAMBI_SMTP_LISTEN`).
 
 pub mod bot_pool;
 pub mod delivery;
@@ -16,3 +17,4 @@ pub mod email;
 pub mod janitor;
 pub mod listen;
 pub mod reminders;
+pub mod smtp;
