@@ -19,6 +19,9 @@ diesel::table! {
         email_verified_at -> Nullable<Timestamp>,
         // 2026-12-01-000062_account_closing
         closed_at -> Nullable<Timestamp>,
+        // 2026-12-01-000170_user_language
+        language -> Nullable<Text>,
+        time_zone -> Nullable<Text>,
     }
 }
 
