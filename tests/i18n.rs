@@ -65,7 +65,6 @@ const ENGLISH: &[&str] = &[
     "Open the game:",
     "Board:",
     "Stop these mails",
-    "Notification ",
     "Hello",
     "Red",
     "Blue",
