@@ -47,11 +47,11 @@ SEATS = "RBYG"
 # What the pages say that the test waits for, in the language the players choose at
 # sign-up (--lang; the pages follow the account's preference).
 TEXTS = {
-    "en": {"open": "open game", "waiting": "Waiting for players", "rules": "Variant: no two-player bonus",
+    "en": {"open": "Open games", "grid": "choose a piece", "waiting": "Waiting for players", "rules": "Variant: no two-player bonus",
            "mine": "waiting for your move", "moved": "moved on", "offer": "offers a draw",
            "over": "Game over", "saved": "saved", "vacation": "On vacation until",
            "ended": "ended or cancelled", "lobby": "Lobby"},
-    "fr": {"open": "Parties ouvertes", "waiting": "En attente de joueurs", "rules": "Variante : pas de bonus à deux",
+    "fr": {"open": "Parties ouvertes", "grid": "choisissez une pièce", "waiting": "En attente de joueurs", "rules": "Variante : pas de bonus à deux",
            "mine": "en attente de votre coup", "moved": "a avancé", "offer": "propose la nulle",
            "over": "Partie terminée", "saved": "enregistr", "vacation": "En vacances jusqu",
            "ended": "terminées ou annulées", "lobby": "Salon"},
@@ -125,7 +125,7 @@ def check_board_ax_tree(page, selected):
     if len(grids) != 1:
         raise Failed(f"the game page has {len(grids)} grids in the accessibility tree")
     grid = grids[0]
-    if "choose a piece" not in (grid.get("name") or {}).get("value", ""):
+    if T["grid"] not in (grid.get("name") or {}).get("value", ""):
         raise Failed(f"the grid's name: {grid.get('name')}")
     rows = ax_children(tree, grid, {"row"})
     if len(rows) != 9:

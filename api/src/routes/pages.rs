@@ -37,7 +37,7 @@ pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self
                        frame-ancestors 'none'";
 
 const REPLAY_HTML: &str = include_str!("../../assets/replay.html");
-const REPLAY_JS: &str = include_str!("../../assets/replay.js");
+pub(crate) const REPLAY_JS: &str = include_str!("../../assets/replay.js");
 const REPLAY_CSS: &str = include_str!("../../assets/replay.css");
 const FAVICON_SVG: &str = include_str!("../../assets/favicon.svg");
 /// 16 and 32 pixels, PNG inside (made by `api/assets/favicon.py` from the same design as

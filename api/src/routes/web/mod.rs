@@ -443,6 +443,47 @@ mod tests {
     }
 
     #[test]
+    fn scripts_say_nothing_but_messages() {
+        // No prose in a string literal of the scripts (two words of letters, outside
+        // comments), and every message they name exists.
+        for (name, js) in [
+            ("app.js", APP_JS),
+            ("play.js", PLAY_JS),
+            ("talk.js", TALK_JS),
+            ("replay.js", super::super::pages::REPLAY_JS),
+        ] {
+            for (n, line) in js.lines().enumerate() {
+                let code = match line.trim_start().starts_with("//") {
+                    true => "",
+                    false => line.split(" // ").next().unwrap_or(""),
+                };
+                let mut parts = code.split('"');
+                parts.next();
+                while let (Some(literal), _) = (parts.next(), parts.next()) {
+                    let prose = literal
+                        .split(' ')
+                        .filter(|w| w.len() > 1 && w.chars().all(char::is_alphabetic))
+                        .count()
+                        >= 2;
+                    assert!(
+                        !prose || literal == "use strict" || literal.starts_with("player seat-"),
+                        "{name}:{}: {literal:?} is not a message",
+                        n + 1
+                    );
+                }
+                for call in ["T(\"", "t(\""] {
+                    for (i, _) in code.match_indices(call) {
+                        let id = code[i + 3..].split('"').next().unwrap_or("");
+                        if id.starts_with("js-") && !id.ends_with('-') {
+                            assert!(crate::i18n::has(Lang::EN, id), "{name}:{}: {id}", n + 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_page_in_french_says_no_english_word_of_its_template() {
         let fr = Lang::from_code("fr").unwrap();
         let page = localize(LOBBY, fr);
