@@ -648,6 +648,7 @@ mod tests {
             &SvgOptions {
                 width: Some(300),
                 caption: true,
+                ..SvgOptions::default()
             },
         );
         assert!(svg.contains(r#"width="300" height="343""#), "{svg}");
