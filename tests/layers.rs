@@ -167,5 +167,20 @@ fn workers_take_narrow_contexts() {
 #[test]
 fn the_base_knows_no_http() {
     // What use cases and routes both take from below: field rules, the clock, settings.
-    forbid("the base", &["validate.rs", "clock.rs", "config"], HTTP);
+    forbid(
+        "the base",
+        &["validate.rs", "clock.rs", "config", "i18n"],
+        HTTP,
+    );
+    // The languages know nothing of the database either.
+    forbid(
+        "the languages",
+        &["i18n"],
+        &[
+            "crate::store",
+            "diesel",
+            "crate::accounts",
+            "crate::notifications",
+        ],
+    );
 }

@@ -83,6 +83,18 @@ fn plan(seed: u64, max_plies: usize) -> Option<Vec<String>> {
 
 #[test]
 fn four_players_play_a_game_by_clicking_in_chromium() {
+    play_in("en", "play");
+}
+
+/// The same game in French: the players choose French at sign-up, every page they see
+/// speaks it (the texts the driver waits for are French), and one of them changes to
+/// Spanish and Madrid time on the settings page.
+#[test]
+fn four_players_play_a_game_in_french() {
+    play_in("fr", "play-fr");
+}
+
+fn play_in(lang: &str, artifacts: &str) {
     let root = djambi_e2e::repo_root();
     let moves = (0..3000u64)
         .filter_map(|seed| plan(seed, 40))
@@ -91,12 +103,12 @@ fn four_players_play_a_game_by_clicking_in_chromium() {
     eprintln!("plan ({} moves): {}", moves.len(), moves.join(" "));
 
     let srv = TestServer::start_with(Backend::Postgres, &[("DJAMBI_NOTIFY_POLL", "200ms")]);
-    let outdir = root.join("target/test-artifacts/play");
+    let outdir = root.join("target/test-artifacts").join(artifacts);
     let moves = moves.join(",");
     let outdir_text = outdir.to_string_lossy();
     let stdout = run_browser_driver(
         "play_test.py",
-        &[&srv.base, &outdir_text, "--moves", &moves],
+        &[&srv.base, &outdir_text, "--moves", &moves, "--lang", lang],
     );
     for shot in [
         "play.png",

@@ -17,7 +17,15 @@
 (function () {
   "use strict";
 
-  var SEAT_NAMES = { R: "Red", B: "Blue", Y: "Yellow", G: "Green" };
+  // The page's messages (/assets/i18n/{lang}.js, from locales/<lang>/pages.ftl):
+  // t("js-…", {name: value}) fills each {$name}.
+  function t(id, args) {
+    var text = (window.DjambiMessages || {})[id];
+    if (text === undefined) return id;
+    return text.replace(/\{\$([A-Za-z0-9_-]+)\}/g, function (whole, name) {
+      return args && args[name] !== undefined ? String(args[name]) : whole;
+    });
+  }
 
   var root = document.getElementById("replay");
   if (!root) return;
@@ -45,7 +53,8 @@
   var generation = 0;
 
   function seatName(letter) {
-    return SEAT_NAMES[letter] || String(letter || "?");
+    var name = (window.DjambiMessages || {})["seat-" + letter];
+    return name || String(letter || "?");
   }
 
   function setStatus(text) {
@@ -62,7 +71,7 @@
     }
     if (!response.ok) {
       var detail = body && (body.detail || body.title);
-      throw new Error(detail || "HTTP " + response.status + " for " + url);
+      throw new Error(detail || t("js-http-error", { status: response.status, url: url }));
     }
     return body;
   }
@@ -90,14 +99,14 @@
       case "move_played":
         return plies + 1 + ". " + (p.seat || "?") + " " + (p.text || "");
       case "resigned":
-        return seatName(p.seat) + " resigns";
+        return t("js-resigns", { seat: seatName(p.seat) });
       case "timed_out":
       case "timeout":
-        return seatName(p.seat) + " timed out";
+        return t("js-timed-out", { seat: seatName(p.seat) });
       case "draw_agreed":
-        return "Draw agreed";
+        return t("js-draw-agreed");
       case "ended":
-        return p.result && p.result.reason === "draw_agreed" ? "Draw agreed" : null;
+        return p.result && p.result.reason === "draw_agreed" ? t("js-draw-agreed") : null;
       default:
         return null;
     }
@@ -120,7 +129,7 @@
       result.push({ version: event.seq, label: label, seat: (event.payload || {}).seat });
     });
     if (startVersion === null) startVersion = Math.max(1, lastVersion);
-    result.unshift({ version: startVersion, label: "Start", seat: null });
+    result.unshift({ version: startVersion, label: t("js-start"), seat: null });
     return result;
   }
 
@@ -163,7 +172,7 @@
       history.replaceState(null, "", "#" + index);
     }
     counter.textContent = index + " / " + (steps.length - 1);
-    caption.textContent = index === 0 ? "The starting position." : "After " + step.label + ".";
+    caption.textContent = index === 0 ? t("js-starting-position") : t("js-after", { step: step.label });
     buttons.first.disabled = buttons.prev.disabled = index === 0;
     buttons.next.disabled = buttons.last.disabled = index === steps.length - 1;
     Array.prototype.forEach.call(list.querySelectorAll("button.step"), function (b) {
@@ -183,7 +192,7 @@
         resolve(false);
       };
     });
-    board.alt = "The board " + (index === 0 ? "at the start" : "after " + step.label);
+    board.alt = index === 0 ? t("js-board-at-start") : t("js-board-after", { step: step.label });
     board.src = api + "/board.svg?at=" + step.version;
     var state = getJson(api + "/state?at=" + step.version);
     Promise.all([imageLoaded, state])
@@ -193,16 +202,16 @@
         board.setAttribute("data-dfen", view.dfen);
         board.setAttribute("data-status", view.status || "");
         if (view.status === "open") {
-          caption.textContent = "The position before the start: the game has not started.";
-          board.alt = "The board before the start";
+          caption.textContent = t("js-before-start");
+          board.alt = t("js-board-before-start");
         }
         setStatus(describe(view, index === steps.length - 1) +
-          (results[0] ? "" : " (the picture did not load)"));
+          (results[0] ? "" : " " + t("js-picture-failed")));
         board.setAttribute("data-ready", "true");
       })
       .catch(function (error) {
         if (mine !== generation) return;
-        setStatus("Could not load this position: " + error.message);
+        setStatus(t("js-position-failed", { error: error.message }));
       });
   }
 
@@ -216,22 +225,21 @@
   function describe(view, last) {
     if (view.status === "open") {
       var free = freeSeats(view);
-      return "The game has not started: waiting for players" +
-        (free.length ? " (" + free.map(seatName).join(", ") + " free)" : "") + ".";
+      return free.length ? t("js-not-started-free", { seats: free.map(seatName).join(", ") }) : t("js-not-started");
     }
-    var text = "Ply " + view.ply + ". ";
+    var text = t("js-ply", { ply: view.ply }) + " ";
     var result = view.result || (last && !view.turn ? finalResult : null);
     if (view.turn && view.turn.seat) {
-      text += seatName(view.turn.seat) + " to move";
-      if (view.turn.bonus_after) text += " (bonus turn after " + seatName(view.turn.bonus_after) + ")";
-      text += ".";
+      text += view.turn.bonus_after
+        ? t("js-to-move-bonus", { seat: seatName(view.turn.seat), after: seatName(view.turn.bonus_after) })
+        : t("js-to-move", { seat: seatName(view.turn.seat) });
     } else if (result && (result.seats || []).length) {
       var seats = result.seats.map(seatName).join(", ");
-      text += result.kind === "draw" ? "Draw: " + seats + "." : seats + " wins.";
+      text += result.kind === "draw" ? t("js-draw-between", { seats: seats }) : t("js-wins", { seats: seats });
     } else {
-      text += "Game over.";
+      text += t("js-game-over");
     }
-    if (view.ruler) text += " " + seatName(view.ruler) + " rules.";
+    if (view.ruler) text += " " + t("js-rules", { seat: seatName(view.ruler) });
     return text;
   }
 
@@ -264,7 +272,7 @@
     try {
       steps = buildSteps(await allEvents());
     } catch (error) {
-      setStatus("Could not load the game: " + error.message);
+      setStatus(t("js-game-failed", { error: error.message }));
       return;
     }
     renderList();

@@ -25,6 +25,7 @@ pub mod error;
 pub mod extract;
 pub mod games;
 pub mod http_policy;
+pub mod i18n;
 pub mod live;
 pub mod mail_moves;
 pub mod maintenance;
@@ -311,6 +312,8 @@ pub fn app(
         .wrap(from_fn(http_policy::policy))
         .wrap(cors)
         .wrap(ErrorHandlers::new().default_handler(problem_for_bare_errors))
+        // Problem titles in the request's language (Accept-Language).
+        .wrap(from_fn(routes::language::translate_problems))
         // Request id, request span and log line, HTTP metrics, draining (see `telemetry`).
         .wrap(from_fn(telemetry::observe))
         .wrap(Compress::default())

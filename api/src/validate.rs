@@ -148,6 +148,34 @@ impl Checks {
     }
 
     /// A string no longer than `max` characters (for fields checked elsewhere).
+    /// A language of the site (`en`, `fr`, `es`, … as in `locales/`); the code it names.
+    pub fn language(&mut self, field: &str, v: &str) -> Option<&'static str> {
+        match crate::i18n::Lang::from_code(v) {
+            Some(lang) => Some(lang.code()),
+            None => {
+                self.add(
+                    field,
+                    format!("must be one of {}", crate::i18n::codes().join(", ")),
+                );
+                None
+            }
+        }
+    }
+
+    /// A time zone of the IANA database (`Europe/Paris`, `UTC`); its canonical name.
+    pub fn time_zone(&mut self, field: &str, v: &str) -> Option<&'static str> {
+        match crate::i18n::parse_time_zone(v) {
+            Some(zone) => Some(zone.name()),
+            None => {
+                self.add(
+                    field,
+                    "must be a time zone of the IANA database, e.g. Europe/Paris or UTC",
+                );
+                None
+            }
+        }
+    }
+
     pub fn max_len(&mut self, field: &str, v: &str, max: usize) {
         if v.is_empty() || v.chars().count() > max {
             self.add(field, format!("must be 1 to {max} characters"));

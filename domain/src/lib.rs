@@ -53,4 +53,4 @@ pub use ruleset::{
 pub use search::{Level, Player, SearchBudget, choose_move};
 pub use seat::{Seat, SeatSet};
 pub use square::Square;
-pub use svg::{SvgOptions, board_svg, board_svg_before_start};
+pub use svg::{SvgOptions, SvgText, board_svg, board_svg_before_start};

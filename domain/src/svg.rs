@@ -32,6 +32,9 @@ pub struct SvgOptions {
     pub width: Option<u32>,
     /// The caption under the board: whose turn, the ruler, each party's controller.
     pub caption: bool,
+    /// The words of the title, the description, the caption and the pieces' titles
+    /// (English by default; the server gives the reader's language).
+    pub text: SvgText,
 }
 
 impl Default for SvgOptions {
@@ -39,8 +42,110 @@ impl Default for SvgOptions {
         SvgOptions {
             width: None,
             caption: true,
+            text: SvgText::default(),
         }
     }
+}
+
+/// The words of the picture, in one language. The templates name their parts in braces
+/// (`{seat}`, `{piece}`, `{square}`, `{ply}`, `{text}`, `{role}`, `{after}`, `{ruler}`,
+/// `{seats}`, `{by}`); squares and moves stay in the canonical notation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SvgText {
+    /// Each seat's colour, by [`Seat::index`].
+    pub seats: [String; 4],
+    /// Each kind of piece, in the order of [`crate::Kind::ALL`].
+    pub pieces: [String; 6],
+    /// "Djambi board, ply {ply}: {text}".
+    pub title: String,
+    /// The maze's title: "E5, the maze".
+    pub maze: String,
+    /// A living piece's title: "{seat} {piece} on {square}".
+    pub piece: String,
+    /// A corpse's title: "{seat} {piece} (dead) on {square}".
+    pub corpse: String,
+    /// A piece in the description: "{square} {seat} {piece}".
+    pub piece_short: String,
+    /// A corpse in the description: "{square} {seat} {piece} corpse".
+    pub corpse_short: String,
+    /// A highlighted square: "last move: {role} {square}".
+    pub last_move: String,
+    /// The roles of the highlighted squares: from, to, exit, place, victim.
+    pub roles: [String; 5],
+    /// The caption of a game waiting for its players.
+    pub waiting: String,
+    /// "{seat} to move".
+    pub to_move: String,
+    /// "{seat} to move (bonus turn after {after})".
+    pub bonus: String,
+    /// "{text} · {ruler} rules".
+    pub rules: String,
+    /// "Game over: {seat} wins".
+    pub won: String,
+    /// "Game over: a draw".
+    pub draw: String,
+    /// "Game over: a draw between {seats}".
+    pub draw_between: String,
+    /// A party its own seat plays: "{seat}".
+    pub own: String,
+    /// "{seat} played by {by}".
+    pub played_by: String,
+    /// "{seat} hostage".
+    pub hostage: String,
+    /// "{seat} orphaned".
+    pub orphaned: String,
+}
+
+impl Default for SvgText {
+    fn default() -> SvgText {
+        let s = |t: &str| t.to_string();
+        SvgText {
+            seats: Seat::ALL.map(|seat| s(seat.name())),
+            pieces: crate::piece::Kind::ALL.map(|k| s(k.name())),
+            title: s("Djambi board, ply {ply}: {text}"),
+            maze: s("E5, the maze"),
+            piece: s("{seat} {piece} on {square}"),
+            corpse: s("{seat} {piece} (dead) on {square}"),
+            piece_short: s("{square} {seat} {piece}"),
+            corpse_short: s("{square} {seat} {piece} corpse"),
+            last_move: s("last move: {role} {square}"),
+            roles: ["from", "to", "exit", "place", "victim"].map(s),
+            waiting: s(WAITING),
+            to_move: s("{seat} to move"),
+            bonus: s("{seat} to move (bonus turn after {after})"),
+            rules: s("{text} \u{b7} {ruler} rules"),
+            won: s("Game over: {seat} wins"),
+            draw: s("Game over: a draw"),
+            draw_between: s("Game over: a draw between {seats}"),
+            own: s("{seat}"),
+            played_by: s("{seat} played by {by}"),
+            hostage: s("{seat} hostage"),
+            orphaned: s("{seat} orphaned"),
+        }
+    }
+}
+
+impl SvgText {
+    fn seat(&self, seat: Seat) -> &str {
+        &self.seats[seat.index()]
+    }
+
+    fn piece(&self, kind: crate::piece::Kind) -> &str {
+        let i = crate::piece::Kind::ALL
+            .iter()
+            .position(|k| *k == kind)
+            .unwrap_or(0);
+        &self.pieces[i]
+    }
+}
+
+/// A template with its `{name}`s replaced.
+fn fill(template: &str, parts: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (name, value) in parts {
+        out = out.replace(&format!("{{{name}}}"), value);
+    }
+    out
 }
 
 /// The side of a square, in user units.
@@ -103,14 +208,19 @@ fn party_mark(s: &mut String, party: Seat, x: i32, y: i32, r: i32) {
 /// position, if any) is highlighted: its departure and arrival squares, its exit from
 /// the maze and where it placed a piece.
 pub fn board_svg(position: &Position, last_move: Option<&Move>, options: &SvgOptions) -> String {
-    draw(position, last_move, options, &turn_text(position))
+    draw(
+        position,
+        last_move,
+        options,
+        &turn_text(position, &options.text),
+    )
 }
 
 /// The picture of a game that has not started: its seats are not all taken, so nobody
 /// is to move yet, whatever the position says. The caption says so ("Waiting for
 /// players: the position before the start") instead of whose turn it would be.
 pub fn board_svg_before_start(position: &Position, options: &SvgOptions) -> String {
-    draw(position, None, options, WAITING)
+    draw(position, None, options, &options.text.waiting)
 }
 
 /// The caption of a game that waits for its players.
@@ -143,34 +253,37 @@ fn draw(
         s,
         r#" role="img" aria-labelledby="board-title board-desc" font-family="DejaVu Sans, Verdana, Arial, sans-serif">"#
     );
+    let words = &options.text;
     let _ = writeln!(
         s,
-        r#"<title id="board-title">Djambi board, ply {}: {}</title>"#,
-        position.ply(),
-        escape(title)
+        r#"<title id="board-title">{}</title>"#,
+        escape(&fill(
+            &words.title,
+            &[("ply", &position.ply().to_string()), ("text", title)]
+        ))
     );
     let _ = writeln!(
         s,
         r#"<desc id="board-desc">DFEN {}; {}</desc>"#,
         escape(&position.to_string()),
-        escape(&pieces_text(position))
+        escape(&pieces_text(position, words))
     );
     let _ = writeln!(
         s,
         r##"<rect width="{width}" height="{height}" fill="#FAF7F0"/>"##
     );
-    squares(&mut s);
+    squares(&mut s, words);
     coordinates(&mut s);
     if let Some(mv) = last_move {
-        highlight(&mut s, mv);
+        highlight(&mut s, mv, words);
         // Under the pieces: the arrow never hides one.
         arrow(&mut s, mv);
     }
     for (square, piece) in position.board().pieces() {
-        piece_svg(&mut s, square, piece, position.control(piece.party));
+        piece_svg(&mut s, square, piece, position.control(piece.party), words);
     }
     if options.caption {
-        caption(&mut s, position, title);
+        caption(&mut s, position, title, words);
     }
     s.push_str("</svg>\n");
     s
@@ -189,7 +302,7 @@ const fn centre(square: Square) -> (i32, i32) {
     (x + SQ / 2, y + SQ / 2)
 }
 
-fn squares(s: &mut String) {
+fn squares(s: &mut String, words: &SvgText) {
     s.push_str(r##"<g id="squares" stroke="#8A7A5C" stroke-width="1">"##);
     s.push('\n');
     for square in Square::all() {
@@ -213,7 +326,7 @@ fn squares(s: &mut String) {
         s,
         concat!(
             r##"<g id="maze" fill="none" stroke="#E8DCC0" stroke-width="2.5" stroke-linecap="square">"##,
-            "<title>E5, the maze</title>",
+            "<title>{maze}</title>",
             r#"<path d="M{a} {b}H{c}V{c2}H{b2}V{a2}H{a}Z"/>"#,
             r#"<path d="M{d} {e}H{f}V{f2}H{d2}V{e2}"/>"#,
             r#"<path d="M{g} {h}H{i}V{i2}H{g2}"/>"#,
@@ -236,6 +349,7 @@ fn squares(s: &mut String) {
         i = x + 36,
         i2 = y + 36,
         g2 = x + 24,
+        maze = escape(&words.maze),
     );
     let _ = writeln!(
         s,
@@ -263,7 +377,7 @@ fn coordinates(s: &mut String) {
     s.push_str("</g>\n");
 }
 
-fn highlight(s: &mut String, mv: &Move) {
+fn highlight(s: &mut String, mv: &Move, words: &SvgText) {
     s.push_str(r#"<g id="last-move">"#);
     s.push('\n');
     let mut marks = vec![(mv.from, "from"), (mv.to, "to")];
@@ -278,17 +392,29 @@ fn highlight(s: &mut String, mv: &Move) {
     }
     for (square, role) in marks {
         let (x, y) = corner(square);
-        let (fill, dash) = match role {
+        let (colour, dash) = match role {
             "from" => ("#FFE9A8", r#" stroke-dasharray="6 4""#),
             _ => ("#FFD966", ""),
         };
+        let index = ["from", "to", "exit", "place", "victim"]
+            .iter()
+            .position(|r| *r == role)
+            .unwrap_or(0);
+        let name = fill(
+            &words.last_move,
+            &[
+                ("role", &words.roles[index]),
+                ("square", &square.to_string()),
+            ],
+        );
         let _ = writeln!(
             s,
-            r##"<rect class="{role}" x="{}" y="{}" width="{}" height="{}" fill="{fill}" fill-opacity="0.85" stroke="#7A5200" stroke-width="3"{dash}><title>last move: {role} {square}</title></rect>"##,
+            r##"<rect class="{role}" x="{}" y="{}" width="{}" height="{}" fill="{colour}" fill-opacity="0.85" stroke="#7A5200" stroke-width="3"{dash}><title>{}</title></rect>"##,
             x + 2,
             y + 2,
             SQ - 4,
             SQ - 4,
+            escape(&name),
         );
     }
     s.push_str("</g>\n");
@@ -318,15 +444,21 @@ fn arrow(s: &mut String, mv: &Move) {
     );
 }
 
-fn piece_svg(s: &mut String, square: Square, piece: Piece, control: Control) {
+fn piece_svg(s: &mut String, square: Square, piece: Piece, control: Control, words: &SvgText) {
     let (cx, cy) = centre(square);
     let (fill, ink) = colours(piece.party);
-    let name = format!(
-        "{} {}{} on {square}",
-        piece.party.name(),
-        piece.kind.name(),
-        if piece.alive { "" } else { " (dead)" }
-    );
+    let name = escape(&self::fill(
+        if piece.alive {
+            &words.piece
+        } else {
+            &words.corpse
+        },
+        &[
+            ("seat", words.seat(piece.party)),
+            ("piece", words.piece(piece.kind)),
+            ("square", &square.to_string()),
+        ],
+    ));
     let letter = piece.kind.letter();
     if piece.alive {
         // Inert parties (hostage, orphaned) get a dashed rim.
@@ -383,7 +515,7 @@ fn piece_svg(s: &mut String, square: Square, piece: Piece, control: Control) {
     }
 }
 
-fn caption(s: &mut String, position: &Position, title: &str) {
+fn caption(s: &mut String, position: &Position, title: &str, words: &SvgText) {
     let top = 2 * EDGE + BOARD;
     let _ = writeln!(
         s,
@@ -393,11 +525,15 @@ fn caption(s: &mut String, position: &Position, title: &str) {
     );
     // Two columns of two: the longest label ("Yellow played by Green") fits either.
     for party in Seat::ALL {
+        let name = words.seat(party);
         let label = match position.control(party) {
-            Control::Seat(seat) if seat == party => party.name().to_string(),
-            Control::Seat(seat) => format!("{} played by {}", party.name(), seat.name()),
-            Control::Hostage => format!("{} hostage", party.name()),
-            Control::Orphaned => format!("{} orphaned", party.name()),
+            Control::Seat(seat) if seat == party => fill(&words.own, &[("seat", name)]),
+            Control::Seat(seat) => fill(
+                &words.played_by,
+                &[("seat", name), ("by", words.seat(seat))],
+            ),
+            Control::Hostage => fill(&words.hostage, &[("seat", name)]),
+            Control::Orphaned => fill(&words.orphaned, &[("seat", name)]),
         };
         let x = EDGE + (party.index() as i32 % 2) * BOARD / 2;
         let y = top + 44 + (party.index() as i32 / 2) * 24;
@@ -415,49 +551,55 @@ fn caption(s: &mut String, position: &Position, title: &str) {
 
 /// "Red to move", "Green to move (bonus turn after Blue) · Green rules",
 /// "Game over: Red wins".
-fn turn_text(position: &Position) -> String {
-    let mut text = match position.turn() {
-        Turn::Regular(seat) => format!("{} to move", seat.name()),
-        Turn::Bonus { seat, after } => {
-            format!(
-                "{} to move (bonus turn after {})",
-                seat.name(),
-                after.name()
-            )
-        }
+fn turn_text(position: &Position, words: &SvgText) -> String {
+    let text = match position.turn() {
+        Turn::Regular(seat) => fill(&words.to_move, &[("seat", words.seat(seat))]),
+        Turn::Bonus { seat, after } => fill(
+            &words.bonus,
+            &[("seat", words.seat(seat)), ("after", words.seat(after))],
+        ),
         Turn::Over => {
             let active = position.active_seats();
             match active.iter().collect::<Vec<_>>().as_slice() {
-                [winner] => format!("Game over: {} wins", winner.name()),
-                [] => "Game over: a draw".to_string(),
+                [winner] => fill(&words.won, &[("seat", words.seat(*winner))]),
+                [] => words.draw.clone(),
                 seats => {
-                    let names: Vec<&str> = seats.iter().map(|s| s.name()).collect();
-                    format!("Game over: a draw between {}", names.join(", "))
+                    let names: Vec<&str> = seats.iter().map(|s| words.seat(*s)).collect();
+                    fill(&words.draw_between, &[("seats", &names.join(", "))])
                 }
             }
         }
     };
-    if let Some(ruler) = position.ruler() {
-        let _ = write!(text, " \u{b7} {} rules", ruler.name());
+    match position.ruler() {
+        Some(ruler) => fill(
+            &words.rules,
+            &[("text", &text), ("ruler", words.seat(ruler))],
+        ),
+        None => text,
     }
-    text
 }
 
 /// Every piece in words, for screen readers.
-fn pieces_text(position: &Position) -> String {
-    let words: Vec<String> = position
+fn pieces_text(position: &Position, words: &SvgText) -> String {
+    let list: Vec<String> = position
         .board()
         .pieces()
         .map(|(square, piece)| {
-            format!(
-                "{square} {} {}{}",
-                piece.party.name(),
-                piece.kind.name(),
-                if piece.alive { "" } else { " corpse" }
+            fill(
+                if piece.alive {
+                    &words.piece_short
+                } else {
+                    &words.corpse_short
+                },
+                &[
+                    ("square", &square.to_string()),
+                    ("seat", words.seat(piece.party)),
+                    ("piece", words.piece(piece.kind)),
+                ],
             )
         })
         .collect();
-    words.join(", ")
+    list.join(", ")
 }
 
 /// Text made safe for XML content and attributes.
@@ -506,6 +648,7 @@ mod tests {
             &SvgOptions {
                 width: Some(300),
                 caption: true,
+                ..SvgOptions::default()
             },
         );
         assert!(svg.contains(r#"width="300" height="343""#), "{svg}");

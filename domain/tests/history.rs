@@ -419,6 +419,7 @@ fn every_position_of_random_games_renders_to_well_formed_svg() {
             let options = SvgOptions {
                 width: if i % 2 == 0 { Some(300) } else { None },
                 caption: i % 5 != 4,
+                ..SvgOptions::default()
             };
             let svg = board_svg(position, last.as_ref(), &options);
             check_svg(&svg, position, last.as_ref());

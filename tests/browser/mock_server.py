@@ -26,6 +26,7 @@ import html
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,6 +34,27 @@ from urllib.parse import parse_qs, urlsplit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ASSETS = os.path.join(ROOT, "api", "assets")
+
+
+def english_messages():
+    """The simple `id = text` messages (and `.attribute`s) of locales/en/*.ftl."""
+    out = {}
+    root = os.path.join(ROOT, "locales", "en")
+    for name in sorted(os.listdir(root)):
+        last = None
+        with open(os.path.join(root, name), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"^([A-Za-z][A-Za-z0-9_-]*) = (.*)$", line.rstrip("\n"))
+                a = re.match(r"^\s+\.([A-Za-z0-9_-]+) = (.*)$", line.rstrip("\n"))
+                if m:
+                    last = m.group(1)
+                    out[last] = m.group(2)
+                elif a and last:
+                    out[f"{last}.{a.group(1)}"] = a.group(2)
+    return out
+
+
+MESSAGES = english_messages()
 CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'"
 ICON_LINKS = ('<link rel="icon" href="/favicon.ico" sizes="16x16 32x32">\n'
               '<link rel="icon" href="/favicon.svg" type="image/svg+xml">')
@@ -180,6 +202,8 @@ def handler_for(game):
             if url.path == f"/games/{game.id}":
                 with open(os.path.join(ASSETS, "replay.html"), encoding="utf-8") as f:
                     page = f.read()
+                page = re.sub(r"\{\{t:([A-Za-z0-9_.-]+)\}\}", lambda m: html.escape(MESSAGES.get(m.group(1), m.group(1))), page)
+                page = page.replace("{{lang}}", "en")
                 page = page.replace("{{game_id}}", html.escape(game.id))
                 page = page.replace("{{title}}", html.escape(f"Game {game.id}"))
                 page = page.replace("{{icon}}", ICON_LINKS)
@@ -188,6 +212,11 @@ def handler_for(game):
             if url.path.startswith("/games/"):
                 return self.send(404, NOT_FOUND, "text/html; charset=utf-8",
                                  [("content-security-policy", CSP)])
+            if url.path == "/assets/i18n/messages.js":
+                script = "window.DjambiLanguage = \"en\";\nwindow.DjambiMessages = " + json.dumps(
+                    {k: re.sub(r"\{ \$([A-Za-z0-9_-]+) \}", r"{$\1}", v) for k, v in MESSAGES.items()
+                     if k.startswith(("js-", "seat-", "piece-"))}) + ";\n"
+                return self.send(200, script, "text/javascript; charset=utf-8")
             if url.path in ("/favicon.ico", "/favicon.svg"):
                 with open(os.path.join(ASSETS, url.path[1:]), "rb") as f:
                     kind = "image/x-icon" if url.path.endswith(".ico") else "image/svg+xml"

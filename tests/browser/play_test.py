@@ -44,6 +44,25 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser, Failed  # noqa: E402 - the shared driver, beside this file
 
 SEATS = "RBYG"
+# What the pages say that the test waits for, in the language the players choose at
+# sign-up (--lang; the pages follow the account's preference).
+TEXTS = {
+    "en": {"open": "Open games", "grid": "choose a piece", "waiting": "Waiting for players", "rules": "Variant: no two-player bonus",
+           "mine": "waiting for your move", "moved": "moved on", "offer": "offers a draw",
+           "over": "Game over", "saved": "saved", "vacation": "On vacation until",
+           "ended": "ended or cancelled", "lobby": "Lobby"},
+    "fr": {"open": "Parties ouvertes", "grid": "choisissez une pièce", "waiting": "En attente de joueurs", "rules": "Variante : pas de bonus à deux",
+           "mine": "en attente de votre coup", "moved": "a avancé", "offer": "propose la nulle",
+           "over": "Partie terminée", "saved": "enregistr", "vacation": "En vacances jusqu",
+           "ended": "terminées ou annulées", "lobby": "Salon"},
+}
+LANG = "en"
+T = TEXTS[LANG]
+
+
+def has(key, element):
+    """A JavaScript test that the element's text contains the page's text `key`."""
+    return f"document.getElementById('{element}').textContent.includes({json.dumps(T[key])})"
 PASSWORD = "correct horse battery staple 1975"
 MOVE = re.compile(r"^([A-I][1-9])([-x])([A-I][1-9])(?:x([A-I][1-9]))?(?:/([A-I][1-9]))?(?:>([A-I][1-9]))?$")
 
@@ -106,7 +125,7 @@ def check_board_ax_tree(page, selected):
     if len(grids) != 1:
         raise Failed(f"the game page has {len(grids)} grids in the accessibility tree")
     grid = grids[0]
-    if "choose a piece" not in (grid.get("name") or {}).get("value", ""):
+    if T["grid"] not in (grid.get("name") or {}).get("value", ""):
         raise Failed(f"the grid's name: {grid.get('name')}")
     rows = ax_children(tree, grid, {"row"})
     if len(rows) != 9:
@@ -172,8 +191,14 @@ class Player:
         self.fill("#signup-username", self.username)
         self.fill("#signup-email", f"{self.username}@example.org")
         self.fill("#signup-password", PASSWORD)
+        if LANG != "en":
+            self.page.eval(f"document.getElementById('signup-language').value = {json.dumps(LANG)}; true")
         self.page.click("#signup-submit")
         self.wait_page("lobby", "/lobby")
+        # The account's language, from the first page on.
+        self.page.wait_for(f"document.documentElement.lang === {json.dumps(LANG)} &&"
+                           f" document.querySelector('h1').textContent === {json.dumps(T['lobby'])}",
+                           f"the lobby in {LANG}")
 
     def synced(self, state):
         shown = self.page.eval(BOARD)
@@ -224,7 +249,7 @@ def run(base, outdir, moves, chromium, timeout):
             p.sign_up(audit=p.seat == "R")
         print(f"signed up: {', '.join(p.username for p in players.values())}")
         red = players["R"]
-        red.page.wait_for("/open game/.test(document.getElementById('status').textContent)", "the lobby")
+        red.page.wait_for(has("open", "status"), "the lobby")
         red.page.check_axe("the lobby")
 
         # Signed out: the log-in page.
@@ -244,11 +269,11 @@ def run(base, outdir, moves, chromium, timeout):
         red.wait_page("play", "/play/")
         game = red.page.eval("location.pathname.split('/')[2]")
         api = f"{base}/v1/games/{game}"
-        red.page.wait_for("/Waiting for players/.test(document.getElementById('status').textContent) &&"
+        red.page.wait_for(has("waiting", "status") + " &&"
                           " document.getElementById('board').dataset.ready === 'true'", "the game waiting")
         red.page.check_axe("the game page of a game waiting for players")
         rules = red.page.eval("document.getElementById('rules').textContent")
-        if rules != "Variant: no two-player bonus":
+        if rules != T["rules"]:
             raise Failed(f"the game page names the rules {rules!r}")
         ruleset = get_json(api)["ruleset"]
         if ruleset != "djambi-standard-2026 two_seat_bonus=off":
@@ -278,7 +303,7 @@ def run(base, outdir, moves, chromium, timeout):
         for p in players.values():
             p.page.navigate(f"{base}/")
             p.wait_page("home", "/")
-            p.page.wait_for("/waiting for your move/.test(document.getElementById('status').textContent)",
+            p.page.wait_for(has("mine", "status"),
                             f"{p.seat}'s games")
             waiting = p.page.eval(f"!!document.querySelector('#my-turn a[data-game-id=\"{game}\"]')")
             listed = p.page.eval(f"!!document.querySelector('#my-games a[data-game-id=\"{game}\"]')")
@@ -403,7 +428,7 @@ def run(base, outdir, moves, chromium, timeout):
         p.page.click(f"#squares [data-square=\"{m['to']}\"]")
         p.page.wait_for("!document.getElementById('confirm').disabled", "the stale move ready")
         p.page.click("#confirm")
-        p.page.wait_for("/moved on/.test(document.getElementById('message').textContent)",
+        p.page.wait_for(has("moved", "message"),
                         "the stale move's message")
         kept = p.page.eval("document.getElementById('move-text').value")
         if kept != second["text"]:
@@ -438,8 +463,8 @@ def run(base, outdir, moves, chromium, timeout):
         offerer, decliner = [players[s] for s in state["active_seats"][:2]]
         offerer.wait_synced(state, "the position before the draw offer")
         offerer.page.click("#draw-offer")
-        decliner.page.wait_for("!document.getElementById('draw-accept').hidden && "
-                               "/offers a draw/.test(document.getElementById('draw-status').textContent)",
+        decliner.page.wait_for("!document.getElementById('draw-accept').hidden && " +
+                               has("offer", "draw-status"),
                                "the draw offer on another page")
         decliner.page.click("#draw-decline")
         deadline = time.time() + timeout
@@ -471,7 +496,7 @@ def run(base, outdir, moves, chromium, timeout):
             print(f"{seat} resigned in its page")
         for q in players.values():
             q.wait_synced(state, "the final position")
-            q.page.wait_for("/Game over/.test(document.getElementById('status').textContent)",
+            q.page.wait_for(has("over", "status"),
                             f"{q.seat}'s page saying the game is over")
         players["R"].page.screenshot(os.path.join(outdir, "play-end.png"))
         players["R"].page.check_axe("the game page of a finished game")
@@ -492,24 +517,38 @@ def run(base, outdir, moves, chromium, timeout):
         g.page.click(box)
         g.fill("#reminders", "12")
         g.page.click("#notify-submit")
-        g.page.wait_for("/saved/.test(document.getElementById('status').textContent)", "the settings saved")
+        g.page.wait_for(has("saved", "status"), "the settings saved")
         _, saved = http("GET", f"{base}/v1/me/notification-settings", token=token)
         if saved["kinds"]["your_turn"]["email"] or saved["reminder_offsets_secs"] != [43200]:
             raise Failed(f"the settings were not saved: {saved}")
         g.page.click("#vacation-submit")
-        g.page.wait_for("/On vacation until/.test(document.getElementById('vacation-now').textContent)",
+        g.page.wait_for(has("vacation", "vacation-now"),
                         "the vacation declared")
         _, vacation = http("GET", f"{base}/v1/me/vacations", token=token)
         if not vacation["on_vacation"]:
             raise Failed(f"the vacation was not declared: {vacation}")
         g.page.click("#vacation-cancel")
-        g.page.wait_for("/ended or cancelled/.test(document.getElementById('status').textContent)",
+        g.page.wait_for(has("ended", "status"),
                         "the vacation ended")
         _, vacation = http("GET", f"{base}/v1/me/vacations", token=token)
         if vacation["on_vacation"]:
             raise Failed(f"the vacation did not end: {vacation}")
         g.page.screenshot(os.path.join(outdir, "settings.png"))
         print("settings saved and a vacation declared and ended through /settings")
+        if LANG != "en":
+            # The language and time zone choice: Spanish and Madrid time, the page again
+            # in Spanish, the account changed.
+            g.page.eval("document.getElementById('language').value = 'es'; true")
+            g.fill("#time-zone", "Europe/Madrid")
+            g.page.click("#language-submit")
+            g.page.wait_for("document.documentElement.lang === 'es' && document.readyState === 'complete' &&"
+                            " document.querySelector('h1').textContent === 'Ajustes' &&"
+                            " document.body.dataset.timeZone === 'Europe/Madrid'", "the settings in Spanish")
+            _, me = http("GET", f"{base}/v1/me", token=token)
+            if me["language"] != "es" or me["time_zone"] != "Europe/Madrid":
+                raise Failed(f"the language was not saved: {me}")
+            g.page.check_axe("the settings page in Spanish")
+            print("language and time zone changed on /settings: the page speaks Spanish")
 
         # The HTML 404 page of an unknown game.
         missing = f"{base}/play/00000000-0000-0000-0000-000000000000"
@@ -537,7 +576,11 @@ def main():
     parser.add_argument("--moves", required=True, help="comma-separated canonical moves from the start")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per wait")
+    parser.add_argument("--lang", default="en", choices=sorted(TEXTS),
+                        help="the language the players choose at sign-up")
     args = parser.parse_args()
+    global LANG, T
+    LANG, T = args.lang, TEXTS[args.lang]
     chromium = shutil.which(args.chromium)
     if not chromium:
         print(f"play_test: {args.chromium} not found; run scripts/ensure-chromium.sh", file=sys.stderr)

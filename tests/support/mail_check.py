@@ -1,6 +1,6 @@
 """Reads one raw mail on standard input and checks it with Python's strict e-mail parser
 (any defect raises): MIME-Version 1.0, text parts with a charset, a text/plain part.
-Prints {"text": ..., "html": ...} (the decoded parts) as JSON."""
+Prints {"text": ..., "html": ..., "subject": ...} (the decoded parts and Subject) as JSON."""
 import email
 import email.policy
 import json
@@ -27,4 +27,5 @@ for part in msg.walk():
 assert "text/plain" in parts, f"no text/plain part: {list(parts)}"
 if msg.get_content_type() == "multipart/alternative":
     assert "text/html" in parts
-print(json.dumps({"text": parts["text/plain"], "html": parts.get("text/html")}))
+print(json.dumps({"text": parts["text/plain"], "html": parts.get("text/html"),
+                  "subject": str(msg["Subject"])}))

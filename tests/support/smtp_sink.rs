@@ -161,9 +161,20 @@ fn session(stream: std::net::TcpStream, mails: &Mutex<Vec<Mail>>) -> std::io::Re
                         .unwrap_or(&l),
                 );
             }
-            let (headers, _) = parse(&data);
-            let (body, html, strict_error) = match strict_check(&data) {
-                Ok((text, html)) => (text, html, None),
+            let (mut headers, _) = parse(&data);
+            let (body, html, strict_error) = match strict_parse(&data) {
+                Ok(v) => {
+                    // The Subject as the strict parser decodes it (RFC 2047 words of a
+                    // subject that is not ASCII, as in French or Spanish).
+                    if let Some(subject) = v["subject"].as_str() {
+                        headers.insert("subject".into(), subject.to_string());
+                    }
+                    (
+                        v["text"].as_str().unwrap_or_default().to_string(),
+                        v["html"].as_str().map(String::from),
+                        None,
+                    )
+                }
                 Err(e) => (String::new(), None, Some(e)),
             };
             mails.lock().unwrap().push(Mail {
@@ -189,6 +200,15 @@ fn session(stream: std::net::TcpStream, mails: &Mutex<Vec<Mail>>) -> std::io::Re
 /// (`tests/support/mail_check.py`): any defect, a missing `MIME-Version` or a text part
 /// without a charset fails. Answers the decoded text/plain and text/html parts.
 pub fn strict_check(raw: &str) -> Result<(String, Option<String>), String> {
+    let v = strict_parse(raw)?;
+    Ok((
+        v["text"].as_str().unwrap_or_default().to_string(),
+        v["html"].as_str().map(String::from),
+    ))
+}
+
+/// What `mail_check.py` answers: `text`, `html` and the decoded `subject`.
+fn strict_parse(raw: &str) -> Result<serde_json::Value, String> {
     use std::process::{Command, Stdio};
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/support/mail_check.py");
     let mut child = Command::new("python3")
@@ -208,12 +228,7 @@ pub fn strict_check(raw: &str) -> Result<(String, Option<String>), String> {
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
-    let v: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("checker output: {e}"))?;
-    Ok((
-        v["text"].as_str().unwrap_or_default().to_string(),
-        v["html"].as_str().map(String::from),
-    ))
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("checker output: {e}"))
 }
 
 fn addr(s: &str) -> String {

@@ -8,7 +8,17 @@
 (function () {
   "use strict";
 
-  var SEAT_NAMES = { R: "Red", B: "Blue", Y: "Yellow", G: "Green" };
+  // The page's messages (/assets/i18n/{lang}.js, made by the server from
+  // locales/<lang>/pages.ftl and game.ftl): t("js-…", {name: value}) fills each {$name}.
+  var MESSAGES = window.DjambiMessages || {};
+  var LANGUAGE = window.DjambiLanguage || document.documentElement.lang || "en";
+  function t(id, args) {
+    var text = MESSAGES[id];
+    if (text === undefined) return id;
+    return text.replace(/\{\$([A-Za-z0-9_-]+)\}/g, function (whole, name) {
+      return args && args[name] !== undefined ? String(args[name]) : whole;
+    });
+  }
   // A glyph per party, so that parties are told apart without colour.
   var SEAT_GLYPHS = { R: "▲", B: "●", Y: "■", G: "◆" };
 
@@ -36,7 +46,7 @@
     try {
       response = await fetch(url, init);
     } catch (e) {
-      var err = new Error("The server could not be reached; check the connection and try again.");
+      var err = new Error(t("js-unreachable"));
       err.status = 0;
       throw err;
     }
@@ -46,19 +56,19 @@
     }
     if (!response.ok) {
       var detail = data && (data.detail || data.title);
-      var error = new Error(detail || "The server answered " + response.status + ".");
+      var error = new Error(detail || t("js-server-answered", { status: response.status }));
       error.status = response.status;
       error.problem = data;
       if (response.status === 401 && document.body.getAttribute("data-page") !== "login" &&
           document.body.getAttribute("data-page") !== "signup") {
-        error.message += " (log in again)";
+        error.message += " " + t("js-log-in-again");
       }
       throw error;
     }
     return data;
   }
 
-  function seatName(letter) { return SEAT_NAMES[letter] || String(letter || "?"); }
+  function seatName(letter) { return MESSAGES["seat-" + letter] || String(letter || "?"); }
   function seatLabel(letter) { return (SEAT_GLYPHS[letter] || "") + " " + seatName(letter); }
 
   function el(tag, attrs, children) {
@@ -72,16 +82,36 @@
     return node;
   }
 
+  // The account's time zone (settings), else the browser's.
+  function timeZone() {
+    var zone = document.body.getAttribute("data-time-zone");
+    return zone || undefined;
+  }
+
+  // A moment in the page's language and the reader's time zone, and how far it is
+  // ("mercredi 2 décembre 2026 à 14:05 (dans 3 heures)").
   function when(iso) {
     if (!iso) return "";
     var d = new Date(iso);
     var left = d.getTime() - Date.now();
-    var rel;
     var abs = Math.abs(left);
-    if (abs < 3600e3) rel = Math.round(abs / 60e3) + " min";
-    else if (abs < 48 * 3600e3) rel = Math.round(abs / 3600e3) + " h";
-    else rel = Math.round(abs / 86400e3) + " days";
-    return d.toLocaleString() + (left >= 0 ? " (in " + rel + ")" : " (" + rel + " ago)");
+    var sign = left >= 0 ? 1 : -1;
+    var text;
+    try {
+      text = d.toLocaleString(LANGUAGE, { dateStyle: "full", timeStyle: "short", timeZone: timeZone() });
+    } catch (e) {
+      text = d.toLocaleString(LANGUAGE);
+    }
+    var rel;
+    try {
+      var rtf = new Intl.RelativeTimeFormat(LANGUAGE, { numeric: "always" });
+      if (abs < 3600e3) rel = rtf.format(sign * Math.round(abs / 60e3), "minute");
+      else if (abs < 48 * 3600e3) rel = rtf.format(sign * Math.round(abs / 3600e3), "hour");
+      else rel = rtf.format(sign * Math.round(abs / 86400e3), "day");
+    } catch (e) {
+      rel = "";
+    }
+    return rel ? text + " (" + rel + ")" : text;
   }
 
   function setText(id, text) {
@@ -126,15 +156,15 @@
       event.preventDefault();
       formError();
       try {
-        await api("POST", "/v1/accounts", {
-          username: form.username.value, email: form.email.value, password: form.password.value,
-        });
+        var account = { username: form.username.value, email: form.email.value, password: form.password.value };
+        if (form.language && form.language.value) account.language = form.language.value;
+        await api("POST", "/v1/accounts", account);
         await logIn(form.username.value, form.password.value);
         window.location.assign("/lobby");
       } catch (error) {
         var errors = error.problem && error.problem.errors;
         if (errors && errors.length) {
-          error.message = errors.map(function (e) { return e.field + ": " + e.message; }).join("; ");
+          error.message = errors.map(function (e) { return t("js-field-error", { field: e.field, message: e.message }); }).join("; ");
         }
         formError("form-error", error);
       }
@@ -143,53 +173,53 @@
 
   function players(game) {
     return (game.seats || []).map(function (s) {
-      var who = s.username || (s.bot ? "computer (level " + s.bot.level + ")" : "free");
-      return seatLabel(s.seat) + ": " + who;
+      var who = s.username || (s.bot ? t("js-computer-level", { level: s.bot.level }) : t("js-free"));
+      return t("js-seat-player", { seat: seatLabel(s.seat), player: who });
     }).join(", ");
   }
 
   // The rule options the web client names (VARIANTS.md): a short name for each
   // non-default value; an option at its default is not named.
   var RULE_NAMES = {
-    friendly_fire: { own_non_chief: "friendly fire" },
-    master_moves: { on: "master moves" },
-    reporter: { forced: "forced reporter" },
-    surround: { kw_throne_access: "throne access" },
-    two_seat_bonus: { off: "no two-player bonus" },
-    corpse_on_maze: { on: "corpse on the maze" },
-    layout: { rotational: "rotational layout" },
+    friendly_fire: { own_non_chief: "js-rule-friendly-fire" },
+    master_moves: { on: "js-rule-master-moves" },
+    reporter: { forced: "js-rule-reporter" },
+    surround: { kw_throne_access: "js-rule-surround" },
+    two_seat_bonus: { off: "js-rule-two-seat-bonus" },
+    corpse_on_maze: { on: "js-rule-corpse-on-maze" },
+    layout: { rotational: "js-rule-layout" },
   };
 
   // "Standard rules", or the variant's options by name ("Variant: master moves, forced
   // reporter"); an option this client does not know is shown as name=value.
   function rulesText(game) {
     var options = game && game.ruleset_options;
-    if (!options) return game && game.ruleset ? "Rules: " + game.ruleset : "";
+    if (!options) return game && game.ruleset ? t("js-rules-named", { ruleset: game.ruleset }) : "";
     var names = [];
     Object.keys(options).sort().forEach(function (option) {
       var value = options[option];
       var known = RULE_NAMES[option];
-      if (known && known[value]) names.push(known[value]);
+      if (known && known[value]) names.push(t(known[value]));
       else if (!known) names.push(option + "=" + value);
     });
-    return names.length ? "Variant: " + names.join(", ") : "Standard rules";
+    return names.length ? t("js-variant", { options: names.join(", ") }) : t("js-standard-rules");
   }
 
   function gameItem(game, me) {
     var turn = "";
     if (game.status === "active" && game.to_move) {
-      turn = game.to_move_user_id === me ? "Your move" : seatName(game.to_move) + " to move";
+      turn = game.to_move_user_id === me ? t("js-your-move") : t("js-seat-to-move", { seat: seatName(game.to_move) });
     } else if (game.status === "open") {
-      turn = "Waiting for players (" + (game.open_seats || []).map(seatName).join(", ") + " free)";
+      turn = t("js-waiting-free", { seats: (game.open_seats || []).map(seatName).join(", ") });
     } else if (game.status === "finished") {
-      turn = "Finished";
+      turn = t("js-finished");
     }
     var link = el("a", { href: "/play/" + encodeURIComponent(game.id), className: "game-link", "data-game-id": game.id },
-      ["Game " + game.id.slice(0, 8)]);
+      [t("js-game", { game: game.id.slice(0, 8) })]);
     return el("li", { className: "game" + (game.to_move_user_id === me ? " mine" : "") }, [
       link,
       el("span", { className: "turn", text: " " + turn }),
-      game.deadline ? el("span", { className: "deadline", text: " · deadline " + when(game.deadline) }) : null,
+      game.deadline ? el("span", { className: "deadline", text: " · " + t("js-deadline", { when: when(game.deadline) }) }) : null,
       el("div", { className: "who", text: players(game) }),
       el("div", { className: "rules", text: rulesText(game) }),
     ]);
@@ -206,11 +236,11 @@
       allList.textContent = "";
       mine.items.forEach(function (g) { turnList.appendChild(gameItem(g, me)); });
       all.items.forEach(function (g) { allList.appendChild(gameItem(g, me)); });
-      if (!mine.items.length) turnList.appendChild(el("li", { text: "No game is waiting for you." }));
-      if (!all.items.length) allList.appendChild(el("li", { text: "No games yet." }));
-      setText("status", mine.items.length + " game(s) waiting for your move.");
+      if (!mine.items.length) turnList.appendChild(el("li", { text: t("js-none-waiting") }));
+      if (!all.items.length) allList.appendChild(el("li", { text: t("js-no-games") }));
+      setText("status", t("js-waiting-count", { count: mine.items.length }));
     } catch (error) {
-      setText("status", "Could not load your games: " + error.message);
+      setText("status", t("js-games-failed", { error: error.message }));
     }
   }
 
@@ -225,14 +255,14 @@
       if (!seated) {
         (game.open_seats || []).forEach(function (seat) {
           var button = el("button", { type: "button", className: "take-seat", "data-game-id": game.id, "data-seat": seat },
-            ["Take " + seatLabel(seat)]);
+            [t("js-take-seat", { seat: seatLabel(seat) })]);
           button.addEventListener("click", async function () {
             button.disabled = true;
             try {
               await api("POST", "/v1/games/" + encodeURIComponent(game.id) + "/seats/" + seat, {});
               window.location.assign("/play/" + encodeURIComponent(game.id));
             } catch (error) {
-              setText("status", "Could not take the seat: " + error.message);
+              setText("status", t("js-seat-failed", { error: error.message }));
               button.disabled = false;
               loadLobby();
             }
@@ -242,15 +272,15 @@
       }
       list.appendChild(item);
     });
-    if (!page.items.length) list.appendChild(el("li", { text: "No open game; create one." }));
-    setText("status", page.items.length + " open game(s).");
+    if (!page.items.length) list.appendChild(el("li", { text: t("js-no-open-game") }));
+    setText("status", t("js-open-count", { count: page.items.length }));
   }
 
   function lobbyPage() {
     ["R", "B", "Y", "G"].forEach(function (seat) {
       var select = document.getElementById("bot-" + seat);
-      select.appendChild(el("option", { value: "", text: "person" }));
-      for (var level = 1; level <= 5; level++) select.appendChild(el("option", { value: String(level), text: "level " + level }));
+      select.appendChild(el("option", { value: "", text: t("js-person") }));
+      for (var level = 1; level <= 5; level++) select.appendChild(el("option", { value: String(level), text: t("js-level", { level: level }) }));
     });
     var form = document.getElementById("create-form");
     form.addEventListener("submit", async function (event) {
@@ -277,14 +307,11 @@
         formError("form-error", error);
       }
     });
-    loadLobby().catch(function (error) { setText("status", "Could not load the lobby: " + error.message); });
+    loadLobby().catch(function (error) { setText("status", t("js-lobby-failed", { error: error.message })); });
   }
 
-  var KIND_NAMES = {
-    your_turn: "Your turn", reminder: "Deadline reminders", timeout: "Timeouts",
-    chief_killed: "A chief of yours killed", seat_eliminated: "Your seat eliminated",
-    game_started: "Game started", game_ended: "Game ended", draw_offered: "Draw offered",
-  };
+  // The name of a kind of notification (js-kind-<kind>), or the kind itself.
+  function kindName(kind) { return MESSAGES["js-kind-" + kind] || kind; }
 
   function localInput(iso) {
     var d = new Date(iso);
@@ -300,11 +327,12 @@
     soonestVacation = v.items.length ? v.items[0] : null;
     var text = v.items.length
       ? v.items.map(function (item) {
-        return (item.running ? "On vacation until " : "Vacation from " + when(item.starts_at) + " until ") + when(item.ends_at) + ".";
+        return item.running ? t("js-vacation-until", { until: when(item.ends_at) })
+          : t("js-vacation-from", { from: when(item.starts_at), until: when(item.ends_at) });
       }).join(" ")
-      : "No vacation planned.";
-    text += " Allowance: " + v.allowance_days + " days a year; used this year: " + (v.used_secs_this_year / 86400).toFixed(1) +
-      " days, left: " + (v.left_secs_this_year / 86400).toFixed(1) + " days.";
+      : t("js-no-vacation");
+    var days = function (secs) { return (secs / 86400).toLocaleString(LANGUAGE, { maximumFractionDigits: 1, minimumFractionDigits: 1 }); };
+    text += " " + t("js-allowance", { allowance: v.allowance_days, used: days(v.used_secs_this_year), left: days(v.left_secs_this_year) });
     setText("vacation-now", text);
     document.getElementById("vacation-cancel").hidden = !soonestVacation;
   }
@@ -316,16 +344,16 @@
       await loadVacation();
       setText("status", "");
     } catch (error) {
-      setText("status", "Could not load the settings: " + error.message);
+      setText("status", t("js-settings-failed", { error: error.message }));
       return;
     }
     pushSection();
     var tbody = document.getElementById("kinds");
     Object.keys(settings.kinds).forEach(function (kind) {
-      var row = el("tr", {}, [el("th", { scope: "row", text: KIND_NAMES[kind] || kind })]);
+      var row = el("tr", {}, [el("th", { scope: "row", text: kindName(kind) })]);
       ["email", "webhook", "push"].forEach(function (channel) {
         var box = el("input", { type: "checkbox", "data-kind": kind, "data-channel": channel,
-          "aria-label": (KIND_NAMES[kind] || kind) + " by " + channel });
+          "aria-label": t("js-kind-by-" + channel, { kind: kindName(kind) }) });
         box.checked = !!settings.kinds[kind][channel];
         row.appendChild(el("td", {}, [box]));
       });
@@ -346,12 +374,12 @@
       });
       var offsets = reminders.value.split(",").map(function (s) { return s.trim(); }).filter(Boolean)
         .map(function (h) { return Math.round(parseFloat(h) * 3600); });
-      if (offsets.some(isNaN)) { setText("notify-error", "Reminders: give hours as numbers, e.g. 24, 1."); return; }
+      if (offsets.some(isNaN)) { setText("notify-error", t("js-reminders-invalid")); return; }
       try {
         settings = await api("PUT", "/v1/me/notification-settings", {
           kinds: kinds, reminder_offsets_secs: offsets, email_digest: document.getElementById("digest").checked,
         });
-        setText("status", "Notification settings saved.");
+        setText("status", t("js-notify-saved"));
       } catch (error) {
         setText("notify-error", error.message);
       }
@@ -366,7 +394,7 @@
       try {
         await api("POST", "/v1/me/vacations", body);
         await loadVacation();
-        setText("status", "Vacation saved.");
+        setText("status", t("js-vacation-saved"));
       } catch (error) {
         setText("vacation-error", error.message);
       }
@@ -376,13 +404,34 @@
       try {
         if (soonestVacation) await api("DELETE", "/v1/me/vacations/" + encodeURIComponent(soonestVacation.id));
         await loadVacation();
-        setText("status", "Vacation ended or cancelled.");
+        setText("status", t("js-vacation-ended"));
       } catch (error) {
         setText("vacation-error", error.message);
       }
     });
     var end = document.getElementById("vacation-end");
     if (!end.value) end.value = localInput(new Date(Date.now() + 7 * 86400e3).toISOString());
+    languageForm();
+  }
+
+  // The language and time zone of pages and mails (PATCH /v1/me); the page is shown again
+  // in the new language.
+  function languageForm() {
+    var form = document.getElementById("language-form");
+    if (!form) return;
+    form.addEventListener("submit", async function (event) {
+      event.preventDefault();
+      setText("language-error", "");
+      try {
+        await api("PATCH", "/v1/me", {
+          language: document.getElementById("language").value,
+          time_zone: document.getElementById("time-zone").value.trim(),
+        });
+        window.location.reload();
+      } catch (error) {
+        setText("language-error", error.message);
+      }
+    });
   }
 
   // ---- Web Push on this device (the settings page) -----------------------------------
@@ -403,7 +452,7 @@
   function withTimeout(promise, secs) {
     return new Promise(function (resolve, reject) {
       var timer = setTimeout(function () {
-        var error = new Error("the push service did not answer in " + secs + " s");
+        var error = new Error(t("js-push-timeout", { secs: secs }));
         error.name = "TimeoutError";
         reject(error);
       }, secs * 1000);
@@ -447,7 +496,7 @@
     return { sub: sub, row: row || null, rows: rows };
   }
 
-  function devices(n) { return n === 1 ? "1 device" : n + " devices"; }
+  function devices(n) { return n === 1 ? t("js-push-one-device") : t("js-push-devices", { n: n }); }
 
   async function showPush() {
     var section = document.getElementById("push");
@@ -457,26 +506,24 @@
     var text;
     if (section.getAttribute("data-push") !== "on") {
       state = "off-server";
-      text = "This server does not send push notifications (its operator has not enabled them).";
+      text = t("js-push-off-server");
     } else if (!pushSupported()) {
       state = "unsupported";
-      text = "This browser cannot receive push notifications (it needs service workers and the Push API, " +
-        "over https). On an iPhone or iPad, add this site to the home screen first, then open it from there.";
+      text = t("js-push-unsupported");
     } else {
       var st = await pushState();
       var others = st.rows.length - (st.row ? 1 : 0);
       if (st.row) {
         state = "on";
-        text = "Notifications are on for this device (since " + new Date(st.row.created_at).toLocaleString() + ")." +
-          (others ? " They also go to " + devices(others) + " more of your account." : "");
+        text = t("js-push-on", { since: new Date(st.row.created_at).toLocaleString() }) +
+          (others ? " " + t("js-push-on-others", { devices: devices(others) }) : "");
       } else if (Notification.permission === "denied") {
         state = "blocked";
-        text = "Notifications are blocked for this site in this browser: allow them in the browser's site settings, " +
-          "then enable them here.";
+        text = t("js-push-blocked");
       } else {
         state = "off";
-        text = "Notifications are off on this device." +
-          (others ? " They go to " + devices(others) + " of your account." : "");
+        text = t("js-push-off") +
+          (others ? " " + t("js-push-off-others", { devices: devices(others) }) : "");
       }
     }
     section.setAttribute("data-state", state);
@@ -494,14 +541,14 @@
       try {
         key = (await api("GET", "/v1/push/vapid-public-key")).public_key;
       } catch (error) {
-        if (error.status === 404) throw new Error("this server does not send push notifications.");
+        if (error.status === 404) throw new Error(t("js-push-no-server"));
         throw error;
       }
       var permission = await Notification.requestPermission();
       if (permission !== "granted") {
         throw new Error(permission === "denied"
-          ? "notifications are blocked for this site; allow them in the browser's site settings and try again."
-          : "the browser did not allow notifications; click again and choose Allow.");
+          ? t("js-push-denied")
+          : t("js-push-not-allowed"));
       }
       await navigator.serviceWorker.register("/sw.js", { scope: "/" });
       var reg = await navigator.serviceWorker.ready;
@@ -516,15 +563,15 @@
             reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: base64urlBytes(key) }),
             PUSH_SUBSCRIBE_SECS);
         } catch (error) {
-          throw new Error("this browser could not subscribe at its push service (" +
-            (error.name ? error.name + ": " : "") + error.message + "). Try again later, or in another browser.");
+          throw new Error(t("js-push-subscribe-failed",
+            { error: (error.name ? error.name + ": " : "") + error.message }));
         }
       }
       await api("POST", "/v1/me/push-subscriptions", sub.toJSON());
       await showPush();
-      setText("status", "Notifications are on for this device.");
+      setText("status", t("js-push-enabled"));
     } catch (error) {
-      setText("push-error", "Could not enable notifications: " + error.message);
+      setText("push-error", t("js-push-enable-failed", { error: error.message }));
     } finally {
       button.disabled = false;
     }
@@ -539,9 +586,9 @@
       if (st.row) await api("DELETE", "/v1/me/push-subscriptions/" + encodeURIComponent(st.row.id));
       if (st.sub) await st.sub.unsubscribe();
       await showPush();
-      setText("status", "Notifications are off for this device.");
+      setText("status", t("js-push-disabled"));
     } catch (error) {
-      setText("push-error", "Could not turn notifications off: " + error.message);
+      setText("push-error", t("js-push-disable-failed", { error: error.message }));
     } finally {
       button.disabled = false;
     }
@@ -551,7 +598,7 @@
     document.getElementById("push-enable").addEventListener("click", enablePush);
     document.getElementById("push-disable").addEventListener("click", disablePush);
     showPush().catch(function (error) {
-      setText("push-state", "Could not read this device's notifications: " + error.message);
+      setText("push-state", t("js-push-read-failed", { error: error.message }));
     });
   }
 
@@ -570,6 +617,7 @@
 
   window.Djambi = {
     api: api, el: el, when: when, rulesText: rulesText, seatName: seatName, seatLabel: seatLabel, setText: setText,
+    t: t, language: LANGUAGE,
     SEAT_GLYPHS: SEAT_GLYPHS,
   };
 

@@ -17,6 +17,7 @@
   var root = document.getElementById("play");
   if (!root || !window.Djambi) return;
   var D = window.Djambi;
+  var T = D.t;
   var gameId = root.getAttribute("data-game-id");
   var api = "/v1/games/" + encodeURIComponent(gameId);
   var me = document.body.getAttribute("data-user-id");
@@ -38,9 +39,9 @@
   var FILES = "ABCDEFGHI";
   var KIND_GLYPH = { chief: "C", assassin: "A", reporter: "R", diplomat: "D", necromobile: "N", militant: "M" };
   var STEPS = [
-    { field: "victim", ask: "Which piece does the reporter kill?", none: "No victim" },
-    { field: "exit", ask: "Where does the piece leave the maze?", none: "Stay" },
-    { field: "place", ask: "Where does the piece taken go?", none: "Nowhere" },
+    { field: "victim", ask: T("js-ask-victim"), none: T("js-no-victim") },
+    { field: "exit", ask: T("js-ask-exit"), none: T("js-stay") },
+    { field: "place", ask: T("js-ask-place"), none: T("js-nowhere") },
   ];
 
   var summary = null;     // GET /v1/games/{id}
@@ -112,8 +113,10 @@
     Array.prototype.forEach.call(grid.querySelectorAll("button.sq"), function (b) {
       var name = b.getAttribute("data-square");
       var p = pieces[name];
-      var text = name + (name === "E5" ? " (the maze)" : "") + ": " +
-        (p ? D.seatName(p.party) + " " + p.kind + (p.alive ? "" : " (dead)") : "empty");
+      var square = name === "E5" ? T("js-square-maze", { square: name }) : name;
+      var what = p ? T(p.alive ? "js-square-piece" : "js-square-corpse", { seat: D.seatName(p.party), piece: T("piece-" + p.kind) })
+        : T("js-square-empty");
+      var text = T("js-square", { square: square, what: what });
       b.setAttribute("aria-label", text);
       b.setAttribute("data-piece", p ? p.party + (KIND_GLYPH[p.kind] || "?") + (p.alive ? "" : "x") : "");
     });
@@ -173,11 +176,11 @@
     }
     panel.hidden = false;
     if (!legal) {
-      prompt.textContent = "Loading the legal moves…";
+      prompt.textContent = T("js-loading-moves");
     } else if (!selection) {
-      prompt.textContent = "Your move (" + mySeats().map(D.seatLabel).join(", ") + "): choose one of your pieces on the board.";
+      prompt.textContent = T("js-choose-piece", { seats: mySeats().map(D.seatLabel).join(", ") });
     } else if (!selection.to) {
-      prompt.textContent = "Piece on " + selection.from + ": choose where it goes.";
+      prompt.textContent = T("js-choose-target", { square: selection.from });
     } else {
       var step = pendingStep();
       if (step) {
@@ -199,12 +202,12 @@
         var first = dialog.querySelector("button");
         if (first) first.focus();
       } else if (selection.candidates.length === 1) {
-        prompt.textContent = "Move " + selection.candidates[0].text + ": confirm it, or start again.";
+        prompt.textContent = T("js-confirm-move", { move: selection.candidates[0].text });
         confirmButton.disabled = false;
         confirmButton.setAttribute("data-move", selection.candidates[0].text);
         confirmButton.focus();
       } else {
-        prompt.textContent = "That is not a legal move; start again.";
+        prompt.textContent = T("js-not-legal");
       }
     }
     markSquares();
@@ -245,10 +248,10 @@
     busy = true;
     confirmButton.disabled = true;
     var version = legal ? legal.version : summary.version;
-    showMessage("Sending " + text + "…", "info");
+    showMessage(T("js-sending", { move: text }), "info");
     try {
       await D.api("POST", api + "/moves", { move: text, expected_version: version });
-      showMessage("Played " + text + ".", "ok");
+      showMessage(T("js-played", { move: text }), "ok");
       textInput.value = "";
       selection = null;
       busy = false;
@@ -259,15 +262,13 @@
       var problem = error.problem || {};
       var type = String(problem.type || "");
       if (error.status === 412 || /version-conflict/.test(type)) {
-        why = "The game moved on since this page showed it (now at version " +
-          (problem.current_version || "?") + "): your move " + text +
-          " was not played. The board now shows the current position; choose again.";
+        why = T("js-moved-on", { version: problem.current_version || "?", move: text });
       } else if (/illegal-move/.test(type)) {
-        why = "The server refused " + text + ": " + error.message;
+        why = T("js-refused", { move: text, error: error.message });
       } else if (/not-your-turn/.test(type)) {
-        why = "It is not your turn any more: " + error.message + " (your move " + text + " was not played)";
+        why = T("js-not-your-turn", { move: text, error: error.message });
       } else {
-        why = "Your move " + text + " was not played: " + error.message;
+        why = T("js-not-played", { move: text, error: error.message });
       }
       // The chosen move stays in the text box: nothing is lost silently.
       textInput.value = text;
@@ -308,9 +309,9 @@
     var p = event.payload || {};
     switch (event.kind) {
       case "move_played": return D.seatLabel(p.seat) + " " + (p.text || "");
-      case "resigned": return D.seatLabel(p.seat) + " resigns";
-      case "timed_out": return D.seatLabel(p.seat) + " timed out";
-      case "ended": return p.result && p.result.reason === "draw_agreed" ? "Draw agreed" : null;
+      case "resigned": return T("js-resigns", { seat: D.seatLabel(p.seat) });
+      case "timed_out": return T("js-timed-out", { seat: D.seatLabel(p.seat) });
+      case "ended": return p.result && p.result.reason === "draw_agreed" ? T("js-draw-agreed") : null;
       default: return null;
     }
   }
@@ -326,7 +327,7 @@
       if (e.kind === "move_played") plies += 1;
       steps.push({ version: e.seq, label: label });
     });
-    steps.unshift({ version: start === null ? (current ? current.version : 1) : start, label: "Start" });
+    steps.unshift({ version: start === null ? (current ? current.version : 1) : start, label: T("js-start") });
     list.textContent = "";
     steps.forEach(function (step, i) {
       var b = D.el("button", { type: "button", className: "step", "data-step": String(i) }, [step.label]);
@@ -340,22 +341,22 @@
     ul.textContent = "";
     var turn = current && current.turn ? current.turn.seat : null;
     (summary.seats || []).forEach(function (s) {
-      var who = s.username || (s.bot ? "computer, level " + s.bot.level : "free seat");
+      var who = s.username || (s.bot ? T("js-computer-level", { level: s.bot.level }) : T("js-free-seat"));
       var active = (current ? current.active_seats : summary.seats_in_play || []).indexOf(s.seat) >= 0;
       var li = D.el("li", { className: "player seat-" + s.seat + (s.seat === turn ? " to-move" : "") + (active ? "" : " out"), "data-seat": s.seat }, [
         D.el("span", { className: "glyph", "aria-hidden": "true", text: D.SEAT_GLYPHS[s.seat] }),
-        " " + D.seatName(s.seat) + ": " + who + (s.user_id === me ? " (you)" : "") +
-          (s.seat === turn ? " — to move" : "") + (active || summary.status !== "active" ? "" : " — out"),
+        " " + T("js-seat-player", { seat: D.seatName(s.seat), player: who }) + (s.user_id === me ? " " + T("js-you") : "") +
+          (s.seat === turn ? " — " + T("js-to-move-short") : "") + (active || summary.status !== "active" ? "" : " — " + T("js-out")),
       ]);
       if (summary.status === "open" && !s.user_id && !s.bot && mySeats().length === 0) {
-        var take = D.el("button", { type: "button", className: "take-seat", "data-seat": s.seat }, ["Take this seat"]);
+        var take = D.el("button", { type: "button", className: "take-seat", "data-seat": s.seat }, [T("js-take-this-seat")]);
         take.addEventListener("click", async function () {
           try {
             var body = params.get("invite") ? { invite_code: params.get("invite") } : {};
             await D.api("POST", api + "/seats/" + s.seat, body);
             await refresh();
           } catch (error) {
-            showMessage("Could not take the seat: " + error.message, "error");
+            showMessage(T("js-seat-failed", { error: error.message }), "error");
           }
         });
         li.appendChild(take);
@@ -363,8 +364,8 @@
       ul.appendChild(li);
     });
     var deadline = "";
-    if (summary.status === "active" && summary.deadline) deadline = "Deadline for " + D.seatName(summary.to_move) + ": " + D.when(summary.deadline);
-    if (summary.invite_code) deadline += (deadline ? " · " : "") + "Invite link: " + window.location.origin + "/play/" + gameId + "?invite=" + summary.invite_code;
+    if (summary.status === "active" && summary.deadline) deadline = T("js-deadline-for", { seat: D.seatName(summary.to_move), when: D.when(summary.deadline) });
+    if (summary.invite_code) deadline += (deadline ? " · " : "") + T("js-invite-link", { url: window.location.origin + "/play/" + gameId + "?invite=" + summary.invite_code });
     D.setText("deadline", deadline);
   }
 
@@ -376,7 +377,7 @@
     document.getElementById("draw-row").hidden = !active;
     var waiting = offer ? offer.waiting_for.filter(function (s) { return mySeats().indexOf(s) >= 0; }) : [];
     D.setText("draw-status", offer
-      ? D.seatName(offer.by) + " offers a draw; waiting for " + offer.waiting_for.map(D.seatName).join(", ") + "."
+      ? T("js-draw-offered", { seat: D.seatName(offer.by), seats: offer.waiting_for.map(D.seatName).join(", ") })
       : "");
     document.getElementById("draw-offer").hidden = !!offer;
     document.getElementById("draw-accept").hidden = !waiting.length;
@@ -386,26 +387,29 @@
   async function draw(action) {
     try {
       await D.api("POST", api + "/draw-offer", { action: action });
-      showMessage({ offer: "You offered a draw.", accept: "You accepted the draw.", decline: "You declined the draw." }[action], "ok");
+      showMessage(T("js-draw-" + action + "-done"), "ok");
     } catch (error) {
-      showMessage("Could not " + action + " the draw: " + error.message, "error");
+      showMessage(T("js-draw-" + action + "-failed", { error: error.message }), "error");
     }
     refresh();
   }
 
   function describe() {
-    if (!summary || !current) return "Loading…";
-    if (summary.status === "open") return "Waiting for players: " + (summary.open_seats || []).map(D.seatName).join(", ") + " free.";
+    if (!summary || !current) return T("js-loading");
+    if (summary.status === "open") return T("js-waiting-players", { seats: (summary.open_seats || []).map(D.seatName).join(", ") });
     if (summary.status === "finished") {
       var r = summary.result || current.result;
-      if (r && r.seats && r.seats.length) return "Game over: " + (r.kind === "draw" ? "draw between " + r.seats.map(D.seatName).join(", ") : r.seats.map(D.seatName).join(", ") + " wins") + ".";
-      return "Game over.";
+      if (r && r.seats && r.seats.length) {
+        var seats = r.seats.map(D.seatName).join(", ");
+        return r.kind === "draw" ? T("js-over-draw", { seats: seats }) : T("js-over-wins", { seats: seats });
+      }
+      return T("js-game-over");
     }
     var t = current.turn;
-    var text = "Ply " + current.ply + ". " + (t ? D.seatLabel(t.seat) + " to move" : "");
-    if (myTurn()) text += " — your move";
-    if (current.ruler) text += ". " + D.seatName(current.ruler) + " rules";
-    return text + ".";
+    var text = T("js-ply", { ply: current.ply }) + (t ? " " + T("js-to-move", { seat: D.seatLabel(t.seat) }) : "");
+    if (myTurn()) text += " " + T("js-your-move-now");
+    if (current.ruler) text += " " + T("js-rules", { seat: D.seatName(current.ruler) });
+    return text;
   }
 
   function showBoard(version, dfen) {
@@ -443,7 +447,7 @@
     });
     var view = index === -1 ? current : await D.api("GET", api + "/state?at=" + at);
     board.setAttribute("data-current", index === -1 ? "true" : "false");
-    board.alt = index === -1 ? "The board now: " + describe() : "The board after " + step.label;
+    board.alt = index === -1 ? T("js-board-now", { text: describe() }) : T("js-board-after", { step: step.label });
     labelSquares(view);
     renderChoice();
     await showBoard(at, view.dfen);
@@ -463,8 +467,8 @@
     renderList(await allEvents());
     renderPlayers();
     D.setText("status", describe());
-    var title = (summary.seats || []).map(function (s) { return s.username || (s.bot ? "bot" : D.seatName(s.seat)); }).join(", ");
-    D.setText("game-title", "Game " + gameId.slice(0, 8) + ": " + title);
+    var title = (summary.seats || []).map(function (s) { return s.username || (s.bot ? T("js-bot") : D.seatName(s.seat)); }).join(", ");
+    D.setText("game-title", T("js-game-title", { game: gameId.slice(0, 8), players: title }));
     D.setText("rules", D.rulesText(summary));
     document.getElementById("resign-row").hidden = !(summary.status === "active" && mySeats().some(function (s) { return current.active_seats.indexOf(s) >= 0; }));
     textForm.hidden = !myTurn();
@@ -486,7 +490,7 @@
         try {
           await load();
         } catch (error) {
-          D.setText("status", "Could not load the game: " + error.message);
+          D.setText("status", T("js-game-failed", { error: error.message }));
         }
       } while (again);
     })();
@@ -500,8 +504,7 @@
     if (unfinished && summary && summary.version !== before) {
       selection = null;
       renderChoice();
-      showMessage("The game moved on while you were choosing: your unfinished move (" + unfinished +
-        ") was cleared. Choose again.", "error");
+      showMessage(T("js-cleared", { move: unfinished }), "error");
     }
   }
 
@@ -547,7 +550,7 @@
     textForm.addEventListener("submit", function (event) {
       event.preventDefault();
       var text = textInput.value.trim();
-      if (!text) { showMessage("Type a move, e.g. C8-D7.", "error"); return; }
+      if (!text) { showMessage(T("js-type-move"), "error"); return; }
       if (legal) {
         var found = legal.moves.filter(function (m) { return m.text.toUpperCase() === text.toUpperCase(); });
         if (found.length) text = found[0].text;
@@ -566,9 +569,9 @@
       resignConfirm.hidden = true;
       try {
         await D.api("POST", api + "/resignation", {});
-        showMessage("You resigned.", "ok");
+        showMessage(T("js-resigned"), "ok");
       } catch (error) {
-        showMessage("Could not resign: " + error.message, "error");
+        showMessage(T("js-resign-failed", { error: error.message }), "error");
       }
       refresh();
     });

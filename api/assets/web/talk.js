@@ -9,6 +9,7 @@
   var panel = document.getElementById("talk");
   if (!panel || !window.Djambi) return;
   var D = window.Djambi;
+  var T = D.t;
   var gameId = panel.getAttribute("data-game-id");
   var api = "/v1/games/" + encodeURIComponent(gameId);
   var me = document.body.getAttribute("data-user-id");
@@ -46,7 +47,7 @@
   }
 
   function label(t) {
-    if (t === "table") return "Table";
+    if (t === "table") return T("js-talk-table");
     return t.split("").map(D.seatName).join(" + ");
   }
 
@@ -65,7 +66,7 @@
         "aria-selected": String(t === thread), tabindex: t === thread ? "0" : "-1",
         "aria-controls": "talk-view" }, [label(t)]);
       if (n > 0) {
-        b.appendChild(D.el("span", { className: "talk-unread", "aria-label": n + " unread" }, [String(n)]));
+        b.appendChild(D.el("span", { className: "talk-unread", "aria-label": T("js-talk-unread", { count: n }) }, [String(n)]));
       }
       b.addEventListener("click", function () { select(t); });
       tabs.appendChild(b);
@@ -91,9 +92,9 @@
   function renderLog() {
     log.textContent = "";
     var shown = messages.filter(function (m) { return threadOf(m) === thread; });
-    if (!shown.length) log.appendChild(D.el("li", { className: "talk-empty" }, ["No messages yet."]));
+    if (!shown.length) log.appendChild(D.el("li", { className: "talk-empty" }, [T("js-talk-empty")]));
     shown.forEach(function (m) {
-      var who = D.seatName(m.seat) + (mine.indexOf(m.seat) >= 0 ? " (you)" : "");
+      var who = D.seatName(m.seat) + (mine.indexOf(m.seat) >= 0 ? " " + T("js-you") : "");
       var to = m.to ? " → " + m.to.map(D.seatName).join(", ") : "";
       var li = D.el("li", { className: "talk-item", "data-seq": String(m.seq) }, [
         D.el("span", { className: "talk-from" }, [who + to]),
@@ -111,11 +112,10 @@
   function renderForm() {
     var canWrite = mine.length > 0 && !finished;
     form.hidden = !canWrite;
-    var target = thread === "table" ? "the whole table" : label(thread) + " (private)";
-    input.setAttribute("placeholder", "To " + target);
-    input.setAttribute("aria-label", "Message to " + target);
-    note.textContent = mine.length ? (finished ? "The game is over: the table is closed." : "") :
-      "Spectators read the table; only players write.";
+    var whole = thread === "table";
+    input.setAttribute("placeholder", whole ? T("js-talk-to-table") : T("js-talk-to-private", { seats: label(thread) }));
+    input.setAttribute("aria-label", whole ? T("js-talk-message-table") : T("js-talk-message-private", { seats: label(thread) }));
+    note.textContent = mine.length ? (finished ? T("js-talk-closed") : "") : T("js-talk-spectators");
   }
 
   function markRead() {
@@ -152,7 +152,7 @@
       else renderForm();
       panel.setAttribute("data-ready", "true");
     } catch (error) {
-      note.textContent = "Could not load the messages: " + (error.message || error);
+      note.textContent = T("js-talk-failed", { error: error.message || error });
     }
   }
 

@@ -138,6 +138,8 @@ pub async fn reset(
             let changes = store::users::UserChanges {
                 email: None,
                 password_hash: Some(&new_hash),
+                language: None,
+                time_zone: None,
                 updated_at: now,
             };
             store::users::update(conn, &user.id, changes)?;

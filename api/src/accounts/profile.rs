@@ -26,6 +26,10 @@ pub struct ProfileChange {
     pub email: Option<String>,
     pub current_password: Option<SecretString>,
     pub new_password: Option<SecretString>,
+    /// A language code as sent (`""` clears the preference).
+    pub language: Option<String>,
+    /// An IANA time zone as sent (`""` clears it).
+    pub time_zone: Option<String>,
     /// The client address, for the login limits the current password counts against.
     pub client: IpAddr,
 }
@@ -55,12 +59,24 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
 
     let email = change.email.as_deref().map(|e| e.trim().to_string());
     let mut checks = Checks::new();
-    if email.is_none() && change.new_password.is_none() {
+    let preferences = change.language.is_some() || change.time_zone.is_some();
+    if email.is_none() && change.new_password.is_none() && !preferences {
         checks.add(
             "body",
-            "nothing to change: give `email` and/or `new_password`",
+            "nothing to change: give `email`, `new_password`, `language` or `time_zone`",
         );
     }
+    // `Some(None)`: clear the preference.
+    let language: Option<Option<&'static str>> = match change.language.as_deref() {
+        None => None,
+        Some(l) if l.trim().is_empty() => Some(None),
+        Some(l) => checks.language("language", l).map(Some),
+    };
+    let time_zone: Option<Option<&'static str>> = match change.time_zone.as_deref() {
+        None => None,
+        Some(z) if z.trim().is_empty() => Some(None),
+        Some(z) => checks.time_zone("time_zone", z).map(Some),
+    };
     if let Some(sent) = &change.email {
         checks.email_as_sent("email", sent);
     }
@@ -81,6 +97,11 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
         Some(p) => checks.max_len("current_password", p.expose(), PASSWORD_MAX),
     }
     checks.into_account_error()?;
+    let credentials = email.is_some() || change.new_password.is_some();
+    if !credentials {
+        // Only preferences: no password to check.
+        return set_preferences(ctx, change.user_id, language, time_zone).await;
+    }
     let current = change.current_password.unwrap_or_default();
 
     // Guessing the current password with a stolen access token counts against the same
@@ -122,6 +143,8 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
             let changes = UserChanges {
                 email: email.as_deref(),
                 password_hash: new_hash.as_deref(),
+                language,
+                time_zone,
                 updated_at: now,
             };
             store::users::update(conn, &user_id, changes)?;
@@ -165,4 +188,31 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
         );
     }
     Ok(updated)
+}
+
+/// Writes the language and time zone preferences alone.
+async fn set_preferences(
+    ctx: &Accounts<'_>,
+    user_id: String,
+    language: Option<Option<&'static str>>,
+    time_zone: Option<Option<&'static str>>,
+) -> Result<Updated, AccountError> {
+    let now = ctx.clock.now();
+    store::run(ctx.pool, move |conn| {
+        let changes = UserChanges {
+            email: None,
+            password_hash: None,
+            language,
+            time_zone,
+            updated_at: now,
+        };
+        store::users::update(conn, &user_id, changes)?;
+        Ok::<_, StoreError>(store::users::find(conn, &user_id)?)
+    })
+    .await?
+    .map(|user| Updated {
+        user,
+        password_changed: None,
+    })
+    .ok_or(AccountError::AccountGone)
 }

@@ -11,6 +11,8 @@ pub struct NewAccount {
     pub username: String,
     pub email: String,
     pub password: String,
+    /// The language chosen at sign-up (already checked: one of `i18n::LANGUAGES`).
+    pub language: Option<String>,
 }
 
 /// Hashes the password and inserts the account with its verification mail queued (one
@@ -30,6 +32,8 @@ pub async fn register(ctx: &Accounts<'_>, new: NewAccount) -> Result<User, Accou
         updated_at: now,
         email_verified_at: None,
         closed_at: None,
+        language: new.language,
+        time_zone: None,
     };
     let retired = store::erasure::skeleton_hash(&user.username_skeleton);
     let secret = ctx.mail_secret.to_string();

@@ -533,6 +533,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_kind_has_its_title_in_every_language() {
+        // locales/<lang>/problems.ftl: `problem-<slug>`; English says what the table says.
+        for k in ProblemKind::ALL {
+            let id = format!("problem-{}", k.slug());
+            assert_eq!(
+                crate::i18n::t(crate::i18n::Lang::EN, &id),
+                k.title(),
+                "{id}"
+            );
+            for lang in crate::i18n::Lang::all() {
+                let title = crate::routes::language::problem_title(lang, &k.type_uri());
+                assert!(title.is_some(), "{}: no {id}", lang.code());
+            }
+        }
+        let fr = crate::i18n::Lang::from_code("fr").unwrap();
+        assert_eq!(
+            crate::routes::language::problem_title(fr, "/problems/illegal-move").as_deref(),
+            Some("Coup illégal")
+        );
+    }
+
+    #[test]
     fn slugs_are_unique_and_uris_stable() {
         let mut seen = std::collections::HashSet::new();
         for k in ProblemKind::ALL {

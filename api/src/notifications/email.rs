@@ -13,14 +13,19 @@
 //! The digest: with `email_digest` on, a notification's mail delivery waits until the
 //! next midnight (UTC, by the server's clock); the worker then sends the deliveries it
 //! claims for one address as one mail.
+//!
+//! Every mail is in its recipient's language and time zone (the account's preferences;
+//! English and UTC when unset): the messages of `locales/<lang>/mail.ftl`, dates as
+//! [`i18n::datetime`] writes them.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
-use chrono::NaiveDateTime;
+use chrono::{NaiveDate, NaiveDateTime};
 use hmac::{KeyInit, Mac};
 use serde_json::Value;
 
 use crate::auth::tokens;
+use crate::i18n::{self, Arg, Lang, TimeZone, t, tr};
 use crate::model::events::Event;
 use crate::store::cache::GameCache;
 use crate::store::games::{self as game_store};
@@ -50,15 +55,18 @@ pub struct Mail {
     pub unsubscribe_url: Option<String>,
     /// `Reply-To`: the move address of a turn mail (`move+TOKEN@DJAMBI_MAIL_DOMAIN`).
     pub reply_to: Option<String>,
+    /// The language it is written in (its recipient's; `Content-Language`).
+    pub lang: Lang,
 }
 
 impl Mail {
     /// The HTML alternative of [`Mail::body`]: the same text, escaped, with its links
     /// as links (so a link never depends on how the plain text is wrapped).
     pub fn html(&self) -> String {
-        let mut out = String::from(
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body>\n\
+        let mut out = format!(
+            "<!DOCTYPE html>\n<html lang=\"{}\"><head><meta charset=\"utf-8\"></head><body>\n\
              <pre style=\"font-family: inherit; white-space: pre-wrap\">",
+            self.lang.code()
         );
         for (i, line) in self.body.split('\n').enumerate() {
             if i > 0 {
@@ -143,35 +151,45 @@ pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<(String, i64
     same.then(|| (user.to_string(), version.unwrap_or(0)))
 }
 
-fn subject_of(kind: &str) -> &'static str {
-    match kind {
-        "your_turn" => "Your turn",
-        "reminder" => "Reminder: your deadline is near",
-        "timeout" => "A seat ran out of time",
-        "chief_killed" => "Your chief was killed",
-        "seat_eliminated" => "You were eliminated",
-        "game_started" => "The game started",
-        "game_ended" => "The game ended",
-        "draw_offered" => "A draw is offered",
-        "message" => "A message at the table",
-        "webhook_disabled" => "A webhook endpoint was disabled",
-        _ => "News from Djambi",
+/// What a kind of notification says ("Your turn"), in the reader's language.
+fn subject_of(lang: Lang, kind: &str) -> String {
+    let id = format!("mail-kind-{kind}");
+    if i18n::has(lang, &id) {
+        t(lang, &id)
+    } else {
+        t(lang, "mail-kind-other")
     }
 }
 
-fn at(t: NaiveDateTime) -> String {
-    t.format("%Y-%m-%d %H:%M UTC").to_string()
+/// The language and time zone of a mail's recipient: the account's preferences (English
+/// and UTC when unset).
+pub fn reader(conn: &mut DbConnection, user_id: &str) -> Result<(Lang, TimeZone), StoreError> {
+    let user = crate::store::users::find(conn, user_id)?;
+    let lang = Lang::from_pref(user.as_ref().and_then(|u| u.language.as_deref()));
+    let zone = user
+        .as_ref()
+        .and_then(|u| u.time_zone.as_deref())
+        .and_then(i18n::parse_time_zone)
+        .unwrap_or(TimeZone::UTC);
+    Ok((lang, zone))
 }
 
-/// Composes the mail of one notification.
+/// A seat's colour in the reader's language.
+fn seat_name(lang: Lang, seat: domain::Seat) -> String {
+    t(lang, &format!("seat-{}", seat.letter()))
+}
+
+/// Composes the mail of one notification, in its recipient's language and time zone.
 pub fn compose(
     conn: &mut DbConnection,
     ctx: &MailContext<'_>,
     note: &NotificationRow,
 ) -> Result<Mail, StoreError> {
     let public = ctx.public_url.trim_end_matches('/').to_string();
+    let (lang, zone) = reader(conn, &note.user_id)?;
+    let at = |t: NaiveDateTime| i18n::datetime(lang, zone, t);
     if account_mail::is_account_mail(&note.kind) {
-        return Ok(account(ctx, &public, note));
+        return Ok(account(ctx, &public, note, lang, zone));
     }
     let version = crate::store::users::unsubscribe_version(conn, &note.user_id)?.unwrap_or(0);
     let unsubscribe_url = format!(
@@ -180,7 +198,8 @@ pub fn compose(
     );
     let payload: Value = serde_json::from_str(&note.payload).unwrap_or(Value::Null);
     let mut body = String::new();
-    let mut subject = subject_of(&note.kind).to_string();
+    let what = subject_of(lang, &note.kind);
+    let subject;
     let mut reply_to = None;
     if let Some(game_id) = &note.game_id {
         let state = game_store::current_state(conn, ctx.games, game_id)?;
@@ -192,21 +211,31 @@ pub fn compose(
             }
         }
         let list: Vec<String> = names.iter().map(|(_, n)| n.clone()).collect();
-        subject = format!("[Djambi] {subject} in game {short} ({})", list.join(", "));
-        body.push_str(&format!("{} in game {short}.\n\n", subject_of(&note.kind)));
-        body.push_str("Players: ");
-        body.push_str(
-            &names
-                .iter()
-                .map(|(s, n)| format!("{s:?} {n}"))
-                .collect::<Vec<_>>()
-                .join(", "),
+        subject = tr(
+            lang,
+            "mail-subject-game",
+            &[
+                ("what", what.as_str().into()),
+                ("game", short.into()),
+                ("players", list.join(", ").into()),
+            ],
         );
+        body.push_str(&tr(
+            lang,
+            "mail-intro-game",
+            &[("what", what.as_str().into()), ("game", short.into())],
+        ));
+        body.push_str("\n\n");
+        let players = names
+            .iter()
+            .map(|(s, n)| format!("{} {n}", seat_name(lang, *s)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        body.push_str(&tr(lang, "mail-players", &[("players", players.into())]));
         body.push('\n');
         match (state.to_move(), state.to_move_user()) {
             (Some(seat), Some(u)) => {
                 let who = username(conn, u)?;
-                body.push_str(&format!("To move: {seat:?} ({who})"));
                 // The effective deadline: the player's vacations move it.
                 let deadline = match (state.deadline(), state.clocks.turn_started) {
                     (Some(d), Some(started)) => {
@@ -217,29 +246,77 @@ pub fn compose(
                     }
                     (d, _) => d,
                 };
-                if let Some(d) = deadline {
-                    body.push_str(&format!(", deadline {}", at(d)));
-                }
+                let mut args: Vec<(&str, Arg)> = vec![
+                    ("seat", seat_name(lang, seat).into()),
+                    ("player", who.into()),
+                ];
+                let id = match deadline {
+                    Some(d) => {
+                        args.push(("deadline", at(d).into()));
+                        let left = d - note.created_at;
+                        args.push(("left", i18n::duration(lang, left).into()));
+                        if left > chrono::TimeDelta::zero() {
+                            "mail-to-move-deadline"
+                        } else {
+                            "mail-to-move-overdue"
+                        }
+                    }
+                    None => "mail-to-move",
+                };
+                body.push_str(&tr(lang, id, &args));
                 body.push('\n');
             }
-            _ => body.push_str(&format!("Status: {:?}\n", state.status).to_lowercase()),
+            _ => {
+                let status = match state.status {
+                    crate::model::events::Status::Open => "mail-status-open",
+                    crate::model::events::Status::Active => "mail-status-active",
+                    crate::model::events::Status::Finished => "mail-status-finished",
+                };
+                body.push_str(&tr(
+                    lang,
+                    "mail-status",
+                    &[("status", t(lang, status).into())],
+                ));
+                body.push('\n');
+            }
         }
         if let (Some(seat), Some(text)) = (
             payload.get("seat").and_then(Value::as_str),
             payload.get("text").and_then(Value::as_str),
         ) {
-            let to = match payload.get("to").and_then(Value::as_array) {
-                Some(seats) => format!(
-                    "privately to {}",
-                    seats
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => "to the table".to_string(),
+            let seat_word = |letter: &str| match letter
+                .parse::<char>()
+                .ok()
+                .and_then(domain::Seat::from_letter)
+            {
+                Some(s) => seat_name(lang, s),
+                None => letter.to_string(),
             };
-            body.push_str(&format!("\n{seat} wrote {to}:\n"));
+            let line = match payload.get("to").and_then(Value::as_array) {
+                Some(seats) => tr(
+                    lang,
+                    "mail-wrote-private",
+                    &[
+                        ("seat", seat_word(seat).into()),
+                        (
+                            "seats",
+                            seats
+                                .iter()
+                                .filter_map(Value::as_str)
+                                .map(seat_word)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                                .into(),
+                        ),
+                    ],
+                ),
+                None => tr(
+                    lang,
+                    "mail-wrote-table",
+                    &[("seat", seat_word(seat).into())],
+                ),
+            };
+            body.push_str(&format!("\n{line}\n"));
             for line in text.lines() {
                 body.push_str(&format!("> {line}\n"));
             }
@@ -257,102 +334,168 @@ pub fn compose(
             )?;
         }
         if let Some(offset) = payload.get("offset_secs").and_then(Value::as_i64) {
-            body.push_str(&format!(
-                "This reminder comes {} h before the deadline.\n",
-                offset / 3600
+            body.push_str(&tr(
+                lang,
+                "mail-reminder-before",
+                &[(
+                    "before",
+                    i18n::duration(lang, chrono::TimeDelta::seconds(offset)).into(),
+                )],
             ));
+            body.push('\n');
         }
         let from = (state.version - 30).max(0);
         let moves: Vec<String> = game_store::load_events(conn, game_id, from, state.version, None)?
             .iter()
             .filter_map(|r| match r.event() {
-                Ok(Event::MovePlayed { seat, text, .. }) => Some(format!("{seat:?} {text}")),
+                Ok(Event::MovePlayed { seat, text, .. }) => {
+                    Some(format!("{} {text}", seat_name(lang, seat)))
+                }
                 _ => None,
             })
             .collect();
         if !moves.is_empty() {
             let last = &moves[moves.len().saturating_sub(5)..];
-            body.push_str(&format!("Last moves: {}\n", last.join("; ")));
+            body.push_str(&tr(
+                lang,
+                "mail-last-moves",
+                &[("moves", last.join("; ").into())],
+            ));
+            body.push('\n');
         }
         if let Some(address) = &reply_to {
-            body.push_str(&format!(
-                "\nMove by mail: reply to {address} with your move (e.g. C8-D7), resign, \
-                 draw offer, draw accept or draw decline on the first line.\n"
+            body.push('\n');
+            body.push_str(&tr(
+                lang,
+                "mail-move-by-mail",
+                &[("address", address.into())],
             ));
+            body.push('\n');
         }
-        body.push_str(&format!(
-            "\nOpen the game: {public}/games/{game_id}\nBoard: {public}/v1/games/{game_id}/board.svg\n"
+        body.push('\n');
+        body.push_str(&tr(
+            lang,
+            "mail-open-game",
+            &[("url", format!("{public}/games/{game_id}").into())],
         ));
+        body.push('\n');
+        body.push_str(&tr(
+            lang,
+            "mail-board",
+            &[(
+                "url",
+                format!("{public}/v1/games/{game_id}/board.svg").into(),
+            )],
+        ));
+        body.push('\n');
     } else {
-        subject = format!("[Djambi] {subject}");
-        body.push_str(&format!("{}.\n", subject_of(&note.kind)));
+        subject = tr(
+            lang,
+            "mail-subject-plain",
+            &[("what", what.as_str().into())],
+        );
+        body.push_str(&format!("{what}.\n"));
         if let Some(r) = payload.get("reason").and_then(Value::as_str) {
             let url = payload.get("url").and_then(Value::as_str).unwrap_or("");
-            body.push_str(&format!("Endpoint: {url}\nReason: {r}\n"));
+            body.push_str(&tr(lang, "mail-endpoint", &[("url", url.into())]));
+            body.push('\n');
+            body.push_str(&tr(lang, "mail-reason", &[("reason", r.into())]));
+            body.push('\n');
         }
     }
-    body.push_str(&format!(
-        "\n-- \nStop these mails: {unsubscribe_url}\n(Notification {} at {})\n",
-        note.id,
-        at(note.created_at)
+    body.push_str("\n-- \n");
+    body.push_str(&tr(
+        lang,
+        "mail-stop",
+        &[("url", unsubscribe_url.as_str().into())],
     ));
+    body.push('\n');
+    body.push_str(&tr(
+        lang,
+        "mail-note",
+        &[
+            ("id", note.id.as_str().into()),
+            ("at", at(note.created_at).into()),
+        ],
+    ));
+    body.push('\n');
     Ok(Mail {
         subject,
         body,
         unsubscribe_url: Some(unsubscribe_url),
         reply_to,
+        lang,
     })
 }
 
 /// An account mail: the address verification link, the password reset link, the notice
 /// of a reset. The link's token is derived again from the row's token id (see
 /// `auth::tokens::mailed`).
-fn account(ctx: &MailContext<'_>, public: &str, note: &NotificationRow) -> Mail {
+fn account(
+    ctx: &MailContext<'_>,
+    public: &str,
+    note: &NotificationRow,
+    lang: Lang,
+    zone: TimeZone,
+) -> Mail {
     let payload: Value = serde_json::from_str(&note.payload).unwrap_or(Value::Null);
     let field = |k: &str| payload.get(k).and_then(Value::as_str).unwrap_or("");
     let (name, token_id) = (field("username"), field("token_id"));
+    let hello = tr(lang, "mail-hello", &[("name", name.into())]);
+    let named = |id: &str| tr(lang, id, &[("name", name.into())]);
     let (subject, body) = match note.kind.as_str() {
         account_mail::VERIFY_EMAIL => {
             let token = tokens::mailed(ctx.signing_secret, tokens::VERIFY_PREFIX, token_id);
             (
-                "[Djambi] Confirm your e-mail address".to_string(),
+                t(lang, "mail-verify-subject"),
                 format!(
-                    "Hello {name},\n\nPlease confirm that this is the address of your Djambi account \
-                     {name}: open this link and press the button (it works once, for 48 hours):\n\n\
-                     {public}/v1/email-verification/{token}\n\n\
-                     Until then no notification mail is sent here, and moves by mail are refused.\n\
-                     If you did not register, ignore this mail: nothing will be sent to you.\n"
+                    "{hello}\n\n{}\n\n{public}/v1/email-verification/{token}\n\n{}\n{}\n",
+                    named("mail-verify-ask"),
+                    t(lang, "mail-verify-until"),
+                    t(lang, "mail-verify-ignore"),
                 ),
             )
         }
         account_mail::PASSWORD_RESET => {
             let token = tokens::mailed(ctx.signing_secret, tokens::RESET_PREFIX, token_id);
             (
-                "[Djambi] Reset your password".to_string(),
+                t(lang, "mail-reset-subject"),
                 format!(
-                    "Hello {name},\n\nSomeone (you, we hope) asked to reset the password of the Djambi \
-                     account {name}. This token works once, for one hour:\n\n{token}\n\n\
-                     Set a new password with it: POST {public}/v1/password-resets/{token}\n\
-                     with {{\"new_password\": \"...\"}}. Every session and personal access token of \
-                     the account then ends.\n\
-                     If you did not ask for this, ignore this mail: your password stays as it is.\n"
+                    "{hello}\n\n{}\n\n{token}\n\n{}\n{}\n{}\n",
+                    named("mail-reset-ask"),
+                    tr(
+                        lang,
+                        "mail-reset-how",
+                        &[("url", format!("{public}/v1/password-resets/{token}").into())]
+                    ),
+                    tr(
+                        lang,
+                        "mail-reset-with",
+                        &[("json", "{\"new_password\": \"...\"}".into())]
+                    ),
+                    t(lang, "mail-reset-ignore"),
                 ),
             )
         }
         account_mail::MAIL_MOVE_ANSWER => (field("subject").to_string(), field("body").to_string()),
         account_mail::PASSWORD_CHANGED => (
-            "[Djambi] Your password was reset".to_string(),
+            t(lang, "mail-changed-subject"),
             format!(
-                "Hello {name},\n\nThe password of your Djambi account {name} was reset at {} with a \
-                 link sent to this address. Every session and personal access token of the account \
-                 has ended.\nIf this was not you, reset the password again at once and check the \
-                 address of your account.\n",
-                at(note.created_at)
+                "{hello}\n\n{}\n{}\n",
+                tr(
+                    lang,
+                    "mail-changed-body",
+                    &[
+                        ("name", name.into()),
+                        ("at", i18n::datetime(lang, zone, note.created_at).into())
+                    ]
+                ),
+                t(lang, "mail-changed-warn"),
             ),
         ),
         _ => (
-            "[Djambi] About your account".to_string(),
-            "News about your Djambi account.\n".to_string(),
+            t(lang, "mail-account-subject"),
+            format!("{}\n", t(lang, "mail-account-body")),
         ),
     };
     Mail {
@@ -360,15 +503,20 @@ fn account(ctx: &MailContext<'_>, public: &str, note: &NotificationRow) -> Mail 
         body,
         unsubscribe_url: None,
         reply_to: None,
+        lang,
     }
 }
 
-/// The mail collecting several items (the daily digest).
-pub fn digest(mails: &[&Mail], day: &str) -> Mail {
-    let mut body = format!(
-        "Your Djambi notifications of {day} ({} items).\n",
-        mails.len()
-    );
+/// The mail collecting several items (the daily digest of `day`), in the language of
+/// its items (one recipient's).
+pub fn digest(mails: &[&Mail], day: NaiveDate) -> Mail {
+    let lang = mails.first().map_or(Lang::EN, |m| m.lang);
+    let day = i18n::date(lang, day);
+    let count = || -> Vec<(&str, Arg)> {
+        vec![("day", day.as_str().into()), ("count", mails.len().into())]
+    };
+    let mut body = tr(lang, "mail-digest-intro", &count());
+    body.push('\n');
     for m in mails {
         body.push_str("\n==============================\n");
         body.push_str(&m.subject);
@@ -378,13 +526,16 @@ pub fn digest(mails: &[&Mail], day: &str) -> Mail {
     }
     let unsubscribe_url = mails.iter().find_map(|m| m.unsubscribe_url.clone());
     if let Some(url) = &unsubscribe_url {
-        body.push_str(&format!("\n-- \nStop these mails: {url}\n"));
+        body.push_str("\n-- \n");
+        body.push_str(&tr(lang, "mail-stop", &[("url", url.into())]));
+        body.push('\n');
     }
     Mail {
-        subject: format!("[Djambi] Your daily digest of {day}: {} items", mails.len()),
+        subject: tr(lang, "mail-digest-subject", &count()),
         body,
         unsubscribe_url,
         reply_to: None,
+        lang,
     }
 }
 
@@ -400,6 +551,7 @@ mod tests {
                 .into(),
             unsubscribe_url: Some("https://x.example/u".into()),
             reply_to: None,
+            lang: Lang::EN,
         };
         let html = mail.html();
         assert!(

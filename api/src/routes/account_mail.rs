@@ -103,20 +103,28 @@ pub async fn confirm_email(
     )
 )]
 #[get("/email-verification/{token}")]
-pub async fn confirm_email_page(path: web::Path<String>) -> HttpResponse {
+pub async fn confirm_email_page(req: HttpRequest, path: web::Path<String>) -> HttpResponse {
     let token: String = path
         .into_inner()
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
         .take(200)
         .collect();
+    let lang = super::language::of_request(&req, None);
+    let text = |id: &str| super::pages::escape_html(&crate::i18n::t(lang, id));
     let html = format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Djambi: confirm your address</title></head>\
+        "<!doctype html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\
          <body><form method=\"post\" action=\"/v1/email-verification/{token}\">\
-         <p>Confirm that this address is yours?</p><button>Confirm</button></form></body></html>"
+         <p>{}</p><button>{}</button></form></body></html>",
+        lang.code(),
+        text("confirm-title"),
+        text("confirm-question"),
+        text("confirm-button"),
     );
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
+        .insert_header((header::CONTENT_LANGUAGE, lang.code()))
+        .insert_header((header::VARY, "Accept-Language"))
         .body(html)
 }
 

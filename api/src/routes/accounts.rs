@@ -44,6 +44,11 @@ pub struct RegisterRequest {
     /// whose `errors` give the reason and suggestions.
     #[schema(value_type = String, format = Password, min_length = 8, max_length = 128)]
     pub password: SecretString,
+    /// The language of the account's pages and mails: `en`, `fr` or `es` (default: the
+    /// pages follow the browser's `Accept-Language`, mails are in English). Changed later
+    /// with `PATCH /v1/me`.
+    #[schema(example = "fr", min_length = 2, max_length = 35)]
+    pub language: Option<String>,
 }
 
 /// Create an account.
@@ -78,6 +83,10 @@ pub async fn register(
     checks.username("username", &body.username);
     checks.email_as_sent("email", &body.email);
     let password = checks.new_password("password", &body.password, &body.username, &email);
+    let language = body
+        .language
+        .as_deref()
+        .and_then(|l| checks.language("language", l));
     checks.finish()?;
     let password = password.unwrap_or_default();
     // Each registration costs a password hash: limit them per client address.
@@ -90,6 +99,7 @@ pub async fn register(
         username: body.username,
         email,
         password,
+        language: language.map(str::to_string),
     };
     let user = create_account(&state.accounts(), new).await?;
     Ok(HttpResponse::Created()

@@ -31,6 +31,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
     "username": "alice",
     "email": "alice@example.org",
     "email_verified": true,
+    "language": "fr",
+    "time_zone": "Europe/Paris",
     "created_at": "2026-11-30T12:00:00Z",
     "updated_at": "2026-11-30T12:00:00Z"
 }))]
@@ -42,6 +44,11 @@ pub struct Profile {
     /// notification mail goes there (the feed, webhooks and push are unaffected) and
     /// moves by mail are refused; `POST /v1/me/email-verification` sends the link again.
     pub email_verified: bool,
+    /// The language of the account's pages and mails (`en`, `fr`, `es`); `null`: pages
+    /// follow the browser's `Accept-Language`, mails are in English.
+    pub language: Option<String>,
+    /// The IANA time zone of the dates in the account's pages and mails; `null`: UTC.
+    pub time_zone: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -53,6 +60,8 @@ impl From<&User> for Profile {
             username: u.username.clone(),
             email: u.email.clone(),
             email_verified: u.email_verified_at.is_some(),
+            language: u.language.clone(),
+            time_zone: u.time_zone.clone(),
             created_at: u.created_at.and_utc(),
             updated_at: u.updated_at.and_utc(),
         }
@@ -75,6 +84,8 @@ pub struct PasswordChange {
     "username": "alice",
     "email": "alice@example.org",
     "email_verified": true,
+    "language": "fr",
+    "time_zone": "Europe/Paris",
     "created_at": "2026-11-30T12:00:00Z",
     "updated_at": "2026-12-01T08:00:00Z",
     "password_changed": {"sessions_ended": 2, "personal_access_tokens_revoked": 1}
@@ -88,8 +99,8 @@ pub struct UpdatedProfile {
     pub password_changed: Option<PasswordChange>,
 }
 
-/// Changes to one's account. Every field is optional; at least one of `email` and
-/// `new_password` is needed, and either needs the current password. A new password ends
+/// Changes to one's account. Every field is optional, but one is needed; `email` and
+/// `new_password` need the current password, `language` and `time_zone` do not. A new password ends
 /// every other login session and revokes every personal access token.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -110,6 +121,14 @@ pub struct UpdateMeRequest {
     /// session and revokes every personal access token.
     #[schema(value_type = Option<String>, format = Password, min_length = 8, max_length = 128)]
     pub new_password: Option<SecretString>,
+    /// The language of pages and mails: `en`, `fr` or `es`; `""` clears it (pages then
+    /// follow `Accept-Language`, mails are in English).
+    #[schema(example = "fr", max_length = 35)]
+    pub language: Option<String>,
+    /// The time zone of dates in pages and mails, an IANA name (`Europe/Paris`,
+    /// `America/Mexico_City`, `UTC`); `""` clears it (UTC).
+    #[schema(example = "Europe/Paris", max_length = 64)]
+    pub time_zone: Option<String>,
 }
 
 /// One's own profile.
@@ -173,6 +192,8 @@ pub async fn patch_me(
         email: body.email,
         current_password: body.current_password,
         new_password: body.new_password,
+        language: body.language,
+        time_zone: body.time_zone,
         client: client_addr(&req, &state.config.trusted_proxies),
     };
     let updated = profile::update(&state.accounts(), change).await?;

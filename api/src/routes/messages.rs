@@ -323,30 +323,38 @@ pub fn talk_comments(talk: &[Message]) -> String {
 }
 
 /// The table-talk section of the replay page (escaped plain text); empty without messages.
-pub fn talk_section(talk: &[Message]) -> String {
+pub fn talk_section(talk: &[Message], lang: crate::i18n::Lang) -> String {
+    use crate::i18n::{t, tr};
     if talk.is_empty() {
         return String::new();
     }
     let esc = crate::routes::pages::escape_html;
-    let mut out = String::from(
-        "      <section class=\"table-talk\" aria-labelledby=\"talk-title\">\n        <h2 id=\"talk-title\">Table talk</h2>\n        <ol id=\"talk-list\">\n",
+    let seat = |letter: &str| t(lang, &format!("seat-{letter}"));
+    let mut out = format!(
+        "      <section class=\"table-talk\" aria-labelledby=\"talk-title\">\n        <h2 id=\"talk-title\">{}</h2>\n        <ol id=\"talk-list\">\n",
+        esc(&t(lang, "talk-title"))
     );
     for m in talk {
         let to = if m.recipients.is_empty() {
-            "to the table".to_string()
+            t(lang, "talk-to-table")
         } else {
-            format!(
-                "to {}",
-                m.recipients
-                    .chars()
-                    .map(String::from)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            tr(
+                lang,
+                "talk-to-seats",
+                &[(
+                    "seats",
+                    m.recipients
+                        .chars()
+                        .map(|c| seat(&c.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                        .into(),
+                )],
             )
         };
         out.push_str(&format!(
             "          <li><span class=\"talk-from\">{} {}</span> <span class=\"talk-text\">{}</span></li>\n",
-            esc(&m.sender_seat),
+            esc(&seat(&m.sender_seat)),
             esc(&to),
             esc(&m.body)
         ));

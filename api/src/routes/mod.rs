@@ -11,6 +11,7 @@ pub mod fallback;
 pub mod games;
 pub mod health;
 pub mod inbound_mail;
+pub mod language;
 pub mod me;
 pub mod messages;
 pub mod metrics;

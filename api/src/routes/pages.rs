@@ -25,6 +25,7 @@ use sha2::{Digest, Sha256};
 use crate::error::ApiError;
 use crate::games::queries;
 use crate::games::queries::ReadError;
+use crate::i18n::{Lang, t, tr};
 use crate::model::events::GameKind;
 use crate::model::game_state::GameState;
 use crate::state::AppState;
@@ -36,7 +37,7 @@ pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self
                        frame-ancestors 'none'";
 
 const REPLAY_HTML: &str = include_str!("../../assets/replay.html");
-const REPLAY_JS: &str = include_str!("../../assets/replay.js");
+pub(crate) const REPLAY_JS: &str = include_str!("../../assets/replay.js");
 const REPLAY_CSS: &str = include_str!("../../assets/replay.css");
 const FAVICON_SVG: &str = include_str!("../../assets/favicon.svg");
 /// 16 and 32 pixels, PNG inside (made by `api/assets/favicon.py` from the same design as
@@ -55,6 +56,7 @@ where
     app.service(web::resource("/games/{id}").route(web::get().to(replay_page)))
         .service(web::resource("/assets/replay.js").route(web::get().to(replay_js)))
         .service(web::resource("/assets/replay.css").route(web::get().to(replay_css)))
+        .service(web::resource("/assets/i18n/{lang}").route(web::get().to(messages_script)))
         .service(
             web::resource("/favicon.svg")
                 .route(web::get().to(|req: HttpRequest| async move { favicon_svg().serve(&req) })),
@@ -202,21 +204,25 @@ pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {
         .body(body.replacen("{{icon}}", &icon_links(), 1))
 }
 
-pub(crate) fn not_found_page(what: &str) -> HttpResponse {
+/// The HTML 404 page, saying the message `what` in `lang`.
+pub(crate) fn not_found_page(lang: Lang, what: &str) -> HttpResponse {
     let body = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+        "<!doctype html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         {{{{icon}}}}\n<title>Not found · Djambi</title>\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n\
-         <body>\n<main id=\"not-found\">\n<h1>Not found</h1>\n<p>{}</p>\n</main>\n</body>\n</html>\n",
+         {{{{icon}}}}\n<title>{} · Djambi</title>\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n\
+         <body>\n<main id=\"not-found\">\n<h1>{}</h1>\n<p>{}</p>\n</main>\n</body>\n</html>\n",
+        lang.code(),
+        escape_html(&t(lang, "page-not-found")),
         css().link("/assets/replay.css"),
-        escape_html(what)
+        escape_html(&t(lang, "page-not-found")),
+        escape_html(&t(lang, what))
     );
     html(StatusCode::NOT_FOUND, body)
 }
 
 /// The page's title: the players of the seats in play (usernames, or the record's names
 /// for a study game).
-fn title_of(state: &GameState, usernames: &[(String, String)]) -> String {
+fn title_of(lang: Lang, state: &GameState, usernames: &[(String, String)]) -> String {
     let names: Vec<String> = state
         .settings
         .seats
@@ -230,24 +236,96 @@ fn title_of(state: &GameState, usernames: &[(String, String)]) -> String {
                     .map(|(_, u)| u.clone()),
             };
             name.filter(|n| !n.trim().is_empty())
-                .unwrap_or_else(|| seat.name().to_string())
+                .unwrap_or_else(|| t(lang, &format!("seat-{}", seat.letter())))
         })
         .collect();
     let short: String = state.id.chars().take(8).collect();
     let kind = match state.kind {
-        GameKind::Study => "Study",
-        GameKind::Play => "Game",
+        GameKind::Study => "replay-study-title",
+        GameKind::Play => "replay-game-title",
     };
-    format!("{kind} {short}: {}", names.join(", "))
+    tr(
+        lang,
+        kind,
+        &[("game", short.into()), ("players", names.join(", ").into())],
+    )
+}
+
+/// A template's `{{t:message-id}}` (or `{{t:id.attribute}}`) in the reader's language,
+/// HTML-escaped.
+pub(crate) fn localize(template: &str, lang: Lang) -> String {
+    let mut out = String::with_capacity(template.len() + template.len() / 4);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{t:") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 4..];
+        match after.find("}}") {
+            Some(end) => {
+                out.push_str(&escape_html(&crate::i18n::t(lang, &after[..end])));
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The script that gives the web client its messages in `lang`: `window.DjambiMessages`
+/// (the `js-*` messages of `pages.ftl` and the names of seats and pieces, placeholders
+/// left as `{$name}`) and
+/// `window.DjambiLanguage`.
+pub(crate) fn messages_js(lang: Lang) -> &'static Asset {
+    static ALL: OnceLock<Vec<Asset>> = OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        Lang::all()
+            .map(|l| {
+                let messages: serde_json::Map<String, serde_json::Value> =
+                    crate::i18n::catalogue(l, &["js-", "seat-", "piece-"])
+                        .into_iter()
+                        .map(|(id, text)| (id, serde_json::Value::String(text)))
+                        .collect();
+                let body = format!(
+                    "// The web client's messages in {} (locales/{}/pages.ftl), made by the server.\n\
+                     window.DjambiLanguage = {};\nwindow.DjambiMessages = {};\n",
+                    l.name(),
+                    l.code(),
+                    serde_json::Value::String(l.code().into()),
+                    serde_json::Value::Object(messages)
+                );
+                // Built once per language and kept for the life of the process.
+                Asset::new(
+                    Box::leak(body.into_boxed_str()),
+                    "text/javascript; charset=utf-8",
+                )
+            })
+            .collect()
+    });
+    &all[Lang::all().position(|l| l == lang).unwrap_or(0)]
+}
+
+/// `GET /assets/i18n/{lang}.js`.
+async fn messages_script(req: HttpRequest, path: web::Path<String>) -> HttpResponse {
+    let code = path.trim_end_matches(".js");
+    match Lang::from_code(code) {
+        Some(lang) if lang.code() == code => messages_js(lang).serve(&req),
+        _ => not_found_page(Lang::EN, "page-no-such-file"),
+    }
 }
 
 /// `GET /games/{id}`: the replay page.
 async fn replay_page(
+    req: HttpRequest,
     app: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
+    // No login here: the request's Accept-Language.
+    let lang = super::language::of_request(&req, None);
     let Ok(id) = super::games::game_id(&path) else {
-        return Ok(not_found_page("There is no such game."));
+        return Ok(not_found_page(lang, "page-no-such-game"));
     };
     let (state, usernames) = match queries::state_with_players(app.game_ctx(), id).await {
         Ok((state, players)) => {
@@ -255,18 +333,34 @@ async fn replay_page(
                 players.into_iter().map(|p| (p.seat, p.username)).collect();
             (state, usernames)
         }
-        Err(ReadError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
+        Err(ReadError::NotFound(_)) => return Ok(not_found_page(lang, "page-no-such-game")),
         Err(e) => return Err(e.into()),
     };
-    let page = REPLAY_HTML
+    let page = localize(REPLAY_HTML, lang)
+        .replace(
+            "/assets/i18n/messages.js",
+            &messages_js(lang).link(&format!("/assets/i18n/{}.js", lang.code())),
+        )
+        .replace("{{lang}}", lang.code())
         .replace("/assets/replay.js", &js().link("/assets/replay.js"))
         .replace("/assets/replay.css", &css().link("/assets/replay.css"))
         .replace("{{game_id}}", &escape_html(&state.id))
-        .replace("{{title}}", &escape_html(&title_of(&state, &usernames)));
+        .replace(
+            "{{title}}",
+            &escape_html(&title_of(lang, &state, &usernames)),
+        );
     // Table talk as a spectator may see it (the visibility rule of `crate::messages`).
     let talk = crate::messages::list::all_visible(app.game_ctx(), state.id.clone(), None).await?;
-    let page = page.replace("{{table_talk}}", &super::messages::talk_section(&talk));
-    Ok(html(StatusCode::OK, page))
+    let page = page.replace(
+        "{{table_talk}}",
+        &super::messages::talk_section(&talk, lang),
+    );
+    let mut response = html(StatusCode::OK, page);
+    response.headers_mut().insert(
+        header::CONTENT_LANGUAGE,
+        header::HeaderValue::from_static(lang.code()),
+    );
+    Ok(response)
 }
 
 #[cfg(test)]
@@ -293,6 +387,10 @@ mod tests {
             assert!(REPLAY_HTML.contains(needle), "{needle}");
         }
         assert!(!REPLAY_HTML.contains("<script>"), "no inline script");
+        assert_eq!(
+            crate::routes::web::untranslated_text(REPLAY_HTML),
+            Vec::<String>::new()
+        );
         assert!(!REPLAY_HTML.contains("style="), "no inline style");
     }
 }

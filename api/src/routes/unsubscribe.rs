@@ -2,7 +2,7 @@
 //! (RFC 8058), without logging in; `GET` shows a page with a button that does the same.
 
 use actix_web::http::header;
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -54,17 +54,26 @@ pub async fn unsubscribe(
 )]
 #[get("/unsubscribe/{token}")]
 pub async fn unsubscribe_page(
+    req: HttpRequest,
     app: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let token = path.into_inner();
     app.notifications().unsubscribe_user(&token).await?;
+    let lang = super::language::of_request(&req, None);
+    let text = |id: &str| super::pages::escape_html(&crate::i18n::t(lang, id));
     let html = format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Djambi: stop mails</title></head>\
+        "<!doctype html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\
          <body><form method=\"post\" action=\"/v1/unsubscribe/{token}\">\
-         <p>Stop all notification mails from Djambi?</p><button>Unsubscribe</button></form></body></html>"
+         <p>{}</p><button>{}</button></form></body></html>",
+        lang.code(),
+        text("unsubscribe-title"),
+        text("unsubscribe-question"),
+        text("unsubscribe-button"),
     );
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
+        .insert_header((header::CONTENT_LANGUAGE, lang.code()))
+        .insert_header((header::VARY, "Accept-Language"))
         .body(html))
 }

@@ -130,6 +130,8 @@ pub fn erase_user(
             users::email.eq(""),
             users::email_verified_at.eq(None::<NaiveDateTime>),
             users::password_hash.eq("!"),
+            users::language.eq(None::<String>),
+            users::time_zone.eq(None::<String>),
             users::updated_at.eq(now),
             users::closed_at.eq(Some(now)),
         ))

@@ -22,6 +22,11 @@ pub struct User {
     pub email_verified_at: Option<NaiveDateTime>,
     /// When the account was closed (its personal data erased).
     pub closed_at: Option<NaiveDateTime>,
+    /// The language of the account's pages and mails (`en`, `fr`, `es`, …; `None`: the
+    /// request's `Accept-Language`, English for mails).
+    pub language: Option<String>,
+    /// The time zone of dates in its pages and mails (an IANA name; `None`: UTC).
+    pub time_zone: Option<String>,
 }
 
 impl std::fmt::Debug for User {

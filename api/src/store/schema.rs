@@ -21,6 +21,9 @@ diesel::table! {
         closed_at -> Nullable<Timestamp>,
         // 2026-12-01-000150_unsubscribe_version
         unsubscribe_version -> BigInt,
+        // 2026-12-01-000170_user_language
+        language -> Nullable<Text>,
+        time_zone -> Nullable<Text>,
     }
 }
 

@@ -67,6 +67,10 @@ pub fn lock(conn: &mut DbConnection, user_id: &str) -> Result<bool, StoreError> 
 pub struct UserChanges<'a> {
     pub email: Option<&'a str>,
     pub password_hash: Option<&'a str>,
+    /// `Some(None)` clears the language (back to the request's `Accept-Language`).
+    pub language: Option<Option<&'a str>>,
+    /// `Some(None)` clears the time zone (back to UTC).
+    pub time_zone: Option<Option<&'a str>>,
     pub updated_at: NaiveDateTime,
 }
 
@@ -91,6 +95,22 @@ pub fn update(
         diesel::update(users::table.find(user_id))
             .set((
                 users::password_hash.eq(hash),
+                users::updated_at.eq(changes.updated_at),
+            ))
+            .execute(conn)?;
+    }
+    if let Some(language) = changes.language {
+        diesel::update(users::table.find(user_id))
+            .set((
+                users::language.eq(language),
+                users::updated_at.eq(changes.updated_at),
+            ))
+            .execute(conn)?;
+    }
+    if let Some(zone) = changes.time_zone {
+        diesel::update(users::table.find(user_id))
+            .set((
+                users::time_zone.eq(zone),
                 users::updated_at.eq(changes.updated_at),
             ))
             .execute(conn)?;

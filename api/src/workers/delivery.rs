@@ -334,7 +334,7 @@ async fn send_group(d: Arc<Delivery>, group: Vec<Job>) {
                 })
                 .collect();
             let day = group[0].delivery.next_attempt_at.date() - chrono::Days::new(1);
-            let mail = email::digest(&mails, &day.to_string());
+            let mail = email::digest(&mails, day);
             let id = stable_id(&["digest", to, &day.to_string()]);
             d.send_mail(to, &mail, &id).await
         }

@@ -74,6 +74,11 @@ pub async fn send(
             HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
             id.to_string(),
         ))
+        // RFC 3282: the recipient's language, which the mail is written in.
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("Content-Language"),
+            mail.lang.code().to_string(),
+        ))
         // MIME: text/plain and an HTML alternative, UTF-8 (lettre adds MIME-Version and
         // each part's Content-Type and Content-Transfer-Encoding).
         .multipart(lettre::message::MultiPart::alternative_plain_html(

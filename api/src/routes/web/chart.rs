@@ -10,9 +10,9 @@ const PAD: f64 = 30.0;
 
 /// An SVG line chart of `ratings` (oldest first), with the lowest and highest values
 /// labelled; a note instead of a line with fewer than two points. `label` is the
-/// accessible name. Only presentation attributes: no `style`, so the strict CSP holds
+/// accessible name, `empty` the note (both in the reader's language). Only presentation attributes: no `style`, so the strict CSP holds
 /// when it is inlined.
-pub fn history_svg(ratings: &[f64], label: &str) -> String {
+pub fn history_svg(ratings: &[f64], label: &str, empty: &str) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -23,9 +23,10 @@ pub fn history_svg(ratings: &[f64], label: &str) -> String {
     if points.len() < 2 {
         let _ = write!(
             s,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"14\">Not enough rated games for a chart</text></svg>",
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"14\">{}</text></svg>",
             WIDTH / 2.0,
-            HEIGHT / 2.0
+            HEIGHT / 2.0,
+            super::escape_html(empty)
         );
         return s;
     }
@@ -68,7 +69,7 @@ mod tests {
 
     #[test]
     fn a_history_is_a_polyline_through_every_point_within_the_box() {
-        let svg = history_svg(&[0.0, 1.5, -2.0, 4.0], "Rating of <ann>");
+        let svg = history_svg(&[0.0, 1.5, -2.0, 4.0], "Rating of <ann>", "");
         assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>"));
         assert!(svg.contains("aria-label=\"Rating of &lt;ann&gt;\""));
         assert!(!svg.contains("style"));
@@ -100,10 +101,10 @@ mod tests {
 
     #[test]
     fn short_or_flat_histories_draw_without_dividing_by_zero() {
-        assert!(history_svg(&[], "x").contains("Not enough"));
-        assert!(history_svg(&[3.0], "x").contains("Not enough"));
-        let flat = history_svg(&[2.0, 2.0, 2.0], "x");
+        assert!(history_svg(&[], "x", "Not enough").contains("Not enough"));
+        assert!(history_svg(&[3.0], "x", "Not enough").contains("Not enough"));
+        let flat = history_svg(&[2.0, 2.0, 2.0], "x", "Not enough");
         assert!(flat.contains("<polyline") && !flat.contains("NaN"));
-        assert!(!history_svg(&[1.0, f64::NAN, 2.0], "x").contains("NaN"));
+        assert!(!history_svg(&[1.0, f64::NAN, 2.0], "x", "Not enough").contains("NaN"));
     }
 }

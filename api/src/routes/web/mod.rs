@@ -13,6 +13,13 @@
 //! | `POST /web/session`, `POST /web/logout` | log in (sets the cookie), log out |
 //! | `/assets/web/{app.js,play.js,talk.js,web.css}` | versioned, immutable when asked with `?v=` |
 //! | `/sw.js`, `/manifest.webmanifest`, `/icons/*.png` | the service worker (Web Push), the web app manifest and its icons (see [`install`]) |
+//! | `/assets/i18n/{lang}.js` | the script's messages in a language (`window.DjambiMessages`), versioned too |
+//!
+//! Every page is in its reader's language (the account's preference, else
+//! `Accept-Language`, else English): the templates' `{{t:message-id}}` are the messages of
+//! `locales/<lang>/pages.ftl`, the script takes its own (`js-*`) from the page's
+//! `/assets/i18n/{lang}.js`, and dates follow the account's time zone
+//! (`data-time-zone` on `<body>`).
 //!
 //! The pages authenticate with the session cookie of [`crate::auth::web_session`]; each
 //! page carries the session's CSRF token in `<meta name="csrf-token">`, and the script
@@ -31,11 +38,12 @@ use actix_web::dev::{ServiceFactory, ServiceRequest};
 use actix_web::http::{StatusCode, header};
 use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 
-use super::pages::{Asset, escape_html, html, not_found_page};
+use super::pages::{Asset, escape_html, html, localize, messages_js, not_found_page};
 use crate::accounts::authenticate;
 use crate::auth::web_session;
 use crate::error::ApiError;
 use crate::games::queries::{self, ReadError};
+use crate::i18n::Lang;
 use crate::state::AppState;
 
 const SHELL: &str = include_str!("../../../assets/web/page.html");
@@ -68,6 +76,12 @@ fn talk_js() -> &'static Asset {
 fn web_css() -> &'static Asset {
     static A: OnceLock<Asset> = OnceLock::new();
     A.get_or_init(|| Asset::new(WEB_CSS, "text/css; charset=utf-8"))
+}
+
+/// The words of a template that come from no message (for the tests of the pages).
+#[cfg(test)]
+pub(crate) fn untranslated_text(template: &str) -> Vec<String> {
+    tests::untranslated(template)
 }
 
 /// Adds the web client to the app.
@@ -109,6 +123,60 @@ struct Viewer {
     user_id: String,
     username: String,
     csrf: String,
+    /// The account's preferences (`None`: not set).
+    language: Option<String>,
+    time_zone: Option<String>,
+}
+
+/// Whom a page is written for: the language (the account's preference, else the
+/// request's `Accept-Language`, else English) and the time zone (the account's, else
+/// UTC) of its text and dates.
+pub(crate) struct Reader {
+    pub lang: Lang,
+    pub zone: crate::i18n::TimeZone,
+}
+
+fn reader(req: &HttpRequest, viewer: Option<&Viewer>) -> Reader {
+    let lang = super::language::of_request(req, viewer.and_then(|v| v.language.as_deref()));
+    let zone = viewer
+        .and_then(|v| v.time_zone.as_deref())
+        .and_then(crate::i18n::parse_time_zone)
+        .unwrap_or(crate::i18n::TimeZone::UTC);
+    Reader { lang, zone }
+}
+
+/// The `<option>`s of the language choice: "as the browser says", then each language in
+/// its own name; `selected` is the account's preference.
+pub(crate) fn language_options(lang: Lang, selected: Option<&str>) -> String {
+    let mut out = format!(
+        "<option value=\"\"{}>{}</option>",
+        if selected.is_none() { " selected" } else { "" },
+        escape_html(&crate::i18n::t(lang, "page-language-auto"))
+    );
+    for l in Lang::all() {
+        out.push_str(&format!(
+            "<option value=\"{}\"{}>{}</option>",
+            l.code(),
+            if selected == Some(l.code()) {
+                " selected"
+            } else {
+                ""
+            },
+            escape_html(l.name())
+        ));
+    }
+    out
+}
+
+/// The `<option>`s of the time zone list (every IANA name).
+fn time_zone_options() -> &'static str {
+    static OPTIONS: OnceLock<String> = OnceLock::new();
+    OPTIONS.get_or_init(|| {
+        chrono_tz::TZ_VARIANTS
+            .iter()
+            .map(|z| format!("<option value=\"{}\"></option>", z.name()))
+            .collect()
+    })
 }
 
 /// The player of the request's session cookie, if it is valid and its session live.
@@ -126,6 +194,8 @@ async fn viewer(req: &HttpRequest, app: &web::Data<AppState>) -> Result<Option<V
         user_id: user.id,
         username: user.username,
         csrf: web_session::csrf_token(&secret, &sid),
+        language: user.language,
+        time_zone: user.time_zone,
     }))
 }
 
@@ -145,29 +215,52 @@ fn to_login(next: &str) -> HttpResponse {
         .finish()
 }
 
-/// A page: the shell around `main`, with the page's name, the player and the assets.
+/// A page: the shell around `main` (whose `{{t:…}}` are translated), with the page's
+/// name, the player, the assets and the messages of the reader's language.
 fn page(
     name: &str,
     title: &str,
     main: &str,
     viewer: Option<&Viewer>,
     game_id: &str,
+    reader: &Reader,
 ) -> HttpResponse {
+    let lang = reader.lang;
+    let t = |id: &str| escape_html(&crate::i18n::t(lang, id));
     let nav = match viewer {
         Some(v) => format!(
-            "<a href=\"/\">My games</a> <a href=\"/lobby\">Lobby</a> \
-             <a href=\"/leaderboard\">Leaderboard</a> \
-             <a href=\"/settings\">Settings</a> <span class=\"who\">{}</span> \
-             <button type=\"button\" id=\"logout\">Log out</button>",
-            escape_html(&v.username)
+            "<a href=\"/\">{}</a> <a href=\"/lobby\">{}</a> \
+             <a href=\"/leaderboard\">{}</a> \
+             <a href=\"/settings\">{}</a> <span class=\"who\">{}</span> \
+             <button type=\"button\" id=\"logout\">{}</button>",
+            t("page-nav-home"),
+            t("page-nav-lobby"),
+            t("page-nav-leaderboard"),
+            t("page-nav-settings"),
+            escape_html(&v.username),
+            t("page-nav-logout"),
         ),
-        None => "<a href=\"/leaderboard\">Leaderboard</a> <a href=\"/login\">Log in</a> \
-                 <a href=\"/signup\">Sign up</a>"
-            .to_string(),
+        None => format!(
+            "<a href=\"/leaderboard\">{}</a> <a href=\"/login\">{}</a> \
+             <a href=\"/signup\">{}</a>",
+            t("page-nav-leaderboard"),
+            t("page-nav-login"),
+            t("page-nav-signup"),
+        ),
     };
-    let body = SHELL
-        .replace("{{main}}", main)
+    let main = localize(main, lang)
+        .replace(
+            "{{language_options}}",
+            &language_options(lang, viewer.and_then(|v| v.language.as_deref())),
+        )
+        .replace("{{time_zone_options}}", time_zone_options());
+    let body = localize(SHELL, lang)
+        .replace("{{main}}", &main)
         .replace("{{nav}}", &nav)
+        .replace(
+            "/assets/i18n/messages.js",
+            &messages_js(lang).link(&format!("/assets/i18n/{}.js", lang.code())),
+        )
         .replace("/assets/web/app.js", &app_js().link("/assets/web/app.js"))
         .replace(
             "/assets/web/play.js",
@@ -181,9 +274,14 @@ fn page(
             "/assets/web/web.css",
             &web_css().link("/assets/web/web.css"),
         )
+        .replace("{{lang}}", lang.code())
         .replace("{{page}}", name)
         .replace("{{title}}", &escape_html(title))
         .replace("{{game_id}}", &escape_html(game_id))
+        .replace(
+            "{{time_zone}}",
+            &escape_html(viewer.and_then(|v| v.time_zone.as_deref()).unwrap_or("")),
+        )
         .replace(
             "{{csrf}}",
             &escape_html(viewer.map_or("", |v| v.csrf.as_str())),
@@ -196,29 +294,46 @@ fn page(
             "{{username}}",
             &escape_html(viewer.map_or("", |v| v.username.as_str())),
         );
-    html(StatusCode::OK, body)
+    let mut response = html(StatusCode::OK, body);
+    response.headers_mut().insert(
+        header::CONTENT_LANGUAGE,
+        header::HeaderValue::from_static(lang.code()),
+    );
+    response
+}
+
+/// A page of `template` titled with the message `title`.
+fn simple(
+    req: &HttpRequest,
+    name: &str,
+    title: &str,
+    template: &str,
+    v: Option<&Viewer>,
+) -> HttpResponse {
+    let r = reader(req, v);
+    page(name, &crate::i18n::t(r.lang, title), template, v, "", &r)
 }
 
 async fn home(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     match viewer(&req, &app).await? {
-        Some(v) => Ok(page("home", "My games", HOME, Some(&v), "")),
-        None => Ok(page("login", "Log in", LOGIN, None, "")),
+        Some(v) => Ok(simple(&req, "home", "home-title", HOME, Some(&v))),
+        None => Ok(simple(&req, "login", "login-title", LOGIN, None)),
     }
 }
 
 async fn login_page(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let v = viewer(&req, &app).await?;
-    Ok(page("login", "Log in", LOGIN, v.as_ref(), ""))
+    Ok(simple(&req, "login", "login-title", LOGIN, v.as_ref()))
 }
 
 async fn signup_page(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let v = viewer(&req, &app).await?;
-    Ok(page("signup", "Sign up", SIGNUP, v.as_ref(), ""))
+    Ok(simple(&req, "signup", "signup-title", SIGNUP, v.as_ref()))
 }
 
 async fn lobby_page(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     match viewer(&req, &app).await? {
-        Some(v) => Ok(page("lobby", "Lobby", LOBBY, Some(&v), "")),
+        Some(v) => Ok(simple(&req, "lobby", "lobby-title", LOBBY, Some(&v))),
         None => Ok(to_login("/lobby")),
     }
 }
@@ -237,7 +352,7 @@ async fn settings_page(
                 "off"
             };
             let main = SETTINGS.replace("{{push}}", push);
-            Ok(page("settings", "Settings", &main, Some(&v), ""))
+            Ok(simple(&req, "settings", "settings-title", &main, Some(&v)))
         }
         None => Ok(to_login("/settings")),
     }
@@ -248,18 +363,21 @@ async fn play_page(
     app: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
+    let lang = super::language::of_request(&req, None);
     let Ok(id) = super::games::game_id(&path) else {
-        return Ok(not_found_page("There is no such game."));
+        return Ok(not_found_page(lang, "page-no-such-game"));
     };
     match queries::current_version(app.game_ctx(), id.clone()).await {
         Ok(_) => {}
-        Err(ReadError::NotFound(_)) => return Ok(not_found_page("There is no such game.")),
+        Err(ReadError::NotFound(_)) => return Ok(not_found_page(lang, "page-no-such-game")),
         Err(e) => return Err(e.into()),
     }
     match viewer(&req, &app).await? {
         Some(v) => {
             let short: String = id.chars().take(8).collect();
-            Ok(page("play", &format!("Game {short}"), PLAY, Some(&v), &id))
+            let r = reader(&req, Some(&v));
+            let title = crate::i18n::tr(r.lang, "play-title", &[("game", short.into())]);
+            Ok(page("play", &title, PLAY, Some(&v), &id, &r))
         }
         None => Ok(to_login(&format!("/play/{id}"))),
     }
@@ -268,6 +386,123 @@ async fn play_page(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The words of a template a reader sees that do not come from a message: its text
+    /// between tags and its `title`, `alt`, `placeholder` and `aria-label` values, once
+    /// the `{{…}}` placeholders are taken out.
+    pub(crate) fn untranslated(template: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        let words = |text: &str, found: &mut Vec<String>| {
+            let mut rest = text.to_string();
+            while let Some(a) = rest.find("{{") {
+                let b = rest[a..].find("}}").map_or(rest.len(), |b| a + b + 2);
+                rest.replace_range(a..b, " ");
+            }
+            // The brand and entities are not words to translate.
+            let rest = rest.replace("Djambi", " ").replace("&amp;", " ");
+            if rest.chars().any(|c| c.is_alphabetic()) {
+                found.push(rest.trim().to_string());
+            }
+        };
+        let mut rest = template;
+        while let Some(open) = rest.find('<') {
+            words(&rest[..open], &mut found);
+            let close = rest[open..].find('>').map_or(rest.len(), |c| open + c + 1);
+            let tag = &rest[open..close];
+            for attribute in ["title=\"", "alt=\"", "placeholder=\"", "aria-label=\""] {
+                if let Some(i) = tag.find(attribute) {
+                    let value = &tag[i + attribute.len()..];
+                    let value = &value[..value.find('"').unwrap_or(value.len())];
+                    // A move in the canonical notation is no word.
+                    if value != "C8-D7" {
+                        words(value, &mut found);
+                    }
+                }
+            }
+            rest = &rest[close..];
+        }
+        words(rest, &mut found);
+        found
+    }
+
+    #[test]
+    fn templates_carry_no_untranslated_text() {
+        for (name, t) in [
+            ("shell", SHELL),
+            ("login", LOGIN),
+            ("signup", SIGNUP),
+            ("home", HOME),
+            ("lobby", LOBBY),
+            ("play", PLAY),
+            ("settings", SETTINGS),
+        ] {
+            assert_eq!(untranslated(t), Vec::<String>::new(), "{name}");
+            // Every message a template names exists.
+            let mut rest = t;
+            while let Some(i) = rest.find("{{t:") {
+                let id = &rest[i + 4..i + 4 + rest[i + 4..].find("}}").unwrap()];
+                assert!(crate::i18n::has(Lang::EN, id), "{name}: {id}");
+                rest = &rest[i + 4..];
+            }
+        }
+        assert!(!untranslated("<p>Hello {{t:x}}</p>").is_empty());
+        assert!(untranslated("<p title=\"{{t:x}}\">{{t:y}} · ‹</p>").is_empty());
+    }
+
+    #[test]
+    fn scripts_say_nothing_but_messages() {
+        // No prose in a string literal of the scripts (two words of letters, outside
+        // comments), and every message they name exists.
+        for (name, js) in [
+            ("app.js", APP_JS),
+            ("play.js", PLAY_JS),
+            ("talk.js", TALK_JS),
+            ("replay.js", super::super::pages::REPLAY_JS),
+        ] {
+            for (n, line) in js.lines().enumerate() {
+                let code = match line.trim_start().starts_with("//") {
+                    true => "",
+                    false => line.split(" // ").next().unwrap_or(""),
+                };
+                let mut parts = code.split('"');
+                parts.next();
+                while let (Some(literal), _) = (parts.next(), parts.next()) {
+                    let prose = literal
+                        .split(' ')
+                        .filter(|w| w.len() > 1 && w.chars().all(char::is_alphabetic))
+                        .count()
+                        >= 2;
+                    assert!(
+                        !prose || literal == "use strict" || literal.starts_with("player seat-"),
+                        "{name}:{}: {literal:?} is not a message",
+                        n + 1
+                    );
+                }
+                for call in ["T(\"", "t(\""] {
+                    for (i, _) in code.match_indices(call) {
+                        let id = code[i + 3..].split('"').next().unwrap_or("");
+                        if id.starts_with("js-") && !id.ends_with('-') {
+                            assert!(crate::i18n::has(Lang::EN, id), "{name}:{}: {id}", n + 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_page_in_french_says_no_english_word_of_its_template() {
+        let fr = Lang::from_code("fr").unwrap();
+        let page = localize(LOBBY, fr);
+        assert!(page.contains("Créer une partie"), "{page}");
+        assert!(page.contains(">Rouge<"), "{page}");
+        assert!(!page.contains("{{t:"));
+        for english in ["Create a game", "Time per move", ">Red<", "Invite only"] {
+            assert!(!page.contains(english), "{english}");
+        }
+        let escaped = localize("<p>{{t:signup-have-account}}</p>", Lang::EN);
+        assert_eq!(escaped, "<p>Already have an account?</p>");
+    }
 
     #[test]
     fn templates_have_no_inline_script_or_style() {

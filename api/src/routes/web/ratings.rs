@@ -6,8 +6,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::chart::history_svg;
-use super::{page, viewer};
+use super::{page, reader, viewer};
 use crate::error::ApiError;
+use crate::i18n::{Arg, t, tr};
 use crate::ratings::read::{self, RatingReadError, decode_cursor, encode_cursor, provisional};
 use crate::routes::pages::{escape_html, not_found_page};
 use crate::routes::players::{PlayerView, RatingView};
@@ -35,77 +36,106 @@ pub async fn player_page(
     } else {
         read::player(&app.pool, name).await
     };
+    let v = viewer(&req, &app).await?;
+    let r = reader(&req, v.as_ref());
+    let lang = r.lang;
     let p = match found {
         Ok(p) => PlayerView::of(&p),
-        Err(RatingReadError::NoPlayer(_)) => return Ok(not_found_page("There is no such player.")),
+        Err(RatingReadError::NoPlayer(_)) => {
+            return Ok(not_found_page(lang, "page-no-such-player"));
+        }
         Err(e) => return Err(e.into()),
     };
-    let v = viewer(&req, &app).await?;
+    let esc = |id: &str, args: &[(&str, Arg)]| escape_html(&tr(lang, id, args));
     let user = escape_html(&p.username);
-    let mut main = format!(
-        "<h1>{user}</h1>\n<p class=\"rating-line\">Rating <strong>{}</strong> (μ {:.2}, σ {:.2}){} · {} rated games · {} wins</p>\n",
-        rating_text(&p.rating),
-        p.rating.mu,
-        p.rating.sigma,
+    let line = esc(
         if p.rating.provisional {
-            " — provisional"
+            "rating-line-provisional"
         } else {
-            ""
+            "rating-line"
         },
-        p.games,
-        p.wins
+        &[
+            ("mu", format!("{:.2}", p.rating.mu).into()),
+            ("sigma", format!("{:.2}", p.rating.sigma).into()),
+            ("games", i64::from(p.games).into()),
+            ("wins", i64::from(p.wins).into()),
+        ],
+    );
+    let mut main = format!(
+        "<h1>{user}</h1>\n<p class=\"rating-line\">{} <strong>{}</strong> {line}</p>\n",
+        esc("rating-rating", &[]),
+        rating_text(&p.rating),
     );
     let history: Vec<f64> = p.rating_history.iter().map(|h| h.rating).collect();
     main.push_str("<figure class=\"rating-history\">");
     main.push_str(&history_svg(
         &history,
-        &format!("Rating history of {}", p.username),
+        &tr(
+            lang,
+            "rating-history",
+            &[("player", p.username.as_str().into())],
+        ),
+        &t(lang, "rating-chart-empty"),
     ));
-    main.push_str("<figcaption>Rating after each rated game</figcaption></figure>\n");
+    main.push_str(&format!(
+        "<figcaption>{}</figcaption></figure>\n",
+        esc("rating-history-caption", &[])
+    ));
     if !p.places.is_empty() {
-        main.push_str("<h2>Places</h2><ul class=\"places\">");
+        main.push_str(&format!(
+            "<h2>{}</h2><ul class=\"places\">",
+            esc("rating-places", &[])
+        ));
         for pl in &p.places {
             main.push_str(&format!(
-                "<li>{}: {} games</li>",
-                ordinal(pl.place),
-                pl.games
+                "<li>{}</li>",
+                esc(
+                    "rating-place-games",
+                    &[
+                        ("place", i64::from(pl.place).into()),
+                        ("games", i64::from(pl.games).into())
+                    ]
+                )
             ));
         }
         main.push_str("</ul>\n");
     }
-    main.push_str("<h2>Recent rated games</h2>");
+    main.push_str(&format!("<h2>{}</h2>", esc("rating-recent", &[])));
     if p.recent_games.is_empty() {
-        main.push_str("<p>No rated game finished yet.</p>");
+        main.push_str(&format!("<p>{}</p>", esc("rating-no-games", &[])));
     } else {
-        main.push_str("<table class=\"rated-games\"><thead><tr><th>Game</th><th>Ended</th><th>Place</th><th>Rating</th></tr></thead><tbody>");
+        main.push_str(&format!(
+            "<table class=\"rated-games\"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+            esc("rating-col-game", &[]),
+            esc("rating-col-ended", &[]),
+            esc("rating-col-place", &[]),
+            esc("rating-rating", &[]),
+        ));
         for g in &p.recent_games {
             let id = escape_html(&g.game_id);
             let short: String = g.game_id.chars().take(8).collect();
             main.push_str(&format!(
-                "<tr><td><a href=\"/games/{id}\">{}</a></td><td>{}</td><td>{} of {}</td><td>{:.1} → {:.1}</td></tr>",
+                "<tr><td><a href=\"/games/{id}\">{}</a></td><td>{}</td><td>{}</td><td>{:.1} → {:.1}</td></tr>",
                 escape_html(&short),
-                g.ended_at.format("%Y-%m-%d"),
-                ordinal(g.place),
-                g.players,
+                escape_html(&crate::i18n::date(lang, g.ended_at.with_timezone(&r.zone).date_naive())),
+                esc(
+                    "rating-place-of",
+                    &[
+                        ("place", i64::from(g.place).into()),
+                        ("players", i64::from(g.players).into())
+                    ]
+                ),
                 g.rating_before,
                 g.rating_after
             ));
         }
         main.push_str("</tbody></table>");
     }
-    main.push_str("\n<p><a href=\"/leaderboard\">The leaderboard</a></p>");
-    Ok(page("player", &p.username, &main, v.as_ref(), ""))
-}
-
-fn ordinal(n: i32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
+    main.push_str(&format!(
+        "\n<p><a href=\"/leaderboard\">{}</a></p>",
+        esc("rating-to-leaderboard", &[])
+    ));
+    Ok(page("player", &p.username, &main, v.as_ref(), "", &r))
 }
 
 pub async fn leaderboard_page(
@@ -124,16 +154,30 @@ pub async fn leaderboard_page(
     let more = rows.len() > BOARD_PAGE as usize;
     rows.truncate(BOARD_PAGE as usize);
     let v = viewer(&req, &app).await?;
+    let r = reader(&req, v.as_ref());
+    let lang = r.lang;
     let days = active_days
         .map(|d| format!("&amp;active_days={d}"))
         .unwrap_or_default();
-    let mut main = String::from(
-        "<h1>Leaderboard</h1>\n<p>Rated games only; the rating is μ − 3σ, a “?” marks a provisional one. Show players active in the last <a href=\"/leaderboard?active_days=30\">30 days</a>, <a href=\"/leaderboard?active_days=365\">year</a>, or <a href=\"/leaderboard\">all</a>.</p>\n",
+    let esc = |id: &str| escape_html(&t(lang, id));
+    let mut main = format!(
+        "<h1>{}</h1>\n<p>{} <a href=\"/leaderboard?active_days=30\">{}</a>, <a href=\"/leaderboard?active_days=365\">{}</a>, <a href=\"/leaderboard\">{}</a>.</p>\n",
+        esc("page-nav-leaderboard"),
+        esc("board-intro"),
+        esc("board-30-days"),
+        esc("board-year"),
+        esc("board-all"),
     );
     if rows.is_empty() {
-        main.push_str("<p>No rated players yet.</p>");
+        main.push_str(&format!("<p>{}</p>", esc("board-empty")));
     } else {
-        main.push_str("<table class=\"leaderboard\"><thead><tr><th>Player</th><th>Rating</th><th>Games</th><th>Wins</th></tr></thead><tbody>");
+        main.push_str(&format!(
+            "<table class=\"leaderboard\"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+            esc("board-col-player"),
+            esc("rating-rating"),
+            esc("board-col-games"),
+            esc("board-col-wins"),
+        ));
         for (row, username) in &rows {
             let r = RatingView {
                 rating: row.rating,
@@ -155,12 +199,20 @@ pub async fn leaderboard_page(
     if more {
         if let Some((row, _)) = rows.last() {
             main.push_str(&format!(
-                "<p><a rel=\"next\" href=\"/leaderboard?after={}{days}\">Next page</a></p>",
-                encode_cursor(row.rating, &row.user_id)
+                "<p><a rel=\"next\" href=\"/leaderboard?after={}{days}\">{}</a></p>",
+                encode_cursor(row.rating, &row.user_id),
+                esc("board-next")
             ));
         }
     }
-    Ok(page("leaderboard", "Leaderboard", &main, v.as_ref(), ""))
+    Ok(page(
+        "leaderboard",
+        &t(lang, "page-nav-leaderboard"),
+        &main,
+        v.as_ref(),
+        "",
+        &r,
+    ))
 }
 
 /// The leaderboard page's query: as the API's, but a bad value is ignored.

@@ -1,0 +1,36 @@
+# Los nombres del juego (los del reglamento español). La notación de las jugadas (C8-D7)
+# es la canónica.
+seat-R = Rojo
+seat-B = Azul
+seat-Y = Amarillo
+seat-G = Verde
+piece-chief = líder
+piece-assassin = asesino
+piece-reporter = reportero
+piece-diplomat = diplomático
+piece-necromobile = necromóvil
+piece-militant = militante
+maze = la presidencia
+board-title = Tablero de Djambi, media jugada { $ply }: { $text }
+board-maze = E5, la presidencia
+board-piece = { $piece } { $seat } en { $square }
+board-corpse = { $piece } { $seat } (muerto) en { $square }
+board-piece-short = { $square } { $piece } { $seat }
+board-corpse-short = { $square } cadáver del { $piece } { $seat }
+board-last-move = última jugada: { $role } { $square }
+board-role-from = salida
+board-role-to = llegada
+board-role-exit = salida de la presidencia
+board-role-place = colocado
+board-role-victim = víctima
+board-waiting = Esperando jugadores: la posición antes del inicio
+board-to-move = juega { $seat }
+board-bonus = juega { $seat } (turno extra después de { $after })
+board-rules = { $text } · { $ruler } gobierna
+board-won = Partida terminada: gana { $seat }
+board-draw = Partida terminada: tablas
+board-draw-between = Partida terminada: tablas entre { $seats }
+board-own = { $seat }
+board-played-by = { $seat } jugado por { $by }
+board-hostage = { $seat } rehén
+board-orphaned = { $seat } huérfano

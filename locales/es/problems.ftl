@@ -1,0 +1,24 @@
+# El `title` de los documentos de error (el `type` sigue siendo la clave estable).
+problem-validation = La petición no es válida
+problem-unauthorized = Se necesita autenticación
+problem-forbidden = No permitido
+problem-not-found = No encontrado
+problem-method-not-allowed = Método no permitido
+problem-conflict = Conflicto con el estado actual
+problem-payload-too-large = Cuerpo de la petición demasiado grande
+problem-unsupported-media-type = Tipo de contenido no admitido
+problem-headers-too-large = Cabecera de la petición demasiado grande
+problem-rate-limited = Demasiadas peticiones
+problem-illegal-move = Jugada ilegal
+problem-not-your-turn = No es tu turno
+problem-version-conflict = La partida ha avanzado
+problem-game-over = La partida ha terminado
+problem-game-not-started = La partida no ha empezado
+problem-seat-taken = El puesto está ocupado
+problem-idempotency-key-reused = Clave de idempotencia reutilizada con otra petición
+problem-unavailable = Servicio no disponible
+problem-internal = Error interno del servidor
+problem-invalid-record = La planilla de la partida no se puede reproducir
+problem-precondition-required = Se necesita la versión de la partida
+problem-request-timeout = La petición tardó demasiado en llegar
+problem-quota-exceeded = Se ha alcanzado un cupo

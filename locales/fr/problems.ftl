@@ -1,0 +1,24 @@
+# Le `title` des documents d'erreur (le `type` reste la clé stable).
+problem-validation = La requête n'est pas valide
+problem-unauthorized = Une authentification est nécessaire
+problem-forbidden = Non autorisé
+problem-not-found = Introuvable
+problem-method-not-allowed = Méthode non autorisée
+problem-conflict = Conflit avec l'état actuel
+problem-payload-too-large = Corps de requête trop grand
+problem-unsupported-media-type = Type de contenu non pris en charge
+problem-headers-too-large = En-tête de requête trop grand
+problem-rate-limited = Trop de requêtes
+problem-illegal-move = Coup illégal
+problem-not-your-turn = Ce n'est pas votre tour
+problem-version-conflict = La partie a avancé
+problem-game-over = La partie est terminée
+problem-game-not-started = La partie n'a pas commencé
+problem-seat-taken = La place est prise
+problem-idempotency-key-reused = Clé d'idempotence réutilisée pour une autre requête
+problem-unavailable = Service indisponible
+problem-internal = Erreur interne du serveur
+problem-invalid-record = La feuille de partie ne se rejoue pas
+problem-precondition-required = La version de la partie est requise
+problem-request-timeout = La requête a mis trop de temps à arriver
+problem-quota-exceeded = Un quota est atteint
