@@ -96,7 +96,10 @@ async fn service_worker(req: HttpRequest) -> HttpResponse {
 async fn icon_file(req: HttpRequest, name: web::Path<String>) -> HttpResponse {
     match icon(&name) {
         Some(a) => a.serve(&req),
-        None => not_found_page("There is no such icon."),
+        None => not_found_page(
+            crate::routes::language::of_request(&req, None),
+            "page-no-such-file",
+        ),
     }
 }
 
