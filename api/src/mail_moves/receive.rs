@@ -33,6 +33,7 @@ use super::{Envelope, MailMovesCtx};
 use crate::auth::tokens;
 use crate::config::MailAuth;
 use crate::games::commands::{self, Actor, Command, CommandError, Write};
+use crate::i18n::{self, Arg, Lang, TimeZone};
 use crate::model::events::{Event, Status};
 use crate::model::game_state::GameState;
 use crate::notifications::stable_id;
@@ -249,56 +250,59 @@ fn decide(
             return Ok(Outcome::Dropped(reason));
         }
     }
+    // Answers are in the player's language and time zone (the account's preferences).
+    let (lang, zone) = crate::notifications::email::reader(conn, &row.user_id)?;
+    let t = |id: &str| i18n::t(lang, id);
     let answer = Answer {
         to: email,
         row,
         message_id: &mail.message_id,
         now,
         cap: limits.error_replies,
+        lang,
     };
     if row.used_at.is_some() {
-        return answer.error(conn, "used", "Already played", ALREADY_PLAYED);
+        return answer.error(conn, "used", "used", &t("move-answer-already-played"));
     }
     if now >= row.expires_at {
-        return answer.error(conn, "expired", "This reply address has expired", EXPIRED);
+        return answer.error(conn, "expired", "expired", &t("move-answer-expired"));
     }
     if row.failures >= MAX_FAILURES {
-        return answer.error(conn, "locked", "This reply address is locked", LOCKED);
+        return answer.error(conn, "locked", "locked", &t("move-answer-locked"));
     }
     let state = store::games::current_state(conn, &ctx.cache, &row.game_id)?;
     if state.status == Status::Finished {
-        let text = format!("The game is over.\n\n{}", position_text(ctx, &state));
-        return answer.error(conn, "game_over", "The game is over", &text);
+        let text = format!(
+            "{}\n\n{}",
+            t("move-answer-game-over"),
+            position_text(ctx, &state, lang, zone)
+        );
+        return answer.error(conn, "game_over", "game-over", &text);
     }
     if state.version != row.version {
         let text = format!(
-            "The game moved on since this mail: your reply was not played.\n\n{}",
-            position_text(ctx, &state)
+            "{}\n\n{}",
+            t("move-answer-stale"),
+            position_text(ctx, &state, lang, zone)
         );
-        return answer.error(conn, "stale", "The game moved on", &text);
+        return answer.error(conn, "stale", "stale", &text);
     }
+    let grammar_help = t("move-answer-grammar");
     let Some(line) = &mail.first_line else {
-        return answer.failure(
-            conn,
-            "empty",
-            "Nothing to play",
-            &format!("{EMPTY}\n\n{GRAMMAR}"),
-        );
+        let text = format!("{}\n\n{grammar_help}", t("move-answer-empty"));
+        return answer.failure(conn, "empty", "empty", &text);
     };
     let command = match grammar::parse(line) {
         Ok(c) => c,
         Err(why) => {
-            return answer.failure(
-                conn,
-                "grammar",
-                "Not understood",
-                &format!("{why}.\n\n{GRAMMAR}"),
-            );
+            // What was wrong stays in English, like a problem's detail.
+            let text = format!("{why}.\n\n{grammar_help}");
+            return answer.failure(conn, "grammar", "grammar", &text);
         }
     };
     // One reply per turn mail, even if two race: the first to mark the token plays.
     if !tokens_store::mark_used(conn, &hash, now)? {
-        return answer.error(conn, "used", "Already played", ALREADY_PLAYED);
+        return answer.error(conn, "used", "used", &t("move-answer-already-played"));
     }
     let write = Write {
         game_id: row.game_id.clone(),
@@ -311,104 +315,132 @@ fn decide(
     match commands::execute(conn, &ctx.cache, &*ctx.clock, &write) {
         Ok(written) => {
             let mut text = String::new();
+            let mut line = |id: &str, args: &[(&str, Arg)]| {
+                text.push_str(&i18n::tr(lang, id, args));
+                text.push('\n');
+            };
             for e in &written.events {
+                let seat_of = |seat: &domain::Seat| Arg::Text(seat_name(lang, *seat));
                 match e {
-                    Event::MovePlayed { seat, text: t, .. } => {
-                        text.push_str(&format!("Played: {seat:?} {t}\n"))
+                    Event::MovePlayed { seat, text: mv, .. } => line(
+                        "move-answer-played",
+                        &[("seat", seat_of(seat)), ("move", Arg::from(mv))],
+                    ),
+                    Event::Resigned { seat } => {
+                        line("move-answer-resigned", &[("seat", seat_of(seat))])
                     }
-                    Event::Resigned { seat } => text.push_str(&format!("{seat:?} resigned.\n")),
                     Event::DrawOffered { seat } => {
-                        text.push_str(&format!("{seat:?} offers a draw.\n"))
+                        line("move-answer-draw-offered", &[("seat", seat_of(seat))])
                     }
                     Event::DrawAccepted { seat } => {
-                        text.push_str(&format!("{seat:?} accepts the draw.\n"))
+                        line("move-answer-draw-accepted", &[("seat", seat_of(seat))])
                     }
                     Event::DrawDeclined { seat } => {
-                        text.push_str(&format!("{seat:?} declines the draw.\n"))
+                        line("move-answer-draw-declined", &[("seat", seat_of(seat))])
                     }
-                    Event::Ended { result } => {
-                        text.push_str(&format!("The game ended: {result:?}\n"))
-                    }
+                    // The result and the effects in their canonical (debug) form.
+                    Event::Ended { result } => line(
+                        "move-answer-ended",
+                        &[("result", Arg::Text(format!("{result:?}")))],
+                    ),
                     _ => {}
                 }
             }
             for step in &written.steps {
                 for effect in &step.effects {
-                    text.push_str(&format!("Effect: {effect:?}\n"));
+                    line(
+                        "move-answer-effect",
+                        &[("effect", Arg::Text(format!("{effect:?}")))],
+                    );
                 }
             }
             text.push('\n');
-            text.push_str(&position_text(ctx, &written.state));
-            answer.queue(conn, "Played", &text)?;
+            text.push_str(&position_text(ctx, &written.state, lang, zone));
+            answer.queue(conn, "played", &text)?;
             Ok(Outcome::Played)
         }
         Err(e) => {
             tokens_store::unuse(conn, &hash)?;
             match e {
                 CommandError::IllegalMove { detail, .. } => {
-                    let moves = legal_moves_hint(&state, &command);
-                    answer.failure(
-                        conn,
-                        "illegal",
-                        "Illegal move",
-                        &format!("{line:?} is not legal here: {detail}.\n\n{moves}"),
-                    )
+                    let moves = legal_moves_hint(&state, &command, lang);
+                    let why = i18n::tr(
+                        lang,
+                        "move-answer-illegal",
+                        &[
+                            ("line", Arg::Text(format!("{line:?}"))),
+                            ("detail", Arg::from(detail)),
+                        ],
+                    );
+                    answer.failure(conn, "illegal", "illegal", &format!("{why}\n\n{moves}"))
                 }
                 CommandError::VersionConflict { .. } => {
                     let state = store::games::current_state(conn, &ctx.cache, &row.game_id)?;
                     let text = format!(
-                        "The game moved on since this mail: your reply was not played.\n\n{}",
-                        position_text(ctx, &state)
+                        "{}\n\n{}",
+                        t("move-answer-stale"),
+                        position_text(ctx, &state, lang, zone)
                     );
-                    answer.error(conn, "stale", "The game moved on", &text)
+                    answer.error(conn, "stale", "stale", &text)
                 }
-                CommandError::GameOver(d) => {
-                    answer.error(conn, "game_over", "The game is over", &d)
-                }
+                CommandError::GameOver(d) => answer.error(conn, "game_over", "game-over", &d),
                 CommandError::NotYourTurn(d)
                 | CommandError::Forbidden(d)
-                | CommandError::Conflict(d) => answer.failure(conn, "refused", "Not possible", &d),
+                | CommandError::Conflict(d) => answer.failure(conn, "refused", "refused", &d),
                 CommandError::Store(e) => Err(e.into()),
-                other => answer.failure(conn, "refused", "Not possible", &other.to_string()),
+                other => answer.failure(conn, "refused", "refused", &other.to_string()),
             }
         }
     }
 }
 
-const GRAMMAR: &str = "Answer the turn mail with one of these on the first line (nothing else \
-is read): a move in the notation of the game, like C8-D7 or B8xE5/F4 (any case), resign, draw \
-offer, draw accept, draw decline.";
-const EMPTY: &str = "Your reply had no text.";
-const ALREADY_PLAYED: &str = "This turn mail was already answered: a reply address plays once. \
-Wait for your next turn mail.";
-const EXPIRED: &str = "This reply address has expired. Play on the game page, or wait for your \
-next turn mail.";
-const LOCKED: &str = "Too many replies to this turn mail were refused, so its address is locked. \
-A fresh turn mail with a new address was sent.";
+/// A seat's colour in the reader's language.
+fn seat_name(lang: Lang, seat: domain::Seat) -> String {
+    i18n::t(lang, &format!("seat-{}", seat.letter()))
+}
 
-/// Whose turn, the deadline, the links.
-fn position_text(ctx: &MailMovesCtx, state: &GameState) -> String {
+/// Whose turn, the deadline (in the reader's zone), the links.
+fn position_text(ctx: &MailMovesCtx, state: &GameState, lang: Lang, zone: TimeZone) -> String {
     let public = ctx.public_url.trim_end_matches('/');
     let mut t = String::new();
     match state.to_move() {
         Some(seat) if state.status == Status::Active => {
-            t.push_str(&format!("To move now: {seat:?}"));
-            if let Some(d) = state.deadline() {
-                t.push_str(&format!(", deadline {}", d.format("%Y-%m-%d %H:%M UTC")));
-            }
-            t.push('\n');
+            let seat = Arg::Text(seat_name(lang, seat));
+            t.push_str(&match state.deadline() {
+                Some(d) => i18n::tr(
+                    lang,
+                    "move-answer-to-move-deadline",
+                    &[
+                        ("seat", seat),
+                        ("deadline", Arg::Text(i18n::datetime(lang, zone, d))),
+                    ],
+                ),
+                None => i18n::tr(lang, "move-answer-to-move", &[("seat", seat)]),
+            });
         }
-        _ => t.push_str(&format!("Status: {:?}\n", state.status).to_lowercase()),
+        // The status word is the API's (`finished`, `open`).
+        _ => t.push_str(&i18n::tr(
+            lang,
+            "move-answer-status",
+            &[(
+                "status",
+                Arg::Text(format!("{:?}", state.status).to_lowercase()),
+            )],
+        )),
     }
-    t.push_str(&format!(
-        "Board: {public}/v1/games/{id}/board.svg\nGame: {public}/games/{id}\n",
-        id = state.id
-    ));
+    t.push('\n');
+    let id = &state.id;
+    let board = format!("{public}/v1/games/{id}/board.svg");
+    let page = format!("{public}/games/{id}");
+    t.push_str(&i18n::tr(lang, "move-answer-board", &[("url", Arg::Text(board))]));
+    t.push('\n');
+    t.push_str(&i18n::tr(lang, "move-answer-game", &[("url", Arg::Text(page))]));
+    t.push('\n');
     t
 }
 
 /// The legal moves of the piece the move names, or of every piece if they are few.
-fn legal_moves_hint(state: &GameState, command: &Command) -> String {
+fn legal_moves_hint(state: &GameState, command: &Command, lang: Lang) -> String {
     let all = state.game.position().legal_move_texts();
     if let Command::Play(mv) = command {
         let from = mv.from.to_string().to_ascii_uppercase();
@@ -417,24 +449,33 @@ fn legal_moves_hint(state: &GameState, command: &Command) -> String {
             .filter(|t| t.to_ascii_uppercase().starts_with(&from))
             .collect();
         if !of_piece.is_empty() {
-            return format!(
-                "Legal moves of the piece on {from}: {}",
-                of_piece
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            let moves = of_piece
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return i18n::tr(
+                lang,
+                "move-answer-piece-moves",
+                &[("square", Arg::Text(from)), ("moves", Arg::Text(moves))],
             );
         }
         if all.len() > LIST_ALL_UP_TO {
-            return format!(
-                "The piece on {from} cannot move (or is not yours). You have {} legal moves; \
-                 see them on the game page.",
-                all.len()
+            return i18n::tr(
+                lang,
+                "move-answer-piece-stuck",
+                &[
+                    ("square", Arg::Text(from)),
+                    ("count", Arg::Number(all.len() as i64)),
+                ],
             );
         }
     }
-    format!("Legal moves: {}", all.join(", "))
+    i18n::tr(
+        lang,
+        "move-answer-all-moves",
+        &[("moves", Arg::Text(all.join(", ")))],
+    )
 }
 
 struct Answer<'a> {
@@ -444,6 +485,8 @@ struct Answer<'a> {
     now: NaiveDateTime,
     /// `DJAMBI_MAIL_ERROR_REPLY_LIMIT`.
     cap: crate::config::RateSpec,
+    /// The player's language.
+    lang: Lang,
 }
 
 impl Answer<'_> {
@@ -457,13 +500,31 @@ impl Answer<'_> {
         Ok(capped)
     }
 
-    /// Queues the answer mail.
+    /// Queues the answer mail; `title` names its subject (`move-answer-title-<title>`).
     fn queue(&self, conn: &mut DbConnection, title: &str, text: &str) -> Result<(), StoreError> {
+        let lang = self.lang;
         let short = &self.row.game_id[..self.row.game_id.len().min(8)];
-        let body = format!(
-            "{text}\n-- \nThis answers your mail {} to the turn mail of game {short} \
-             (seat {}, version {}).\n",
-            self.message_id, self.row.seat, self.row.version
+        let footer = i18n::tr(
+            lang,
+            "move-answer-footer",
+            &[
+                ("message", Arg::from(self.message_id)),
+                ("game", Arg::from(short)),
+                ("seat", Arg::from(&self.row.seat)),
+                ("version", Arg::Number(self.row.version)),
+            ],
+        );
+        let body = format!("{text}\n-- \n{footer}\n");
+        let subject = i18n::tr(
+            lang,
+            "move-answer-subject",
+            &[
+                (
+                    "title",
+                    Arg::Text(i18n::t(lang, &format!("move-answer-title-{title}"))),
+                ),
+                ("game", Arg::from(short)),
+            ],
         );
         let row = NotificationRow {
             id: stable_id(&["mail-move-answer", self.message_id]),
@@ -473,7 +534,7 @@ impl Answer<'_> {
             version: None,
             payload: json!({
                 "to": self.to,
-                "subject": format!("[Djambi] {title} (game {short})"),
+                "subject": subject,
                 "body": body,
             })
             .to_string(),
@@ -513,11 +574,12 @@ impl Answer<'_> {
         let failures = tokens_store::add_failure(conn, &self.row.token_hash)?;
         let left = MAX_FAILURES - failures;
         if left > 0 {
-            let text = format!(
-                "{text}\n\nYour move was not played; answer the turn mail again ({left} more \
-                 tries with this address)."
+            let tries = i18n::tr(
+                self.lang,
+                "move-answer-tries-left",
+                &[("left", Arg::Number(i64::from(left)))],
             );
-            return self.error(conn, reason, title, &text);
+            return self.error(conn, reason, title, &format!("{text}\n\n{tries}"));
         }
         let fresh = NotificationRow {
             id: stable_id(&["mail-move-fresh", &self.row.token_hash]),
@@ -530,6 +592,7 @@ impl Answer<'_> {
             read_at: None,
         };
         outbox::enqueue(conn, std::slice::from_ref(&fresh))?;
-        self.error(conn, reason, title, &format!("{text}\n\n{LOCKED}"))
+        let locked = i18n::t(self.lang, "move-answer-locked");
+        self.error(conn, reason, title, &format!("{text}\n\n{locked}"))
     }
 }
