@@ -207,7 +207,7 @@ async fn set_preferences(
             updated_at: now,
         };
         store::users::update(conn, &user_id, changes)?;
-        Ok::<_, StoreError>(store::users::find(conn, &user_id)?)
+        store::users::find(conn, &user_id)
     })
     .await?
     .map(|user| Updated {

@@ -432,9 +432,17 @@ fn position_text(ctx: &MailMovesCtx, state: &GameState, lang: Lang, zone: TimeZo
     let id = &state.id;
     let board = format!("{public}/v1/games/{id}/board.svg");
     let page = format!("{public}/games/{id}");
-    t.push_str(&i18n::tr(lang, "move-answer-board", &[("url", Arg::Text(board))]));
+    t.push_str(&i18n::tr(
+        lang,
+        "move-answer-board",
+        &[("url", Arg::Text(board))],
+    ));
     t.push('\n');
-    t.push_str(&i18n::tr(lang, "move-answer-game", &[("url", Arg::Text(page))]));
+    t.push_str(&i18n::tr(
+        lang,
+        "move-answer-game",
+        &[("url", Arg::Text(page))],
+    ));
     t.push('\n');
     t
 }

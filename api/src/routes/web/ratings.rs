@@ -57,8 +57,8 @@ pub async fn player_page(
         &[
             ("mu", format!("{:.2}", p.rating.mu).into()),
             ("sigma", format!("{:.2}", p.rating.sigma).into()),
-            ("games", i64::from(p.games).into()),
-            ("wins", i64::from(p.wins).into()),
+            ("games", p.games.into()),
+            ("wins", p.wins.into()),
         ],
     );
     let mut main = format!(
@@ -93,7 +93,7 @@ pub async fn player_page(
                     "rating-place-games",
                     &[
                         ("place", i64::from(pl.place).into()),
-                        ("games", i64::from(pl.games).into())
+                        ("games", pl.games.into())
                     ]
                 )
             ));
