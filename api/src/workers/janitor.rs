@@ -120,7 +120,12 @@ pub fn spawn(janitor: Janitor, shutdown: &Shutdown) {
     let Ok(retention) = chrono::TimeDelta::from_std(janitor.retention) else {
         return;
     };
-    let every = janitor.periods.every.max(Duration::from_millis(10));
+    // A retention of idempotency keys shorter than the interval is honoured too.
+    let every = janitor
+        .periods
+        .every
+        .min(janitor.retention)
+        .max(Duration::from_millis(10));
     let stop = shutdown.token();
     shutdown.spawn_periodic("janitor", every, move || {
         let (janitor, stop) = (janitor.clone(), stop.clone());
