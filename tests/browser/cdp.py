@@ -129,11 +129,18 @@ class Page:
 
     def wait_for(self, expression, what, timeout=None):
         deadline = time.time() + (timeout or self.timeout)
+        error = None
         while time.time() < deadline:
-            if self.eval(expression):
-                return
+            try:
+                if self.eval(expression):
+                    return
+                error = None
+            except Failed as e:
+                # Evaluated while a navigation replaces the document (no
+                # documentElement yet): look again.
+                error = e
             time.sleep(0.05)
-        raise Failed(f"timed out waiting for {what}; status: {self.eval(STATUS)!r}")
+        raise Failed(f"timed out waiting for {what}; status: {self.eval(STATUS)!r}; last error: {error}")
 
     def navigate(self, url):
         self.call("Page.navigate", {"url": url})

@@ -245,12 +245,16 @@ impl LoginThrottle {
     async fn load(&self, slot: Slot) {
         let Some(pool) = &self.shared else { return };
         let key = row_key(slot);
+        // The local changes, and whether a write of them was under way, when the read
+        // began: a read that began while a write was pending may not see it (a reader's
+        // snapshot), even if the write has ended by the time the read returns.
         let before = {
             let mut maps = self.lock();
-            match slot {
-                Slot::Pair(k) => maps.pairs.get_or_insert_mut(k, Record::default).changes,
-                Slot::Account(k) => maps.accounts.get_or_insert_mut(k, Record::default).changes,
-            }
+            let record = match slot {
+                Slot::Pair(k) => maps.pairs.get_or_insert_mut(k, Record::default),
+                Slot::Account(k) => maps.accounts.get_or_insert_mut(k, Record::default),
+            };
+            (record.changes, record.pending)
         };
         let read = store::run(pool, move |conn| rows::get(conn, &key)).await;
         let row = match read {
@@ -265,7 +269,7 @@ impl LoginThrottle {
             Slot::Pair(k) => maps.pairs.get_or_insert_mut(k, Record::default),
             Slot::Account(k) => maps.accounts.get_or_insert_mut(k, Record::default),
         };
-        if record.pending > 0 || record.changes != before {
+        if record.pending > 0 || before.1 > 0 || record.changes != before.0 {
             return;
         }
         let row = row.unwrap_or(rows::ThrottleRow {
