@@ -16,7 +16,7 @@
 # anonymous game streams per address) is lifted for the run.
 # Settings: BENCH_STREAMS (10000), BENCH_STREAM_GAMES (250), BENCH_STREAM_USERS (1000),
 # BENCH_HOLD (10 s), BENCH_PROBES (60), BENCH_DURATION (15 s load), BENCH_CONCURRENCY (16),
-# BENCH_GAMES (128), BENCH_PORT (18090), BENCH_TWO (1).
+# BENCH_GAMES (128), BENCH_PORT (18090), BENCH_TWO (1), BENCH_PROFILE (release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,15 +30,22 @@ concurrency="${BENCH_CONCURRENCY:-16}"
 games="${BENCH_GAMES:-128}"
 port="${BENCH_PORT:-18090}"
 two="${BENCH_TWO:-1}"
-bin="${CARGO_TARGET_DIR:-target}/release"
+# BENCH_PROFILE=debug uses the debug binaries of `cargo test` (a quick check on a machine
+# busy building; its figures are not the release ones).
+profile="${BENCH_PROFILE:-release}"
+bin="${CARGO_TARGET_DIR:-target}/$profile"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 admin_url="$(scripts/ensure-postgres.sh)"
 db="djambi_streams_$(date +%s)_$$"
 db_url="$(python3 -c 'import sys,urllib.parse as u; p=u.urlparse(sys.argv[1]); print(p._replace(path="/"+sys.argv[2]).geturl())' "$admin_url" "$db")"
 
-echo "== building (release)"
-cargo build --release --locked -q -p api --bin djambi-server -p djambi-e2e --bin loadgen --bin streamload
+echo "== building ($profile)"
+if [ "$profile" = release ]; then
+  cargo build --release --locked -q -p api --bin djambi-server -p djambi-e2e --bin loadgen --bin streamload
+else
+  cargo build --workspace --locked -q --bins
+fi
 
 pids=()
 cleanup() {
