@@ -236,9 +236,17 @@ impl Db {
     fn open(backend: Backend, url: &str) -> Db {
         match backend {
             Backend::Postgres => Db::Pg(diesel::PgConnection::establish(url).unwrap()),
-            Backend::Sqlite => Db::Sqlite(
-                diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
-            ),
+            Backend::Sqlite => {
+                let mut c =
+                    diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://"))
+                        .unwrap();
+                // The server just stopped may still be finishing a write: wait for it rather
+                // than fail with "database is locked".
+                diesel::sql_query("PRAGMA busy_timeout = 10000")
+                    .execute(&mut c)
+                    .unwrap();
+                Db::Sqlite(c)
+            }
         }
     }
 
