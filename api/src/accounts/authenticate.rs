@@ -146,7 +146,8 @@ pub enum Credential {
 /// Whether `credential` still admits `user_id` at the clock's time: the session not ended
 /// (logout, revocation, a password change elsewhere, a reset, the account closed), or the
 /// personal access token neither revoked nor expired. One read by primary key, nothing
-/// written: an open event stream asks this every `DJAMBI_STREAM_RECHECK`.
+/// written: an open event stream asks this when a credential of its user ended, and every
+/// `DJAMBI_STREAM_RECHECK`.
 pub async fn still_admitted(
     ctx: &Accounts<'_>,
     user_id: String,

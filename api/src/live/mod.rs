@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 
 pub use limits::{LiveError, Permit, StreamLimits};
 
@@ -74,7 +74,12 @@ pub struct Hub {
     limits: StreamLimits,
     /// The last answer of each credential check of open streams (`routes::sse`): the
     /// streams of one token share it, so N streams of a token cost one read per interval.
+    /// Keys are `<user id>/<credential>`; a credential signal of the user forgets them.
     checks: Mutex<HashMap<String, (std::time::Instant, bool)>>,
+    /// Per user with open streams opened with credentials: bumped when a credential of
+    /// the user ended (signal `c:<user id>`), or may have ([`RESYNC`]), so that only
+    /// those streams check again (`routes::sse::Guard`): an idle stream costs no read.
+    credentials: Mutex<HashMap<String, watch::Sender<u64>>>,
     /// Database reads made for signals (for the tests and the benchmark).
     reads: std::sync::atomic::AtomicU64,
     /// Woken by every game signal (a game changed somewhere): the due-work worker looks
@@ -100,6 +105,7 @@ impl Hub {
             users: Mutex::new(HashMap::new()),
             limits,
             checks: Mutex::new(HashMap::new()),
+            credentials: Mutex::new(HashMap::new()),
             reads: Default::default(),
             games_changed: Arc::default(),
         }
@@ -158,6 +164,16 @@ impl Hub {
             if batch.iter().any(|s| s.starts_with("g:") || s == RESYNC) {
                 self.games_changed.notify_one();
             }
+            if batch.contains(RESYNC) {
+                self.credentials_changed(None);
+            }
+            batch.retain(|s| match s.strip_prefix("c:") {
+                Some(user) => {
+                    self.credentials_changed(Some(user));
+                    false
+                }
+                None => true,
+            });
             let topics: Vec<String> = if batch.contains(RESYNC) {
                 let mut all: Vec<String> =
                     lock(&self.games).keys().map(|g| format!("g:{g}")).collect();
@@ -172,6 +188,34 @@ impl Hub {
                     async move { hub.refresh(&t).await }
                 })
                 .await;
+        }
+    }
+
+    /// Changes whenever a credential of `user` may have ended (see [`Hub::credentials`]).
+    pub fn credential_changes(&self, user: &str) -> watch::Receiver<u64> {
+        lock(&self.credentials)
+            .entry(user.to_string())
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
+    }
+
+    /// A credential of `user` (of everyone: `None`) may have ended: forgets the checks'
+    /// answers and wakes the streams that hold them.
+    fn credentials_changed(&self, user: Option<&str>) {
+        match user {
+            Some(user) => {
+                let prefix = format!("{user}/");
+                lock(&self.checks).retain(|k, _| !k.starts_with(&prefix));
+                if let Some(tx) = lock(&self.credentials).get(user) {
+                    tx.send_modify(|n| *n += 1);
+                }
+            }
+            None => {
+                lock(&self.checks).clear();
+                for tx in lock(&self.credentials).values() {
+                    tx.send_modify(|n| *n += 1);
+                }
+            }
         }
     }
 
@@ -193,6 +237,7 @@ impl Hub {
         lock(&self.checks).retain(|_, (at, _)| at.elapsed() < Duration::from_secs(15 * 60));
         lock(&self.games).retain(|_, t| t.tx.receiver_count() > 0);
         lock(&self.users).retain(|_, t| t.tx.receiver_count() > 0);
+        lock(&self.credentials).retain(|_, tx| tx.receiver_count() > 0);
     }
 
     /// Reads what is new for one topic and broadcasts it.

@@ -239,8 +239,8 @@ fn last_event_id(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 /// `LISTEN`/`NOTIFY`), so items written by any server instance arrive. Open streams are
 /// limited per account (`DJAMBI_STREAMS_PER_ACCOUNT`, then 429) and per instance
 /// (`DJAMBI_STREAMS_PER_INSTANCE`, then 503), both with `Retry-After`. The stream ends
-/// as soon as its token stops holding (revoked, its session ended, the account closed;
-/// checked every `DJAMBI_STREAM_RECHECK` and before anything is sent) and after
+/// as soon as its token stops holding (revoked, its session ended, the account closed:
+/// the database signals it; an expired token within `DJAMBI_STREAM_RECHECK`) and after
 /// `DJAMBI_STREAM_MAX_LIFETIME` (1 h): reconnect with `Last-Event-ID`.
 #[utoipa::path(
     tag = "notifications",

@@ -32,12 +32,17 @@ pub fn event(id: impl std::fmt::Display, kind: &str, data: &str) -> String {
 }
 
 /// What keeps a stream opened with credentials honest: `check(periodic)` answers whether
-/// they still admit the caller (see [`authenticate::still_admitted`]). A periodic check
-/// takes an answer another stream of the same token got within `DJAMBI_STREAM_RECHECK`
-/// (the hub keeps it), so N idle streams of one token cost one read per interval; the
-/// check before sending always reads.
+/// they still admit the caller (see [`authenticate::still_admitted`]). The stream checks
+/// when the hub says a credential of its user ended (`changes`: a session or token
+/// revoked or deleted, signalled by the database at commit), every
+/// `DJAMBI_STREAM_RECHECK` as a safety net (a personal access token's expiry writes
+/// nothing), and before each batch it sends. A check other than before sending takes an
+/// answer another stream of the same token got within `DJAMBI_STREAM_RECHECK` (the hub
+/// keeps it and forgets it on the user's signal), so N streams of one token cost one read
+/// per signal; an idle stream costs none between safety-net checks.
 pub struct Guard {
     check: Box<dyn Fn(bool) -> LocalBoxFuture<'static, bool>>,
+    changes: tokio::sync::watch::Receiver<u64>,
 }
 
 impl Guard {
@@ -53,7 +58,9 @@ impl Guard {
             }
         };
         let key = format!("{user}/{credential:?}");
+        let changes = app.live.credential_changes(&user);
         Guard {
+            changes,
             check: Box::new(move |periodic| {
                 let (app, user, credential, key) =
                     (app.clone(), user.clone(), credential.clone(), key.clone());
@@ -82,8 +89,9 @@ impl Guard {
 /// The `200 text/event-stream` answer of a live stream: `texts` gives the text of the
 /// events (one item per batch). The stream ends with it, when the server stops, after
 /// `DJAMBI_STREAM_MAX_LIFETIME`, and, with a `guard`, as soon as its credentials no longer
-/// hold: they are checked every `DJAMBI_STREAM_RECHECK` and before each batch is sent, so
-/// nothing is sent after a revocation.
+/// hold: they are checked when the hub signals that one of the user's ended, every
+/// `DJAMBI_STREAM_RECHECK`, and before each batch is sent, so nothing is sent after a
+/// revocation.
 pub fn live<S>(app: &AppState, texts: S, guard: Option<Guard>) -> HttpResponse
 where
     S: Stream<Item = String> + Unpin + 'static,
@@ -155,11 +163,20 @@ where
             if s.guard.is_some() {
                 wake = wake.min(s.next_check);
             }
-            let next = std::pin::pin!(tokio::time::timeout_at(wake.into(), s.texts.next()));
-            let stopped = std::pin::pin!(s.shutdown.draining().cancelled_owned());
-            let got = match select(stopped, next).await {
-                Either::Left(_) => return None,
-                Either::Right((got, _)) => got,
+            let got = {
+                let next = std::pin::pin!(tokio::time::timeout_at(wake.into(), s.texts.next()));
+                let stopped = std::pin::pin!(s.shutdown.draining().cancelled_owned());
+                let changed = std::pin::pin!(credentials_changed(s.guard.as_mut()));
+                match select(stopped, select(changed, next)).await {
+                    Either::Left(_) => return None,
+                    Either::Right((Either::Left(_), _)) => None,
+                    Either::Right((Either::Right((got, _)), _)) => Some(got),
+                }
+            };
+            let Some(got) = got else {
+                // A credential of the user ended: check at the top of the loop.
+                s.next_check = Instant::now();
+                continue;
             };
             match got {
                 Ok(Some(text)) if text.is_empty() => continue,
@@ -182,6 +199,18 @@ where
         }
     });
     head.chain(rest)
+}
+
+/// Resolves when the hub says a credential of the guard's user may have ended; never
+/// without a guard (or once the hub dropped the signal, which it does not while a stream
+/// holds it).
+async fn credentials_changed(guard: Option<&mut Guard>) {
+    if let Some(g) = guard
+        && g.changes.changed().await.is_ok()
+    {
+        return;
+    }
+    std::future::pending().await
 }
 
 impl<S> Body<S> {
