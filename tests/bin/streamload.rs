@@ -4,9 +4,11 @@
 //! move's answer to its arrival on every stream of its game.
 //!
 //! `streamload --url URL [--url2 URL] --streams N --games G --users U --hold SECS
-//!  --probes P`. Only 127.0.0.1. Every loop is bounded by a count and a time. Prints
-//! `READY` once the streams are open (the script then measures), waits `--hold` seconds,
-//! plays `--probes` moves (through the first URL), and prints `RESULT ...`.
+//!  --probes P [--pause SECS]`. Only 127.0.0.1. Every loop is bounded by a count and a
+//! time. With `--pause`, opens half the streams, prints `HALF`, waits that long (the
+//! script measures the server's memory with half), then opens the rest. Prints `READY`
+//! once the streams are open (the script then measures), waits `--hold` seconds, plays
+//! `--probes` moves (through the first URL), and prints `RESULT ...`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -24,6 +26,7 @@ struct Args {
     users: usize,
     hold: u64,
     probes: usize,
+    pause: u64,
 }
 
 fn args() -> Args {
@@ -35,6 +38,7 @@ fn args() -> Args {
         users: 400,
         hold: 10,
         probes: 50,
+        pause: 0,
     };
     let v: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -48,6 +52,7 @@ fn args() -> Args {
             "--users" => a.users = x.parse().expect("--users"),
             "--hold" => a.hold = x.parse().expect("--hold"),
             "--probes" => a.probes = x.parse().expect("--probes"),
+            "--pause" => a.pause = x.parse().expect("--pause"),
             o => panic!("unknown argument {o}"),
         }
         i += 2;
@@ -236,7 +241,7 @@ fn main() {
 
     let seen: Seen = Arc::default();
     let opened = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let until = Instant::now() + Duration::from_secs(a.hold + 120);
+    let until = Instant::now() + Duration::from_secs(a.hold + a.pause + 120);
     let urls: Vec<String> = std::iter::once(a.url.clone())
         .chain(a.url2.clone())
         .collect();
@@ -246,6 +251,7 @@ fn main() {
         .unwrap();
     let (s2, o2) = (seen.clone(), opened.clone());
     let streams = a.streams;
+    let pause = a.pause;
     let games_n = games.len();
     let game_ids: Vec<String> = games.iter().map(|g| g.0.clone()).collect();
     let tokens: Vec<String> = people.iter().map(|p| p.1.clone()).collect();
@@ -270,6 +276,16 @@ fn main() {
                 if i % 200 == 199 {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
+                if pause > 0 && i + 1 == streams / 2 {
+                    let t0 = Instant::now();
+                    while o2.load(std::sync::atomic::Ordering::Relaxed) < streams / 2
+                        && t0.elapsed() < Duration::from_secs(60)
+                    {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    println!("HALF streams={}", o2.load(std::sync::atomic::Ordering::Relaxed));
+                    tokio::time::sleep(Duration::from_secs(pause)).await;
+                }
             }
             for t in tasks {
                 let _ = t.await;
@@ -278,7 +294,7 @@ fn main() {
     });
     let t0 = Instant::now();
     while opened.load(std::sync::atomic::Ordering::Relaxed) < a.streams
-        && t0.elapsed() < Duration::from_secs(120)
+        && t0.elapsed() < Duration::from_secs(120 + a.pause)
     {
         std::thread::sleep(Duration::from_millis(100));
     }
