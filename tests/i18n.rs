@@ -131,6 +131,26 @@ fn mails_speak_their_recipients_language(backend: Backend) {
         m.body
     );
     assert!(m.body.contains("Ne plus recevoir ces mails : "));
+    // The unsubscribe page it links to is hers: in French, whatever the browser says.
+    let link = m
+        .header("list-unsubscribe")
+        .trim_matches(['<', '>'])
+        .to_string();
+    let path = link
+        .strip_prefix("https://djambi.example")
+        .expect("a link to the public URL");
+    let page = srv.send(
+        srv.request(reqwest::Method::GET, path)
+            .header("accept-language", "en-US,en;q=0.9"),
+    );
+    assert_eq!(page.status.as_u16(), 200, "{}", page.text);
+    assert_eq!(page.header("content-language"), Some("fr"));
+    assert!(
+        page.text
+            .contains("Ne plus recevoir aucun mail de notification de Djambi ?"),
+        "{}",
+        page.text
+    );
     let html = m.html.as_deref().expect("an HTML alternative");
     assert!(html.contains("<html lang=\"fr\">"), "{html}");
     for english in ENGLISH {
@@ -259,6 +279,17 @@ fn preferences_are_checked_and_change_pages_and_problems(backend: Backend) {
     );
     let r = srv.get("/v1/games/00000000-0000-7000-8000-000000000000", None);
     assert_eq!(r.problem(404, "not-found")["title"], "Not found");
+    // A signed-in caller reads problems in the account's language (Spanish here), over
+    // the browser's.
+    let r = srv.send(
+        srv.request(reqwest::Method::PATCH, "/v1/me")
+            .bearer_auth(&who.access)
+            .header("accept-language", "fr")
+            .json(&json!({"language": "klingon"})),
+    );
+    let p = r.problem(400, "validation");
+    assert_eq!(p["title"], "La petición no es válida", "{p}");
+    assert_eq!(r.header("content-language"), Some("es"));
 
     // Pages: Accept-Language when signed out.
     let r = srv.send(

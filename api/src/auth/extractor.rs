@@ -20,7 +20,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, http::header, web};
 
 use super::Scope;
 use super::tokens::PAT_PREFIX;
@@ -165,26 +165,29 @@ async fn authenticate_cookie(
     })
 }
 
+/// The account a request authenticated as, kept in the request's extensions so that what
+/// runs after the handler (the problem titles' language) knows whose answer it is.
+#[derive(Debug, Clone)]
+pub struct CallerAccount(pub String);
+
 impl FromRequest for Authenticated {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, _payload: &mut Payload) -> Self::Future {
         let state = req.app_data::<web::Data<AppState>>().cloned();
-        if uses_cookie(req) {
-            let req = req.clone();
-            return Box::pin(async move {
-                let state = state
-                    .ok_or_else(|| ApiError::internal("application state is not configured"))?;
-                authenticate_cookie(state, &req).await
-            });
-        }
-        let token = bearer_token(req);
+        let req = req.clone();
         Box::pin(async move {
-            let token = token?;
             let state =
                 state.ok_or_else(|| ApiError::internal("application state is not configured"))?;
-            authenticate(state, token).await
+            let caller = if uses_cookie(&req) {
+                authenticate_cookie(state, &req).await?
+            } else {
+                authenticate(state, bearer_token(&req)?).await?
+            };
+            req.extensions_mut()
+                .insert(CallerAccount(caller.user_id.clone()));
+            Ok(caller)
         })
     }
 }

@@ -9,26 +9,43 @@ use super::email::check_unsubscribe_token;
 use super::{NotificationError, Notifications, settings};
 use crate::store;
 
+/// Whom an unsubscribe link names.
+#[derive(Debug, Clone)]
+pub struct Unsubscriber {
+    pub user_id: String,
+    /// The account's language preference (`None`: not set).
+    pub language: Option<String>,
+}
+
 impl Notifications<'_> {
     /// The user an unsubscribe token names (`NotFound` unless its signature holds and its
     /// version is the user's current one).
     pub async fn unsubscribe_user(&self, token: &str) -> Result<String, NotificationError> {
+        Ok(self.unsubscriber(token).await?.user_id)
+    }
+
+    /// The user an unsubscribe token names and the language their pages are read in
+    /// (see [`Self::unsubscribe_user`]).
+    pub async fn unsubscriber(&self, token: &str) -> Result<Unsubscriber, NotificationError> {
         let gone = || NotificationError::NotFound("no such unsubscribe link".into());
         let (user, version) =
             check_unsubscribe_token(self.signing_secret, token).ok_or_else(gone)?;
         let u = user.clone();
         let current = store::run(self.pool, move |conn| {
-            store::users::unsubscribe_version(conn, &u)
+            store::users::unsubscribe_version_and_language(conn, &u)
         })
         .await?;
-        if current != Some(version) {
-            return Err(NotificationError::NotFound(
+        match current {
+            Some((v, language)) if v == version => Ok(Unsubscriber {
+                user_id: user,
+                language,
+            }),
+            _ => Err(NotificationError::NotFound(
                 "this unsubscribe link is no longer valid (the account's password or address \
                  changed since it was mailed); use the link of a newer mail or the settings"
                     .into(),
-            ));
+            )),
         }
-        Ok(user)
     }
 
     /// Turns mail (and the digest) off for every kind; the feed and webhooks stay.

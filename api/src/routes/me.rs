@@ -44,8 +44,8 @@ pub struct Profile {
     /// notification mail goes there (the feed, webhooks and push are unaffected) and
     /// moves by mail are refused; `POST /v1/me/email-verification` sends the link again.
     pub email_verified: bool,
-    /// The language of the account's pages and mails (`en`, `fr`, `es`); `null`: pages
-    /// follow the browser's `Accept-Language`, mails are in English.
+    /// The language of the account's pages, mails and problem titles (`en`, `fr`, `es`);
+    /// `null`: they follow the browser's `Accept-Language`, mails are in English.
     pub language: Option<String>,
     /// The IANA time zone of the dates in the account's pages and mails; `null`: UTC.
     pub time_zone: Option<String>,
@@ -121,8 +121,8 @@ pub struct UpdateMeRequest {
     /// session and revokes every personal access token.
     #[schema(value_type = Option<String>, format = Password, min_length = 8, max_length = 128)]
     pub new_password: Option<SecretString>,
-    /// The language of pages and mails: `en`, `fr` or `es`; `""` clears it (pages then
-    /// follow `Accept-Language`, mails are in English).
+    /// The language of pages, mails and problem titles: `en`, `fr` or `es`; `""` clears
+    /// it (they then follow `Accept-Language`, mails are in English).
     #[schema(example = "fr", max_length = 35)]
     pub language: Option<String>,
     /// The time zone of dates in pages and mails, an IANA name (`Europe/Paris`,

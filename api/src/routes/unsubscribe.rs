@@ -59,8 +59,9 @@ pub async fn unsubscribe_page(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let token = path.into_inner();
-    app.notifications().unsubscribe_user(&token).await?;
-    let lang = super::language::of_request(&req, None);
+    let reader = app.notifications().unsubscriber(&token).await?;
+    // The page is the account's: its language preference, else the browser's.
+    let lang = super::language::of_request(&req, reader.language.as_deref());
     let text = |id: &str| super::pages::escape_html(&crate::i18n::t(lang, id));
     let html = format!(
         "<!doctype html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\

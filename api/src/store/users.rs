@@ -127,6 +127,18 @@ pub fn unsubscribe_version(conn: &mut DbConnection, id: &str) -> Result<Option<i
         .optional()?)
 }
 
+/// The account's unsubscribe version and language preference (`None`: no such account).
+pub fn unsubscribe_version_and_language(
+    conn: &mut DbConnection,
+    id: &str,
+) -> Result<Option<(i64, Option<String>)>, StoreError> {
+    Ok(users::table
+        .find(id)
+        .select((users::unsubscribe_version, users::language))
+        .first(conn)
+        .optional()?)
+}
+
 /// Bumps the account's unsubscribe version: every unsubscribe link mailed so far stops
 /// working.
 pub fn bump_unsubscribe_version(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
