@@ -3,57 +3,42 @@
 
 #[path = "support/games.rs"]
 mod games;
+#[path = "support/inbound.rs"]
+mod inbound;
 #[path = "support/smtp_sink.rs"]
 mod smtp_sink;
 
 use djambi_e2e::{Backend, Login, TestServer, backend_tests, json};
 use games::*;
-use smtp_sink::SmtpSink;
-
-const SECRET: &str = "inbound-secret-inbound-secret-inbound-secret";
+use inbound::{SECRET, deliver, reply as raw};
+use smtp_sink::{SmtpSink, address_of as email};
 
 fn start(backend: Backend, sink: &SmtpSink) -> TestServer {
-    let port = sink.port.to_string();
-    TestServer::start_with(
-        backend,
-        &[
-            ("DJAMBI_SMTP_HOST", "127.0.0.1"),
-            ("DJAMBI_SMTP_PORT", &port),
-            ("DJAMBI_SMTP_TLS", "none"),
-            ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
-            ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
-            ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
-            ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
-            ("DJAMBI_MAIL_DOMAIN", "play.djambi.example"),
-            ("DJAMBI_MAIL_AUTH", "token"),
-            ("DJAMBI_INBOUND_MAIL_SECRET", SECRET),
-        ],
-    )
+    start_with(backend, sink, &[])
 }
 
-fn email(who: &Login) -> String {
-    format!("{}@example.org", who.username)
+fn start_with(backend: Backend, sink: &SmtpSink, extra: &[(&str, &str)]) -> TestServer {
+    let port = sink.port.to_string();
+    let mut vars: Vec<(&str, &str)> = vec![
+        ("DJAMBI_SMTP_HOST", "127.0.0.1"),
+        ("DJAMBI_SMTP_PORT", &port),
+        ("DJAMBI_SMTP_TLS", "none"),
+        ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
+        ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
+        ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
+        ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
+        ("DJAMBI_MAIL_DOMAIN", "play.djambi.example"),
+        ("DJAMBI_MAIL_AUTH", "token"),
+        ("DJAMBI_INBOUND_MAIL_SECRET", SECRET),
+    ];
+    vars.extend_from_slice(extra);
+    TestServer::start_with(backend, &vars)
 }
 
 fn setup(srv: &TestServer, sink: &SmtpSink, prefix: &str) -> (String, Vec<Login>) {
-    let p: Vec<Login> = SEATS
-        .iter()
-        .map(|s| srv.user(&format!("{prefix}_{}", s.to_lowercase())))
-        .collect();
-    for who in &p {
-        let token = smtp_sink::verification_token(sink, &email(who), 1);
-        srv.post(&format!("/v1/email-verification/{token}"), None, &json!({}))
-            .expect(200);
-    }
+    let p = smtp_sink::verified_players(srv, sink, prefix);
     sink.clear();
-    let id = create(srv, &p[0], json!({"seats": 4, "seat": "R"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    for (i, seat) in SEATS.iter().enumerate().skip(1) {
-        take_seat(srv, &p[i], &id, seat).expect(200);
-    }
-    (id, p)
+    (seat_all(srv, &p), p)
 }
 
 /// The n-th turn mail of a player: its reply address.
@@ -71,31 +56,6 @@ fn reply_to(sink: &SmtpSink, who: &Login, n: usize) -> String {
         m.body
     );
     r
-}
-
-fn raw(from: &str, to: &str, id: &str, extra: &str, body: &str) -> String {
-    format!(
-        "From: {from}\r\nTo: {to}\r\nSubject: Re: Your turn\r\nMessage-ID: <{id}@example.org>\r\n\
-         {extra}Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
-    )
-}
-
-fn deliver(srv: &TestServer, message: &str) -> String {
-    let r = srv.send(
-        srv.request(reqwest::Method::POST, "/v1/inbound-mail")
-            .header("authorization", format!("Bearer {SECRET}"))
-            .header("content-type", "message/rfc822")
-            .body(message.to_string()),
-    );
-    r.expect(200)["outcome"].as_str().unwrap().to_string()
-}
-
-fn first_legal(srv: &TestServer, id: &str) -> String {
-    srv.get(&format!("/v1/games/{id}/legal-moves"), None)
-        .expect(200)["moves"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 fn a_reply_plays_once_and_the_rest_is_refused_or_dropped(backend: Backend) {
@@ -302,7 +262,49 @@ fn four_players_play_rounds_by_mail(backend: Backend) {
     check_log_replays(&srv, &id);
 }
 
+/// The limits per seat (all the turn mails of one seat of a game) and per sender (all
+/// games): past them a reply is dropped silently, even a legal move, and nothing changes;
+/// the limit of one seat leaves the player's other games alone.
+fn limits_per_seat_and_per_sender_drop_silently(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start_with(
+        backend,
+        &sink,
+        &[
+            ("DJAMBI_MAIL_LIMIT_PER_SEAT", "2/1h"),
+            ("DJAMBI_MAIL_LIMIT_PER_SENDER", "4/1h"),
+        ],
+    );
+    let (first, p) = setup(&srv, &sink, "lim");
+    let red = &p[0];
+    let second = seat_all(&srv, &p);
+    let third = seat_all(&srv, &p);
+    // Red's turn mails: one per game.
+    let addrs: Vec<String> = [&first, &second, &third]
+        .iter()
+        .map(|g| smtp_sink::turn_reply_address(&sink, red, g, 1))
+        .collect();
+    let v = [&first, &second, &third].map(|g| version(&srv, g));
+    let send = |to: &str, n: &str, body: &str| deliver(&srv, &raw(&email(red), to, n, "", body));
+
+    // The seat of the first game: two replies, then even its legal move is dropped.
+    assert_eq!(send(&addrs[0], "s1", "please"), "error:grammar");
+    assert_eq!(send(&addrs[0], "s2", "please"), "error:grammar");
+    let mv = first_legal(&srv, &first);
+    assert_eq!(send(&addrs[0], "s3", &mv), "dropped:rate_seat");
+    assert_eq!(version(&srv, &first), v[0]);
+    // Another game's seat has its own count: its move plays (the sender's fourth reply).
+    let mv = first_legal(&srv, &second);
+    assert_eq!(send(&addrs[1], "s4", &mv), "played");
+    assert_eq!(version(&srv, &second), v[1] + 1);
+    // The sender's fifth reply, in a third game, is over the sender's limit.
+    let mv = first_legal(&srv, &third);
+    assert_eq!(send(&addrs[2], "s5", &mv), "dropped:rate_sender");
+    assert_eq!(version(&srv, &third), v[2]);
+}
+
 backend_tests!(
+    limits_per_seat_and_per_sender_drop_silently,
     a_reply_plays_once_and_the_rest_is_refused_or_dropped,
     the_endpoint_wants_its_secret_and_a_small_message,
     four_players_play_rounds_by_mail,

@@ -7,6 +7,8 @@
 mod dns;
 #[path = "support/games.rs"]
 mod games;
+#[path = "support/inbound.rs"]
+mod inbound;
 #[path = "support/smtp_sink.rs"]
 mod smtp_sink;
 
@@ -18,14 +20,13 @@ use base64::Engine;
 use djambi_e2e::{Backend, Login, TestServer, Value, backend_tests, json};
 use dns::TestDns;
 use games::*;
+use inbound::{SECRET, deliver as deliver_http, reply as raw};
 use lettre::Transport;
 use lettre::address::Envelope;
 use mail_auth::common::crypto::Ed25519Key;
 use mail_auth::common::headers::HeaderWriter;
 use mail_auth::dkim::DkimSigner;
-use smtp_sink::SmtpSink;
-
-const SECRET: &str = "inbound-secret-inbound-secret-inbound-secret";
+use smtp_sink::{SmtpSink, address_of as email, verified_players as players};
 const DOMAIN: &str = "play.djambi.example";
 
 /// A DKIM key of `example.org` (the players' domain), published by the test DNS.
@@ -81,63 +82,11 @@ fn start(backend: Backend, sink: &SmtpSink, dns: &TestDns, extra: &[(&str, &str)
     TestServer::start_with(backend, &vars)
 }
 
-fn email(who: &Login) -> String {
-    format!("{}@example.org", who.username)
-}
-
-fn players(srv: &TestServer, sink: &SmtpSink, prefix: &str) -> Vec<Login> {
-    let p: Vec<Login> = SEATS
-        .iter()
-        .map(|s| srv.user(&format!("{prefix}_{}", s.to_lowercase())))
-        .collect();
-    for who in &p {
-        let token = smtp_sink::verification_token(sink, &email(who), 1);
-        srv.post(&format!("/v1/email-verification/{token}"), None, &json!({}))
-            .expect(200);
-    }
-    p
-}
-
-fn new_game(srv: &TestServer, p: &[Login]) -> String {
-    let id = create(srv, &p[0], json!({"seats": 4, "seat": "R"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    for (i, seat) in SEATS.iter().enumerate().skip(1) {
-        take_seat(srv, &p[i], &id, seat).expect(200);
-    }
-    id
-}
-
-/// The reply address of the latest turn mail of `who` about game `id`, once there are at
-/// least `n` of them.
+/// The reply address of the latest turn mail of `who` about game `id` (at least `n`).
 fn reply_to(sink: &SmtpSink, who: &Login, id: &str, n: usize) -> String {
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let mails: Vec<_> = sink
-            .to_with_subject(&email(who), "Your turn")
-            .into_iter()
-            .filter(|m| m.body.contains(id))
-            .collect();
-        if mails.len() >= n {
-            let r = mails.last().unwrap().header("reply-to").to_string();
-            assert!(r.starts_with("move+") && r.ends_with(DOMAIN), "{r}");
-            return r;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no turn mail {n} for {}",
-            who.username
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn raw(from: &str, to: &str, id: &str, extra: &str, body: &str) -> String {
-    format!(
-        "From: {from}\r\nTo: {to}\r\nSubject: Re: Your turn\r\nMessage-ID: <{id}@example.org>\r\n\
-         {extra}Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
-    )
+    let r = smtp_sink::turn_reply_address(sink, who, id, n);
+    assert!(r.ends_with(DOMAIN), "{r}");
+    r
 }
 
 /// Sends with lettre; the server's last answer (`Ok` text or the error).
@@ -220,24 +169,6 @@ impl Raw {
     }
 }
 
-fn deliver_http(srv: &TestServer, message: &str) -> String {
-    let r = srv.send(
-        srv.request(reqwest::Method::POST, "/v1/inbound-mail")
-            .header("authorization", format!("Bearer {SECRET}"))
-            .header("content-type", "message/rfc822")
-            .body(message.to_string()),
-    );
-    r.expect(200)["outcome"].as_str().unwrap().to_string()
-}
-
-fn first_legal(srv: &TestServer, id: &str) -> String {
-    srv.get(&format!("/v1/games/{id}/legal-moves"), None)
-        .expect(200)["moves"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 fn metric(srv: &TestServer, needle: &str) -> bool {
     let r = srv.get("/metrics", None);
     r.text.lines().any(|l| l.starts_with(needle))
@@ -251,7 +182,7 @@ fn the_listener_speaks_smtp(backend: Backend) {
     let dns = TestDns::start();
     let srv = start(backend, &sink, &dns, &[]);
     let p = players(&srv, &sink, "sp");
-    let id = new_game(&srv, &p);
+    let id = seat_all(&srv, &p);
     let addr = reply_to(&sink, &p[0], &id, 1);
     let smtp = srv.smtp_addr.unwrap();
     let mut c = Raw::connect(smtp, "127.0.0.1");
@@ -346,7 +277,7 @@ fn replies_need_dkim_or_spf(backend: Backend) {
     let keys = Keys::new(&dns);
     let srv = start(backend, &sink, &dns, &[]);
     let p = players(&srv, &sink, "au");
-    let id = new_game(&srv, &p);
+    let id = seat_all(&srv, &p);
     let (red, blue) = (&p[0], &p[1]);
     let addr = reply_to(&sink, red, &id, 1);
     let v0 = version(&srv, &id);
@@ -485,6 +416,66 @@ fn replies_need_dkim_or_spf(backend: Backend) {
     ));
 }
 
+/// Behind the site's MTA: a relay of `DJAMBI_SMTP_XFORWARD_FROM` names the original client
+/// with `XFORWARD`, and SPF checks that address (here one SPF does not allow, so the
+/// unsigned reply is dropped), for one transaction only; anyone else is refused it.
+fn xforward_names_the_original_client(backend: Backend) {
+    let sink = SmtpSink::start();
+    let dns = TestDns::start();
+    let _keys = Keys::new(&dns);
+    let srv = start(
+        backend,
+        &sink,
+        &dns,
+        &[("DJAMBI_SMTP_XFORWARD_FROM", "127.0.0.1/32")],
+    );
+    let p = players(&srv, &sink, "xf");
+    let id = seat_all(&srv, &p);
+    let red = &p[0];
+    let addr = reply_to(&sink, red, &id, 1);
+    let v0 = version(&srv, &id);
+    let mv = first_legal(&srv, &id);
+    let smtp = srv.smtp_addr.unwrap();
+
+    // Not a relay: not offered, refused.
+    let mut c = Raw::connect(smtp, "127.0.0.2");
+    assert!(!c.cmd("EHLO client.example").contains("XFORWARD"));
+    assert!(c.cmd("XFORWARD ADDR=127.0.0.1").starts_with("550 "));
+    c.cmd("QUIT");
+
+    // The relay: offered; the original client is one SPF does not allow.
+    let mut c = Raw::connect(smtp, "127.0.0.1");
+    let ehlo = c.cmd("EHLO relay.example");
+    assert!(ehlo.contains("250-XFORWARD NAME ADDR"), "{ehlo}");
+    assert!(c.cmd("XFORWARD ADDR=bogus").starts_with("501 "));
+    assert!(
+        c.cmd("XFORWARD NAME=mx.elsewhere.example ADDR=192.0.2.7 PROTO=ESMTP")
+            .starts_with("250 ")
+    );
+    assert!(
+        c.cmd("XFORWARD HELO=mx.elsewhere.example")
+            .starts_with("250 ")
+    );
+    let send = |c: &mut Raw, n: &str| {
+        assert!(
+            c.cmd(&format!("MAIL FROM:<{}>", email(red)))
+                .starts_with("250")
+        );
+        assert!(c.cmd("XFORWARD ADDR=127.0.0.1").starts_with("503 "));
+        assert!(c.cmd(&format!("RCPT TO:<{addr}>")).starts_with("250"));
+        assert!(c.cmd("DATA").starts_with("354"));
+        c.cmd(&format!("{}.", raw(&email(red), &addr, n, "", &mv)))
+    };
+    let r = send(&mut c, "xf1");
+    assert!(r.contains("dropped:not_authenticated"), "{r}");
+    assert_eq!(version(&srv, &id), v0);
+    // The next transaction is the relay's own again (127.0.0.1, which SPF allows).
+    let r = send(&mut c, "xf2");
+    assert!(r.contains("OK: played"), "{r}");
+    assert_eq!(version(&srv, &id), v0 + 1);
+    c.cmd("QUIT");
+}
+
 /// The limits: past the cap of error answers replies are dropped silently (the token
 /// unchanged); past the limit per token, even a good move is dropped.
 fn limits_drop_silently(backend: Backend) {
@@ -501,7 +492,7 @@ fn limits_drop_silently(backend: Backend) {
         ],
     );
     let p = players(&srv, &sink, "li");
-    let id = new_game(&srv, &p);
+    let id = seat_all(&srv, &p);
     let red = &p[0];
     let addr = reply_to(&sink, red, &id, 1);
     let v0 = version(&srv, &id);
@@ -562,7 +553,7 @@ fn a_whole_game_by_mail(backend: Backend) {
     let keys = Keys::new(&dns);
     let srv = start(backend, &sink, &dns, &[]);
     let p = players(&srv, &sink, "wg");
-    let id = new_game(&srv, &p);
+    let id = seat_all(&srv, &p);
     let mut seen = [0usize; 4];
     let mut commands: Vec<(usize, String)> = Vec::new();
     for ply in 0..200 {
@@ -598,7 +589,7 @@ fn a_whole_game_by_mail(backend: Backend) {
     assert!(commands.len() > 16);
 
     // The same commands through the API, in a second game of the same players.
-    let api = new_game(&srv, &p);
+    let api = seat_all(&srv, &p);
     for (i, command) in &commands {
         let v = version(&srv, &api);
         if command == "resign" {
@@ -618,6 +609,7 @@ fn a_whole_game_by_mail(backend: Backend) {
 
 backend_tests!(
     the_listener_speaks_smtp,
+    xforward_names_the_original_client,
     replies_need_dkim_or_spf,
     limits_drop_silently,
     a_whole_game_by_mail,

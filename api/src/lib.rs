@@ -212,6 +212,7 @@ pub async fn start_with_clock(
                     max_bytes: mail_moves::message::MAX_BYTES,
                     idle: state.config.mail_moves.smtp_idle_timeout,
                     session: state.config.mail_moves.smtp_session_timeout,
+                    xforward_from: state.config.mail_moves.smtp_xforward_from.clone(),
                 },
                 &state.shutdown,
             );

@@ -312,3 +312,64 @@ pub fn verification_token(sink: &SmtpSink, to: &str, n: usize) -> String {
     let m = sink.wait_for_subject(20, to, "Confirm your e-mail address", n);
     token_after(&m.body, "/v1/email-verification/")
 }
+
+/// A test account's address (`TestServer::user` registers `<name>@example.org`).
+pub fn address_of(who: &djambi_e2e::Login) -> String {
+    format!("{}@example.org", who.username)
+}
+
+/// Four new players `<prefix>_r`, `_b`, `_y`, `_g` whose addresses are verified (mails
+/// about games go to verified addresses only; moves by mail come from them only).
+pub fn verified_players(
+    srv: &djambi_e2e::TestServer,
+    sink: &SmtpSink,
+    prefix: &str,
+) -> Vec<djambi_e2e::Login> {
+    let p: Vec<djambi_e2e::Login> = ["r", "b", "y", "g"]
+        .iter()
+        .map(|s| srv.user(&format!("{prefix}_{s}")))
+        .collect();
+    for who in &p {
+        let token = verification_token(sink, &address_of(who), 1);
+        srv.post(
+            &format!("/v1/email-verification/{token}"),
+            None,
+            &serde_json::json!({}),
+        )
+        .expect(200);
+    }
+    p
+}
+
+/// The reply address of the latest turn mail of `who` about game `game`, once there are
+/// at least `n` of them (mails of several games may arrive in any order).
+#[track_caller]
+pub fn turn_reply_address(
+    sink: &SmtpSink,
+    who: &djambi_e2e::Login,
+    game: &str,
+    n: usize,
+) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let mails: Vec<Mail> = sink
+            .to_with_subject(&address_of(who), "Your turn")
+            .into_iter()
+            .filter(|m| m.body.contains(game))
+            .collect();
+        if let Some(m) = mails
+            .get(n.saturating_sub(1)..)
+            .and_then(|rest| rest.last())
+        {
+            let r = m.header("reply-to").to_string();
+            assert!(r.starts_with("move+"), "{m:?}");
+            return r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no turn mail {n} of game {game} for {}",
+            who.username
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

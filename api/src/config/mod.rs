@@ -242,6 +242,8 @@ pub struct MailMoves {
     pub smtp_listen: Option<std::net::SocketAddr>,
     pub smtp_idle_timeout: Duration,
     pub smtp_session_timeout: Duration,
+    /// `DJAMBI_SMTP_XFORWARD_FROM`: the relaying MTAs whose XFORWARD is believed.
+    pub smtp_xforward_from: Vec<ipnet::IpNet>,
     /// `DJAMBI_MAIL_DNS`: the DNS servers of DKIM and SPF (empty: the system's).
     pub dns: Vec<std::net::SocketAddr>,
     pub limits: MailLimits,
@@ -444,6 +446,7 @@ impl Config {
                 smtp_listen: src.optional(&SMTP_LISTEN)?,
                 smtp_idle_timeout: src.value(&SMTP_IDLE_TIMEOUT)?,
                 smtp_session_timeout: src.value(&SMTP_SESSION_TIMEOUT)?,
+                smtp_xforward_from: src.optional(&SMTP_XFORWARD_FROM)?.unwrap_or_default(),
                 dns: src.optional(&MAIL_DNS)?.unwrap_or_default(),
                 limits: MailLimits {
                     per_token: src.value(&MAIL_LIMIT_PER_TOKEN)?,

@@ -10,6 +10,11 @@
 //!
 //! - `EHLO`/`HELO`, `MAIL FROM` (with `SIZE=` and `BODY=`), `RCPT TO`, `DATA` (dot-unstuffed),
 //!   `RSET`, `NOOP`, `QUIT`; `VRFY` answers 252, `HELP` 214, anything else 500/502;
+//! - Postfix's `XFORWARD` (`ADDR`, `HELO`, and `NAME`, `PORT`, `PROTO`, `IDENT`,
+//!   `SOURCE` taken and ignored), offered and accepted only from the relays of
+//!   `DJAMBI_SMTP_XFORWARD_FROM` (550 from anyone else) and outside a transaction: the
+//!   original client's address and `HELO` are then what SPF checks, until the
+//!   transaction ends;
 //! - `SIZE` is advertised and enforced: a `SIZE=` over it is refused at `MAIL` (552), a
 //!   message over it at the end of `DATA` (552, read to its end, nothing kept);
 //! - recipients are refused at `RCPT` (550) unless they are `move+TOKEN@DJAMBI_MAIL_DOMAIN`
@@ -62,6 +67,8 @@ pub struct SmtpListener {
     pub max_bytes: usize,
     pub idle: Duration,
     pub session: Duration,
+    /// The relays whose `XFORWARD` is believed (`DJAMBI_SMTP_XFORWARD_FROM`).
+    pub xforward_from: Vec<ipnet::IpNet>,
 }
 
 struct Conf {
@@ -70,6 +77,7 @@ struct Conf {
     max_bytes: usize,
     idle: Duration,
     session: Duration,
+    xforward_from: Vec<ipnet::IpNet>,
 }
 
 /// Starts accepting connections; it stops accepting at shutdown.
@@ -81,6 +89,7 @@ pub fn spawn(l: SmtpListener, shutdown: &Shutdown) {
         max_bytes: l.max_bytes,
         idle: l.idle,
         session: l.session,
+        xforward_from: l.xforward_from,
     });
     let std_listener = l.listener;
     shutdown.spawn("smtp", async move {
@@ -184,6 +193,9 @@ fn trim_eol(line: &[u8]) -> &[u8] {
 struct Transaction {
     mail_from: Option<String>,
     rcpt: Vec<String>,
+    /// The original client's address and `HELO` name, from a relay's `XFORWARD`.
+    forwarded_addr: Option<IpAddr>,
+    forwarded_helo: Option<String>,
 }
 
 /// How a read ended when it did not give a line.
@@ -218,6 +230,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Session<'_, S> {
             Ok(Err(_)) | Ok(Ok(Line::Eof)) => Err(Stop::Closed),
             Ok(Ok(l)) => Ok(l),
         }
+    }
+
+    /// Whether the peer is a relay whose `XFORWARD` is believed.
+    fn may_xforward(&self) -> bool {
+        self.conf
+            .xforward_from
+            .iter()
+            .any(|n| n.contains(&self.peer))
     }
 
     /// A bad command: answered; `false` when the connection must close.
@@ -286,9 +306,14 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
                 s.tx = Transaction::default();
                 if verb == "EHLO" {
                     let max = s.conf.max_bytes;
+                    let xforward = if s.may_xforward() {
+                        "250-XFORWARD NAME ADDR PORT PROTO HELO IDENT SOURCE\r\n"
+                    } else {
+                        ""
+                    };
                     s.reply(&format!(
                         "250-{host} greets {arg}\r\n250-SIZE {max}\r\n250-8BITMIME\r\n\
-                         250-PIPELINING\r\n250-ENHANCEDSTATUSCODES\r\n250 SMTPUTF8"
+                         {xforward}250-PIPELINING\r\n250-ENHANCEDSTATUSCODES\r\n250 SMTPUTF8"
                     ))
                     .await?;
                 } else {
@@ -401,8 +426,11 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
                     }
                     Data::Message(raw) => {
                         let envelope = Envelope {
-                            peer: s.peer,
-                            helo: s.helo.clone().unwrap_or_default(),
+                            peer: tx.forwarded_addr.unwrap_or(s.peer),
+                            helo: tx
+                                .forwarded_helo
+                                .or_else(|| s.helo.clone())
+                                .unwrap_or_default(),
                             mail_from: tx.mail_from.unwrap_or_default(),
                             rcpt: tx.rcpt,
                         };
@@ -425,6 +453,36 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
             "RSET" => {
                 s.tx = Transaction::default();
                 s.reply("250 2.0.0 OK").await?;
+            }
+            "XFORWARD" => {
+                if !s.may_xforward() {
+                    if !s.bad("550 5.7.0 XFORWARD is not allowed from this address").await? {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                if s.tx.mail_from.is_some() {
+                    if !s.bad("503 5.5.1 XFORWARD inside a transaction").await? {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                match xforward(&arg) {
+                    Ok((addr, helo)) => {
+                        if addr.is_some() {
+                            s.tx.forwarded_addr = addr;
+                        }
+                        if helo.is_some() {
+                            s.tx.forwarded_helo = helo;
+                        }
+                        s.reply("250 2.0.0 OK").await?;
+                    }
+                    Err(reply) => {
+                        if !s.bad(reply).await? {
+                            return Ok(());
+                        }
+                    }
+                }
             }
             "NOOP" => s.reply("250 2.0.0 OK").await?,
             "QUIT" => {
@@ -510,6 +568,62 @@ async fn read_data<S: AsyncRead + AsyncWrite + Unpin>(
 }
 
 /// `FROM:<path> params` / `TO:<path> params`: the path (without brackets) and the params.
+/// The original client's address and `HELO` of an `XFORWARD` command's attributes
+/// (`NAME=... ADDR=... HELO=...`, values in xtext; `[UNAVAILABLE]` and `[TEMPUNAVAIL]`
+/// say nothing), or the reply to a bad one.
+fn xforward(arg: &str) -> Result<(Option<IpAddr>, Option<String>), &'static str> {
+    if arg.is_empty() {
+        return Err("501 5.5.4 Syntax: XFORWARD attribute=value...");
+    }
+    let (mut addr, mut helo) = (None, None);
+    for pair in arg.split_ascii_whitespace() {
+        let (name, value) = pair
+            .split_once('=')
+            .ok_or("501 5.5.4 Syntax: XFORWARD attribute=value...")?;
+        let value = xtext(value).ok_or("501 5.5.4 Bad xtext in XFORWARD")?;
+        let known = !matches!(value.as_str(), "[UNAVAILABLE]" | "[TEMPUNAVAIL]");
+        match name.to_ascii_uppercase().as_str() {
+            "ADDR" if known => {
+                let text = value
+                    .strip_prefix("IPV6:")
+                    .or_else(|| value.strip_prefix("ipv6:"))
+                    .unwrap_or(&value);
+                addr = Some(
+                    text.parse()
+                        .map_err(|_| "501 5.5.4 XFORWARD ADDR is not an address")?,
+                );
+            }
+            "HELO" if known => {
+                if value.is_empty() || value.contains(char::is_whitespace) {
+                    return Err("501 5.5.4 XFORWARD HELO is not a name");
+                }
+                helo = Some(value);
+            }
+            "ADDR" | "HELO" | "NAME" | "PORT" | "PROTO" | "IDENT" | "SOURCE" => {}
+            _ => return Err("501 5.5.4 Unknown XFORWARD attribute"),
+        }
+    }
+    Ok((addr, helo))
+}
+
+/// Decodes RFC 3461's xtext (`+XX` for a byte in hexadecimal).
+fn xtext(value: &str) -> Option<String> {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'+' {
+            let hex = value.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 fn path_after(arg: &str, keyword: &str) -> Option<(String, String)> {
     let head = arg.get(..keyword.len())?;
     if !head.eq_ignore_ascii_case(keyword) {
@@ -556,6 +670,32 @@ fn check_params(params: &str, max: usize) -> Result<(), &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xforward_attributes() {
+        assert_eq!(
+            xforward("NAME=mx.example.org ADDR=192.0.2.7 PROTO=ESMTP HELO=mx.example.org"),
+            Ok((
+                Some("192.0.2.7".parse().unwrap()),
+                Some("mx.example.org".to_string())
+            ))
+        );
+        assert_eq!(
+            xforward("addr=IPV6:2001:db8::1 helo=[UNAVAILABLE]"),
+            Ok((Some("2001:db8::1".parse().unwrap()), None))
+        );
+        assert_eq!(xforward("HELO=a+2Bb"), Ok((None, Some("a+b".to_string()))));
+        assert_eq!(
+            xforward("ADDR=[TEMPUNAVAIL] SOURCE=REMOTE"),
+            Ok((None, None))
+        );
+        assert!(xforward("").is_err());
+        assert!(xforward("ADDR=not-an-ip").is_err());
+        assert!(xforward("COLOUR=red").is_err());
+        assert!(xforward("ADDR").is_err());
+        assert!(xforward("HELO=a+zz").is_err());
+        assert!(xforward("HELO=a+2").is_err());
+    }
 
     #[test]
     fn paths_and_parameters() {
