@@ -89,6 +89,42 @@ def get_json(url):
     return body
 
 
+def login_token(base, username):
+    """An access token of `username` (registered with PASSWORD), for API calls beside the pages."""
+    status, body = http("POST", f"{base}/v1/sessions", {"username": username, "password": PASSWORD})
+    if status not in (200, 201):
+        raise Failed(f"log in {username}: {status} {body}")
+    return body["access_token"]
+
+
+def browser_test_main(name, description, run):
+    """The command line of a browser test that takes `base_url outdir [--chromium]
+    [--timeout]`: 2 when Chromium or the server is missing, 1 on a failure, 0 when
+    run(base, outdir, chromium, timeout) passes."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("base_url")
+    parser.add_argument("outdir")
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
+    parser.add_argument("--timeout", type=float, default=30.0)
+    args = parser.parse_args()
+    chromium = shutil.which(args.chromium)
+    if not chromium:
+        print(f"{name}: {args.chromium} not found; run scripts/ensure-chromium.sh", file=sys.stderr)
+        return 2
+    base = args.base_url.rstrip("/")
+    try:
+        get_json(f"{base}/healthz")
+    except Exception as error:  # noqa: BLE001 - any failure here means no usable server
+        print(f"{name}: no server at {base}: {error}", file=sys.stderr)
+        return 2
+    try:
+        run(base, args.outdir, chromium, args.timeout)
+    except Failed as error:
+        print(f"{name}: FAILED: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 # The answers this test provokes on purpose (the page logs them as failed loads).
 ILLEGAL = r"/v1/games/[0-9a-f-]+/moves .*status of 422"
 STALE = r"/v1/games/[0-9a-f-]+/moves .*status of 412"

@@ -28,17 +28,18 @@ The server must send pushes (a VAPID key). Checked, against the real server:
   Chromium, so the event is dispatched in the worker, with `clients.openWindow` and
   `WindowClient.focus` recorded): it closes the notification and focuses a window
   already on the page, or opens the page;
+- its pushsubscriptionchange handler (Chromium never fires the event, so it is dispatched
+  in the worker with a stand-in new subscription): the new subscription reaches the
+  account, signed in by the page's cookie and CSRF token, and the old one's row goes;
 - axe-core on the settings page, no error in the page's console.
 
 Screenshot: OUTDIR/push.png. Exit status 0 pass, 1 a check failed, 2 no browser or no
 server. Standard library only (see cdp.py).
 """
 
-import argparse
 import json
 import os
 import secrets
-import shutil
 import struct
 import sys
 import time
@@ -48,7 +49,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser, Failed  # noqa: E402
-from play_test import PASSWORD, Player, get_json, http  # noqa: E402
+from play_test import Player, browser_test_main, get_json, http, login_token as token  # noqa: E402
 
 PUSH = "document.getElementById('push')"
 STATE = f"({PUSH} && {PUSH}.dataset.state)"
@@ -121,13 +122,6 @@ def check_sw_script(base):
         raise Failed("/sw.js does not show notifications")
 
 
-def token(base, username):
-    status, body = http("POST", f"{base}/v1/sessions", {"username": username, "password": PASSWORD})
-    if status not in (200, 201):
-        raise Failed(f"log in {username}: {status} {body}")
-    return body["access_token"]
-
-
 def rows(base, tok):
     status, body = http("GET", f"{base}/v1/me/push-subscriptions", token=tok)
     if status != 200:
@@ -192,13 +186,18 @@ def wait_notification(page, body):
     raise Failed(f"the service worker showed no notification {body!r}: {notifications(page)}")
 
 
-def check_click(browser, base, settings_url):
-    """Dispatches notificationclick in the service worker (recording the clients' calls)."""
+def worker_session(browser, base):
+    """A CDP session attached to the site's service worker."""
     targets = browser.call("Target.getTargets")["targetInfos"]
     workers = [t for t in targets if t["type"] == "service_worker" and t["url"] == f"{base}/sw.js"]
     if not workers:
         raise Failed(f"no service worker target: {[(t['type'], t['url']) for t in targets]}")
-    session = browser.call("Target.attachToTarget", {"targetId": workers[0]["targetId"], "flatten": True})["sessionId"]
+    return browser.call("Target.attachToTarget", {"targetId": workers[0]["targetId"], "flatten": True})["sessionId"]
+
+
+def check_click(browser, base, settings_url):
+    """Dispatches notificationclick in the service worker (recording the clients' calls)."""
+    session = worker_session(browser, base)
 
     def click(url):
         expression = """(async () => {
@@ -227,6 +226,47 @@ def check_click(browser, base, settings_url):
     got = click("https://elsewhere.example/play/0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11")
     if got["calls"] != [["open", game]] or got["left"] != 0:
         raise Failed(f"a click on a notification of another game: {got}")
+    browser.call("Target.detachFromTarget", {"sessionId": session})
+
+
+def check_renewal(browser, base, tok, tag):
+    """Dispatches pushsubscriptionchange in the service worker (Chromium never fires it)
+    with a stand-in new subscription: the worker must send it to the account, signed in
+    by the page's cookie, and delete the old one's row."""
+    session = worker_session(browser, base)
+
+    def renew(old, new):
+        expression = """(async () => {
+          const b64 = bytes => btoa(String.fromCharCode(...new Uint8Array(bytes)))
+            .replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+          const pair = await crypto.subtle.generateKey({name: 'ECDH', namedCurve: 'P-256'}, true, ['deriveBits']);
+          const keys = {p256dh: b64(await crypto.subtle.exportKey('raw', pair.publicKey)),
+                        auth: b64(crypto.getRandomValues(new Uint8Array(16)))};
+          const fresh = {endpoint: NEW, toJSON() { return {endpoint: NEW, expirationTime: null, keys}; }};
+          const event = new ExtendableEvent('pushsubscriptionchange');
+          Object.defineProperty(event, 'oldSubscription', {value: OLD === null ? null : {endpoint: OLD}});
+          Object.defineProperty(event, 'newSubscription', {value: fresh});
+          const waited = [];
+          event.waitUntil = p => waited.push(p);
+          self.dispatchEvent(event);
+          await Promise.all(waited);
+          return waited.length;
+        })()""".replace("NEW", json.dumps(new)).replace("OLD", json.dumps(old))
+        result = browser.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                   "awaitPromise": True}, session=session)
+        if "exceptionDetails" in result:
+            raise Failed(f"pushsubscriptionchange in the worker: {result['exceptionDetails']}")
+        if result["result"]["value"] != 1:
+            raise Failed("the worker did not wait for its renewal (event.waitUntil)")
+
+    first = f"https://fcm.googleapis.com/fcm/send/renewed-{tag}"
+    renew(None, first)
+    if [r["endpoint"] for r in rows(base, tok)] != [first]:
+        raise Failed(f"a renewed subscription was not sent: {rows(base, tok)}")
+    second = f"https://fcm.googleapis.com/fcm/send/renewed-again-{tag}"
+    renew(first, second)
+    if [r["endpoint"] for r in rows(base, tok)] != [second]:
+        raise Failed(f"the renewal did not replace the old subscription: {rows(base, tok)}")
     browser.call("Target.detachFromTarget", {"sessionId": session})
 
 
@@ -355,36 +395,17 @@ def run(base, outdir, chromium, timeout):
         if rows(base, tok) or page.eval("window.standIn.unsubscribed") != 1:
             raise Failed(f"turning off left {rows(base, tok)}, unsubscribed "
                          f"{page.eval('window.standIn.unsubscribed')} times")
-        page.check_console()
         print("turned off: the subscription deleted")
+        check_renewal(browser, base, tok, tag)
+        print("pushsubscriptionchange: the renewed subscription sent, the old one deleted")
+        page.check_console()
         print("ok: push notifications and the web app manifest in Chromium")
     finally:
         browser.close()
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Web Push and the web app manifest in headless Chromium.")
-    parser.add_argument("base_url")
-    parser.add_argument("outdir")
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
-    parser.add_argument("--timeout", type=float, default=30.0)
-    args = parser.parse_args()
-    chromium = shutil.which(args.chromium)
-    if not chromium:
-        print(f"push_test: {args.chromium} not found; run scripts/ensure-chromium.sh", file=sys.stderr)
-        return 2
-    base = args.base_url.rstrip("/")
-    try:
-        get_json(f"{base}/healthz")
-    except Exception as error:  # noqa: BLE001
-        print(f"push_test: no server at {base}: {error}", file=sys.stderr)
-        return 2
-    try:
-        run(base, args.outdir, chromium, args.timeout)
-    except Failed as error:
-        print(f"push_test: FAILED: {error}", file=sys.stderr)
-        return 1
-    return 0
+    return browser_test_main("push_test", "Web Push and the web app manifest in headless Chromium.", run)
 
 
 if __name__ == "__main__":

@@ -21,25 +21,15 @@ Screenshots: OUTDIR/talk.png, OUTDIR/talk-phone.png. Exit status 0 pass, 1 a che
 2 no browser or no server. Standard library only (see cdp.py).
 """
 
-import argparse
-import json
 import os
 import secrets
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser, Failed  # noqa: E402
-from play_test import PASSWORD, Player, get_json, http  # noqa: E402
+from play_test import Player, browser_test_main, http, login_token as token  # noqa: E402
 
 LOG = "document.getElementById('talk-log').textContent"
-
-
-def token(base, username):
-    status, body = http("POST", f"{base}/v1/sessions", {"username": username, "password": PASSWORD})
-    if status not in (200, 201):
-        raise Failed(f"log in {username}: {status} {body}")
-    return body["access_token"]
 
 
 def messages(base, game, tok=None):
@@ -142,28 +132,7 @@ def run(base, outdir, chromium, timeout):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="The table-talk panel in headless Chromium.")
-    parser.add_argument("base_url")
-    parser.add_argument("outdir")
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
-    parser.add_argument("--timeout", type=float, default=30.0)
-    args = parser.parse_args()
-    chromium = shutil.which(args.chromium)
-    if not chromium:
-        print(f"talk_test: {args.chromium} not found; run scripts/ensure-chromium.sh", file=sys.stderr)
-        return 2
-    base = args.base_url.rstrip("/")
-    try:
-        get_json(f"{base}/healthz")
-    except Exception as error:  # noqa: BLE001
-        print(f"talk_test: no server at {base}: {error}", file=sys.stderr)
-        return 2
-    try:
-        run(base, args.outdir, chromium, args.timeout)
-    except Failed as error:
-        print(f"talk_test: FAILED: {error}", file=sys.stderr)
-        return 1
-    return 0
+    return browser_test_main("talk_test", "The table-talk panel in headless Chromium.", run)
 
 
 if __name__ == "__main__":

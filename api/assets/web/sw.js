@@ -1,6 +1,7 @@
 // The service worker of the web client, served at /sw.js (scope "/"): it shows the
-// server's Web Push notifications and opens the game when one is clicked. Nothing else:
-// no caching, no fetch handler (every page comes from the server as it is).
+// server's Web Push notifications, opens the game when one is clicked, and sends a
+// subscription the browser renewed to the account. Nothing else: no caching, no fetch
+// handler (every page comes from the server as it is).
 //
 // A push's payload is the server's short JSON (api/src/notifications/push.rs):
 // {"title", "body", "url": the game's page, "tag", "kind", "id"}. The notification opens
@@ -74,3 +75,67 @@ self.addEventListener("notificationclick", function (event) {
   var url = pageOf(event.notification.data && event.notification.data.url);
   event.waitUntil(openPage(url));
 });
+
+// The browser renewed this device's subscription, or dropped it (Firefox does, when its
+// push service rotates endpoints; Chromium never fires this). The new one (made again
+// with the server's key when the browser gives none) goes to the account as the settings
+// page sends it: signed in by the session cookie, with the CSRF token of the settings
+// page; the old one's row is deleted. Signed out, nothing is sent: the settings page
+// offers to enable notifications again.
+self.addEventListener("pushsubscriptionchange", function (event) {
+  event.waitUntil(renew(event.oldSubscription, event.newSubscription));
+});
+
+function bytesOfBase64url(text) {
+  var b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  var raw = atob(b64 + "===".slice((b64.length + 3) % 4));
+  var out = new Uint8Array(raw.length);
+  for (var i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
+}
+
+function json(response) {
+  if (!response.ok) throw new Error(response.url + ": " + response.status);
+  return response.json();
+}
+
+// The CSRF token of the signed-in session, as the settings page carries it ("" when
+// signed out).
+function csrfToken() {
+  return fetch("/settings", { credentials: "same-origin" }).then(function (r) {
+    return r.text();
+  }).then(function (html) {
+    var m = /<meta name="csrf-token" content="([^"]*)">/.exec(html);
+    return m ? m[1] : "";
+  });
+}
+
+function renew(old, sub) {
+  var made = sub ? Promise.resolve(sub) : fetch("/v1/push/vapid-public-key").then(json).then(function (k) {
+    return self.registration.pushManager.subscribe({
+      userVisibleOnly: true,
+      applicationServerKey: bytesOfBase64url(k.public_key),
+    });
+  });
+  return Promise.all([made, csrfToken()]).then(function (got) {
+    var fresh = got[0], token = got[1];
+    if (!token) return null;
+    var send = function (method, url, body) {
+      var init = { method: method, credentials: "same-origin", headers: { accept: "application/json", "X-CSRF-Token": token } };
+      if (body !== undefined) {
+        init.headers["content-type"] = "application/json";
+        init.body = JSON.stringify(body);
+      }
+      return fetch(url, init);
+    };
+    return send("POST", "/v1/me/push-subscriptions", fresh.toJSON()).then(json).then(function () {
+      if (!old || !old.endpoint || old.endpoint === fresh.endpoint) return null;
+      return fetch("/v1/me/push-subscriptions", { credentials: "same-origin" }).then(json).then(function (rows) {
+        var gone = (rows.items || rows).filter(function (r) { return r.endpoint === old.endpoint; });
+        return Promise.all(gone.map(function (r) {
+          return send("DELETE", "/v1/me/push-subscriptions/" + encodeURIComponent(r.id));
+        }));
+      });
+    });
+  });
+}
