@@ -514,14 +514,7 @@ fn the_owner_lists_their_sessions_and_ends_any(backend: Backend) {
 /// Four new players of a started four-player game (the first is Red, to move).
 fn four_players(srv: &TestServer, names: [&str; 4]) -> (String, Vec<Login>) {
     let p: Vec<Login> = names.iter().map(|n| srv.user(n)).collect();
-    let id = create(srv, &p[0], json!({"seats": 4, "seat": "R"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    for (i, seat) in SEATS.iter().enumerate().skip(1) {
-        take_seat(srv, &p[i], &id, seat).expect(200);
-    }
-    (id, p)
+    (seat_all(srv, &p), p)
 }
 
 /// Seats `p` in a new game with three strangers and ends it (the strangers resign).

@@ -13,7 +13,7 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta};
 use djambi_e2e::{Backend, Login, ManualClock, TestServer, backend_tests, json};
 use games::*;
-use smtp_sink::SmtpSink;
+use smtp_sink::{SmtpSink, address_of as email};
 
 fn settings(sink: &SmtpSink) -> Vec<(&'static str, String)> {
     vec![
@@ -36,18 +36,9 @@ fn start(backend: Backend, sink: &SmtpSink, clock: Option<Arc<ManualClock>>) -> 
     }
 }
 
-/// Four players whose addresses are verified (notification mails go to verified
-/// addresses only); the sink is emptied afterwards.
+/// Four players whose addresses are verified; the sink is emptied afterwards.
 fn players(srv: &TestServer, sink: &SmtpSink, prefix: &str) -> Vec<Login> {
-    let p: Vec<Login> = SEATS
-        .iter()
-        .map(|s| srv.user(&format!("{prefix}_{}", s.to_lowercase())))
-        .collect();
-    for who in &p {
-        let token = smtp_sink::verification_token(sink, &email(who), 1);
-        srv.post(&format!("/v1/email-verification/{token}"), None, &json!({}))
-            .expect(200);
-    }
+    let p = smtp_sink::verified_players(srv, sink, prefix);
     sink.clear();
     p
 }
@@ -72,10 +63,6 @@ fn move_now(srv: &TestServer, id: &str, who: &Login) -> String {
         .clone();
     play(srv, who, id, mv.clone(), v).expect(201);
     mv.as_str().unwrap().to_string()
-}
-
-fn email(who: &Login) -> String {
-    format!("{}@example.org", who.username)
 }
 
 fn mails_name_the_game_and_unsubscribe_in_one_click(backend: Backend) {

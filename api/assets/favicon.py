@@ -32,15 +32,28 @@ def colour_at(x, y):
     return PAPER
 
 
-def png(size):
-    """A size x size RGBA PNG, 4x4 supersampled."""
+# The maskable icon's design: a square of this share of the side, centred; its corners
+# stay inside the safe zone's circle (radius 0.4: 0.56 * sqrt(2) / 2 < 0.4).
+MASKABLE_SHARE = 0.56
+
+
+def png(size, maskable=False):
+    """A size x size RGBA PNG of the design, 4x4 supersampled; `maskable`: inside the safe
+    zone of a launcher's mask (see icons.py), on the frame's colour to the edges."""
+    share = MASKABLE_SHARE if maskable else 1.0
+    offset = size * (1 - share) / 2
+    step = 32 / (size * share)
     rows = []
-    step = 32 / size
     for py in range(size):
         row = bytearray([0])
         for px in range(size):
-            samples = [colour_at(px * step + (i + 0.5) * step / 4, py * step + (j + 0.5) * step / 4)
-                       for i in range(4) for j in range(4)]
+            samples = []
+            for i in range(4):
+                for j in range(4):
+                    x = (px - offset + (i + 0.5) / 4) * step
+                    y = (py - offset + (j + 0.5) / 4) * step
+                    c = colour_at(x, y)
+                    samples.append(FRAME if c is None and maskable else c)
             opaque = [c for c in samples if c is not None]
             if not opaque:
                 row += bytes(4)

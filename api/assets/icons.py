@@ -13,46 +13,8 @@ run it again after changing the design in favicon.py.
 """
 
 import os
-import struct
-import zlib
 
-from favicon import FRAME, colour_at
-
-# The maskable icon's design: a square of this share of the side, centred; its corners
-# stay inside the safe zone's circle (radius 0.4: 0.56 * sqrt(2) / 2 < 0.4).
-MASKABLE_SHARE = 0.56
-
-
-def png(size, maskable=False):
-    """A size x size RGBA PNG of the design, 4x4 supersampled."""
-    share = MASKABLE_SHARE if maskable else 1.0
-    offset = size * (1 - share) / 2
-    step = 32 / (size * share)
-    rows = []
-    for py in range(size):
-        row = bytearray([0])
-        for px in range(size):
-            samples = []
-            for i in range(4):
-                for j in range(4):
-                    x = (px - offset + (i + 0.5) / 4) * step
-                    y = (py - offset + (j + 0.5) / 4) * step
-                    c = colour_at(x, y)
-                    samples.append(FRAME if c is None and maskable else c)
-            opaque = [c for c in samples if c is not None]
-            if not opaque:
-                row += bytes(4)
-                continue
-            rgb = [round(sum(c[k] for c in opaque) / len(opaque)) for k in range(3)]
-            row += bytes(rgb + [round(255 * len(opaque) / len(samples))])
-        rows.append(bytes(row))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 6, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"".join(rows), 9)) + chunk(b"IEND", b""))
-
+from favicon import png
 
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))

@@ -36,12 +36,29 @@ pub fn four_player_game(srv: &TestServer, prefix: &str) -> (String, Vec<Login>) 
         .iter()
         .map(|s| srv.user(&format!("{prefix}_{}", s.to_lowercase())))
         .collect();
+    (seat_all(srv, &players), players)
+}
+
+/// A new public four-player game of `players` in seat order (the first creates it as
+/// Red): started, Red to move. Returns its id.
+#[track_caller]
+pub fn seat_all(srv: &TestServer, players: &[Login]) -> String {
     let game = create(srv, &players[0], json!({"seats": 4, "seat": "R"}));
     let id = game["id"].as_str().unwrap_or_default().to_string();
     for (i, seat) in SEATS.iter().enumerate().skip(1) {
         take_seat(srv, &players[i], &id, seat).expect(200);
     }
-    (id, players)
+    id
+}
+
+/// The text of the first legal move of the game.
+#[track_caller]
+pub fn first_legal(srv: &TestServer, id: &str) -> String {
+    srv.get(&format!("/v1/games/{id}/legal-moves"), None)
+        .expect(200)["moves"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 pub fn summary(srv: &TestServer, id: &str) -> Value {

@@ -265,13 +265,15 @@ settings! {
         default: "20000",
         production: Optional,
     }
-    /// how often an open event stream (SSE) checks that the session or personal access
-    /// token it was opened with still holds (one indexed query); a revoked token, an ended
-    /// session or a closed account ends the stream
-    STREAM_RECHECK: Dur<{ 100 * MS }, { 10 * M }> {
+    /// the longest an open event stream (SSE) goes without checking that the session or
+    /// personal access token it was opened with still holds (one indexed query per token);
+    /// a revocation, an ended session or a closed account ends the stream at once anyway
+    /// (the database signals it), so this only bounds how long an expired token's stream
+    /// stays open
+    STREAM_RECHECK: Dur<{ 100 * MS }, { 1 * D }> {
         env: "DJAMBI_STREAM_RECHECK",
         key: "stream_recheck",
-        default: "5s",
+        default: "15m",
         production: Optional,
     }
     /// the longest an event stream (SSE) stays open; clients reconnect with Last-Event-ID
@@ -588,6 +590,14 @@ settings! {
         default: "30m",
         production: Optional,
     }
+    /// comma-separated addresses or CIDR networks of the MTAs that relay replies to the SMTP
+    /// listener and may tell it the original client with Postfix's XFORWARD (its ADDR and
+    /// HELO are then what SPF checks); empty: XFORWARD is neither offered nor accepted
+    SMTP_XFORWARD_FROM: List<Network> {
+        env: "DJAMBI_SMTP_XFORWARD_FROM",
+        key: "smtp_xforward_from",
+        production: Optional,
+    }
     /// DNS servers (ip:port) asked for the DKIM keys and SPF records of replies
     /// (DJAMBI_MAIL_AUTH=aligned); empty: the system's resolver (/etc/resolv.conf)
     MAIL_DNS: List<HostPort> {
@@ -686,14 +696,14 @@ settings! {
         production: Optional,
     }
     /// games (imports included) one account may create in 24 hours; beyond, 429
-    /// quota-exceeded with Retry-After
+    /// rate-limited with Retry-After
     QUOTA_GAMES_PER_DAY: Int<u64, 1, 1_000_000> {
         env: "DJAMBI_QUOTA_GAMES_PER_DAY",
         key: "quota_games_per_day",
         default: "200",
         production: Optional,
     }
-    /// game records one account may import in 24 hours; beyond, 429 quota-exceeded with
+    /// game records one account may import in 24 hours; beyond, 429 rate-limited with
     /// Retry-After
     QUOTA_IMPORTS_PER_DAY: Int<u64, 1, 1_000_000> {
         env: "DJAMBI_QUOTA_IMPORTS_PER_DAY",

@@ -12,6 +12,27 @@ use super::schema::{
 };
 use super::{DbConnection, StoreError};
 
+/// Up to `limit` keys of rows pruned for either of two reasons: those `first` finds, topped
+/// up with those `second` finds in the room left, each once (each query on an index of
+/// its own, see the module documentation).
+fn either(
+    conn: &mut DbConnection,
+    limit: i64,
+    first: impl FnOnce(&mut DbConnection, i64) -> QueryResult<Vec<String>>,
+    second: impl FnOnce(&mut DbConnection, i64) -> QueryResult<Vec<String>>,
+) -> Result<Vec<String>, StoreError> {
+    let mut ids = first(conn, limit)?;
+    let room = limit - ids.len() as i64;
+    if room > 0 {
+        for id in second(conn, room)? {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    Ok(ids)
+}
+
 /// Delivered or dead deliveries made before `cutoff`.
 pub fn deliveries(
     conn: &mut DbConnection,
@@ -43,22 +64,27 @@ pub fn notifications(
     unread_cutoff: NaiveDateTime,
     limit: i64,
 ) -> Result<usize, StoreError> {
-    let mut ids: Vec<String> = notifications::table
-        .filter(notifications::read_at.lt(read_cutoff))
-        .filter(notifications::fanned_out_at.is_not_null())
-        .select(notifications::id)
-        .limit(limit)
-        .load(conn)?;
-    if (ids.len() as i64) < limit {
-        let more: Vec<String> = notifications::table
-            .filter(notifications::read_at.is_null())
-            .filter(notifications::created_at.lt(unread_cutoff))
-            .filter(notifications::fanned_out_at.is_not_null())
-            .select(notifications::id)
-            .limit(limit - ids.len() as i64)
-            .load(conn)?;
-        ids.extend(more);
-    }
+    let mut ids = either(
+        conn,
+        limit,
+        |conn, n| {
+            notifications::table
+                .filter(notifications::read_at.lt(read_cutoff))
+                .filter(notifications::fanned_out_at.is_not_null())
+                .select(notifications::id)
+                .limit(n)
+                .load(conn)
+        },
+        |conn, n| {
+            notifications::table
+                .filter(notifications::read_at.is_null())
+                .filter(notifications::created_at.lt(unread_cutoff))
+                .filter(notifications::fanned_out_at.is_not_null())
+                .select(notifications::id)
+                .limit(n)
+                .load(conn)
+        },
+    )?;
     if ids.is_empty() {
         return Ok(0);
     }
@@ -86,23 +112,24 @@ pub fn sessions(
     idle_cutoff: NaiveDateTime,
     limit: i64,
 ) -> Result<usize, StoreError> {
-    let mut ids: Vec<String> = sessions::table
-        .filter(sessions::revoked_at.lt(cutoff))
-        .select(sessions::id)
-        .limit(limit)
-        .load(conn)?;
-    if (ids.len() as i64) < limit {
-        let more: Vec<String> = sessions::table
-            .filter(sessions::last_used_at.lt(idle_cutoff))
-            .select(sessions::id)
-            .limit(limit - ids.len() as i64)
-            .load(conn)?;
-        ids.extend(
-            more.into_iter()
-                .filter(|id| !ids.contains(id))
-                .collect::<Vec<_>>(),
-        );
-    }
+    let ids = either(
+        conn,
+        limit,
+        |conn, n| {
+            sessions::table
+                .filter(sessions::revoked_at.lt(cutoff))
+                .select(sessions::id)
+                .limit(n)
+                .load(conn)
+        },
+        |conn, n| {
+            sessions::table
+                .filter(sessions::last_used_at.lt(idle_cutoff))
+                .select(sessions::id)
+                .limit(n)
+                .load(conn)
+        },
+    )?;
     if ids.is_empty() {
         return Ok(0);
     }
@@ -120,23 +147,24 @@ pub fn refresh_tokens(
     cutoff: NaiveDateTime,
     limit: i64,
 ) -> Result<usize, StoreError> {
-    let mut ids: Vec<String> = refresh_tokens::table
-        .filter(refresh_tokens::expires_at.lt(cutoff))
-        .select(refresh_tokens::token_hash)
-        .limit(limit)
-        .load(conn)?;
-    if (ids.len() as i64) < limit {
-        let more: Vec<String> = refresh_tokens::table
-            .filter(refresh_tokens::used_at.lt(cutoff))
-            .select(refresh_tokens::token_hash)
-            .limit(limit - ids.len() as i64)
-            .load(conn)?;
-        ids.extend(
-            more.into_iter()
-                .filter(|id| !ids.contains(id))
-                .collect::<Vec<_>>(),
-        );
-    }
+    let ids = either(
+        conn,
+        limit,
+        |conn, n| {
+            refresh_tokens::table
+                .filter(refresh_tokens::expires_at.lt(cutoff))
+                .select(refresh_tokens::token_hash)
+                .limit(n)
+                .load(conn)
+        },
+        |conn, n| {
+            refresh_tokens::table
+                .filter(refresh_tokens::used_at.lt(cutoff))
+                .select(refresh_tokens::token_hash)
+                .limit(n)
+                .load(conn)
+        },
+    )?;
     if ids.is_empty() {
         return Ok(0);
     }

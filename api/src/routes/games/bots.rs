@@ -54,7 +54,7 @@ impl WriteBody for SeatBotRequest {
         (status = 200, description = "Seated; the game's summary", body = GameSummary),
         (status = 400, description = "Bad seat letter, a missing body or a level outside 1 to 5", body = Problem, content_type = PROBLEM),
         (status = 403, description = "No `play` scope, or you neither created the game nor hold a seat in it", body = Problem, content_type = PROBLEM),
-        (status = 409, description = "`seat-taken` (also: the game has started); `conflict` (the seat is not in play, a study game); `game-over`", body = Problem, content_type = PROBLEM)
+        (status = 409, description = "`seat-taken` (also: the game has started); `conflict` (the seat is not in play, a study game); `game-over`; `quota-exceeded` (the last seat would leave a game to computer players alone past `DJAMBI_BOT_GAMES_PER_ACCOUNT` or `DJAMBI_BOT_GAMES_TOTAL`)", body = Problem, content_type = PROBLEM)
     )
 )]
 #[post("/games/{id}/seats/{seat}/bot")]

@@ -196,7 +196,10 @@ impl CreateGameRequest {
     responses(
         (status = 201, description = "Created; `Location` is the game, `ETag` its version", body = GameSummary),
         (status = 400, description = "A field is invalid", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "The Idempotency-Key was used for another request", body = Problem, content_type = PROBLEM)
+        (status = 409, description = "`quota-exceeded` (its `quota` member names which): the account's open games (`DJAMBI_QUOTA_OPEN_GAMES`), or games of computer players alone (`DJAMBI_BOT_GAMES_PER_ACCOUNT`, `DJAMBI_BOT_GAMES_TOTAL`)", body = Problem, content_type = PROBLEM),
+        (status = 422, description = "The Idempotency-Key was used for another request", body = Problem, content_type = PROBLEM),
+        (status = 429, description = "`rate-limited`: the account created `DJAMBI_QUOTA_GAMES_PER_DAY` games (imports included) in 24 hours; `Retry-After` says when a place frees", body = Problem, content_type = PROBLEM,
+            headers(("Retry-After" = u64, description = "Seconds to wait")))
     )
 )]
 #[post("/games")]

@@ -68,7 +68,10 @@ pub struct ImportRequest {
         (status = 400, description = "The record cannot be read (the detail names the line), or a bad body", body = Problem, content_type = PROBLEM),
         (status = 413, description = "The record is larger than 256 KiB", body = Problem, content_type = PROBLEM),
         (status = 415, description = "The body is neither `application/json` nor `text/plain`", body = Problem, content_type = PROBLEM),
-        (status = 422, description = "`invalid-record` (with `line` and `reason`), or `idempotency-key-reused`", body = Problem, content_type = PROBLEM)
+        (status = 409, description = "`quota-exceeded`: the account's open games (`DJAMBI_QUOTA_OPEN_GAMES`)", body = Problem, content_type = PROBLEM),
+        (status = 422, description = "`invalid-record` (with `line` and `reason`), or `idempotency-key-reused`", body = Problem, content_type = PROBLEM),
+        (status = 429, description = "`rate-limited`: the account imported `DJAMBI_QUOTA_IMPORTS_PER_DAY` records, or created `DJAMBI_QUOTA_GAMES_PER_DAY` games, in 24 hours; `Retry-After` says when a place frees", body = Problem, content_type = PROBLEM,
+            headers(("Retry-After" = u64, description = "Seconds to wait")))
     )
 )]
 #[post("/games/import")]
