@@ -17,6 +17,12 @@ installed() {
 }
 
 if ! installed; then
+  # Browser tests run in parallel: one installs under the lock, the others wait for it.
+  mkdir -p "$(dirname "$dir")"
+  exec 9>"$dir.lock"
+  flock 9
+fi
+if ! installed; then
   if ! command -v npm >/dev/null 2>&1; then
     echo "ensure-axe: npm is needed to install axe-core $version (Debian: apt-get install npm)" >&2
     exit 1

@@ -97,15 +97,17 @@ def login_token(base, username):
     return body["access_token"]
 
 
-def browser_test_main(name, description, run):
+def browser_test_main(name, description, run, add_arguments=None):
     """The command line of a browser test that takes `base_url outdir [--chromium]
-    [--timeout]`: 2 when Chromium or the server is missing, 1 on a failure, 0 when
-    run(base, outdir, chromium, timeout) passes."""
+    [--timeout]` and what `add_arguments(parser)` adds: 2 when Chromium or the server is
+    missing, 1 on a failure, 0 when run(base, args, chromium) passes."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("base_url")
     parser.add_argument("outdir")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
-    parser.add_argument("--timeout", type=float, default=30.0)
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per wait")
+    if add_arguments:
+        add_arguments(parser)
     args = parser.parse_args()
     chromium = shutil.which(args.chromium)
     if not chromium:
@@ -118,7 +120,7 @@ def browser_test_main(name, description, run):
         print(f"{name}: no server at {base}: {error}", file=sys.stderr)
         return 2
     try:
-        run(base, args.outdir, chromium, args.timeout)
+        run(base, args, chromium)
     except Failed as error:
         print(f"{name}: FAILED: {error}", file=sys.stderr)
         return 1
@@ -606,33 +608,18 @@ def run(base, outdir, moves, chromium, timeout):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Play a game through the web client in headless Chromium.")
-    parser.add_argument("base_url")
-    parser.add_argument("outdir")
-    parser.add_argument("--moves", required=True, help="comma-separated canonical moves from the start")
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per wait")
-    parser.add_argument("--lang", default="en", choices=sorted(TEXTS),
-                        help="the language the players choose at sign-up")
-    args = parser.parse_args()
-    global LANG, T
-    LANG, T = args.lang, TEXTS[args.lang]
-    chromium = shutil.which(args.chromium)
-    if not chromium:
-        print(f"play_test: {args.chromium} not found; run scripts/ensure-chromium.sh", file=sys.stderr)
-        return 2
-    base = args.base_url.rstrip("/")
-    try:
-        get_json(f"{base}/healthz")
-    except Exception as error:  # noqa: BLE001 - any failure here means no usable server
-        print(f"play_test: no server at {base}: {error}", file=sys.stderr)
-        return 2
-    try:
+    def more(parser):
+        parser.add_argument("--moves", required=True, help="comma-separated canonical moves from the start")
+        parser.add_argument("--lang", default="en", choices=sorted(TEXTS),
+                            help="the language the players choose at sign-up")
+
+    def play(base, args, chromium):
+        global LANG, T
+        LANG, T = args.lang, TEXTS[args.lang]
         run(base, args.outdir, [m for m in args.moves.split(",") if m], chromium, args.timeout)
-    except Failed as error:
-        print(f"play_test: FAILED: {error}", file=sys.stderr)
-        return 1
-    return 0
+
+    return browser_test_main("play_test", "Play a game through the web client in headless Chromium.",
+                             play, more)
 
 
 if __name__ == "__main__":

@@ -405,7 +405,8 @@ def run(base, outdir, chromium, timeout):
 
 
 def main():
-    return browser_test_main("push_test", "Web Push and the web app manifest in headless Chromium.", run)
+    return browser_test_main("push_test", "Web Push and the web app manifest in headless Chromium.",
+                             lambda base, args, chromium: run(base, args.outdir, chromium, args.timeout))
 
 
 if __name__ == "__main__":

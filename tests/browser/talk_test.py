@@ -132,7 +132,8 @@ def run(base, outdir, chromium, timeout):
 
 
 def main():
-    return browser_test_main("talk_test", "The table-talk panel in headless Chromium.", run)
+    return browser_test_main("talk_test", "The table-talk panel in headless Chromium.",
+                             lambda base, args, chromium: run(base, args.outdir, chromium, args.timeout))
 
 
 if __name__ == "__main__":
