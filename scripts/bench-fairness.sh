@@ -5,10 +5,10 @@
 # Starts one release server on a fresh database, creates BENCH_BOT_GAMES games of four
 # level-5 bots (the slowest search), then a person's game against three level-1 bots, and
 # plays BENCH_ROUNDS of the person's moves (the first legal move each time; when Red is
-# taken, that game goes on with bots alone and the person starts another). Each bot reply is timed from the previous
-# move's arrival (the game's version, polled every 10 ms) and compared with
-# `DJAMBI_BOT_DELAY` + 1 s; the bot-only games' plies in the same time are counted
-# (their rate limit is `DJAMBI_BOT_ONLY_PLIES_PER_SEC` each).
+# taken, that game goes on with bots alone and the person starts another). Each bot
+# reply is timed from the previous move's arrival (the game's version, polled every
+# 10 ms) and compared with `DJAMBI_BOT_DELAY` + 1 s; the bot-only games' plies in the same
+# time are counted (their rate limit is `DJAMBI_BOT_ONLY_PLIES_PER_SEC` each).
 # Settings: BENCH_BOT_GAMES (50), BENCH_ROUNDS (10), BENCH_BOT_DELAY (1s), BENCH_PORT
 # (18095), BENCH_PROFILE (release).
 set -euo pipefail

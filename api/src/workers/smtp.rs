@@ -567,7 +567,6 @@ async fn read_data<S: AsyncRead + AsyncWrite + Unpin>(
     })
 }
 
-/// `FROM:<path> params` / `TO:<path> params`: the path (without brackets) and the params.
 /// The original client's address and `HELO` of an `XFORWARD` command's attributes
 /// (`NAME=... ADDR=... HELO=...`, values in xtext; `[UNAVAILABLE]` and `[TEMPUNAVAIL]`
 /// say nothing), or the reply to a bad one.
@@ -624,6 +623,7 @@ fn xtext(value: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// `FROM:<path> params` / `TO:<path> params`: the path (without brackets) and the params.
 fn path_after(arg: &str, keyword: &str) -> Option<(String, String)> {
     let head = arg.get(..keyword.len())?;
     if !head.eq_ignore_ascii_case(keyword) {
