@@ -16,16 +16,7 @@ use games::*;
 use smtp_sink::{SmtpSink, token_after, verification_token};
 
 fn start(backend: Backend, sink: &SmtpSink, clock: Option<Arc<ManualClock>>) -> TestServer {
-    let port = sink.port.to_string();
-    let v: Vec<(&str, &str)> = vec![
-        ("DJAMBI_SMTP_HOST", "127.0.0.1"),
-        ("DJAMBI_SMTP_PORT", &port),
-        ("DJAMBI_SMTP_TLS", "none"),
-        ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
-        ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
-        ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
-        ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
-    ];
+    let v = sink.server_settings(&[]);
     match clock {
         Some(c) => TestServer::start_with_clock(backend, &v, c),
         None => TestServer::start_with(backend, &v),

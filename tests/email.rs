@@ -15,21 +15,8 @@ use djambi_e2e::{Backend, Login, ManualClock, TestServer, backend_tests, json};
 use games::*;
 use smtp_sink::{SmtpSink, address_of as email};
 
-fn settings(sink: &SmtpSink) -> Vec<(&'static str, String)> {
-    vec![
-        ("DJAMBI_SMTP_HOST", "127.0.0.1".into()),
-        ("DJAMBI_SMTP_PORT", sink.port.to_string()),
-        ("DJAMBI_SMTP_TLS", "none".into()),
-        ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>".into()),
-        ("DJAMBI_PUBLIC_URL", "https://djambi.example".into()),
-        ("DJAMBI_DELIVERY_INTERVAL", "20ms".into()),
-        ("DJAMBI_DELIVERY_BACKOFF", "50ms".into()),
-    ]
-}
-
 fn start(backend: Backend, sink: &SmtpSink, clock: Option<Arc<ManualClock>>) -> TestServer {
-    let s = settings(sink);
-    let v: Vec<(&str, &str)> = s.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let v = sink.server_settings(&[]);
     match clock {
         Some(c) => TestServer::start_with_clock(backend, &v, c),
         None => TestServer::start_with(backend, &v),

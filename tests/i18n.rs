@@ -13,19 +13,7 @@ use games::*;
 use smtp_sink::SmtpSink;
 
 fn start(backend: Backend, sink: &SmtpSink) -> TestServer {
-    let port = sink.port.to_string();
-    TestServer::start_with(
-        backend,
-        &[
-            ("DJAMBI_SMTP_HOST", "127.0.0.1"),
-            ("DJAMBI_SMTP_PORT", port.as_str()),
-            ("DJAMBI_SMTP_TLS", "none"),
-            ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
-            ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
-            ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
-            ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
-        ],
-    )
+    TestServer::start_with(backend, &sink.server_settings(&[]))
 }
 
 fn email(name: &str) -> String {

@@ -18,19 +18,11 @@ fn start(backend: Backend, sink: &SmtpSink) -> TestServer {
 }
 
 fn start_with(backend: Backend, sink: &SmtpSink, extra: &[(&str, &str)]) -> TestServer {
-    let port = sink.port.to_string();
-    let mut vars: Vec<(&str, &str)> = vec![
-        ("DJAMBI_SMTP_HOST", "127.0.0.1"),
-        ("DJAMBI_SMTP_PORT", &port),
-        ("DJAMBI_SMTP_TLS", "none"),
-        ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
-        ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
-        ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
-        ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
+    let mut vars = sink.server_settings(&[
         ("DJAMBI_MAIL_DOMAIN", "play.djambi.example"),
         ("DJAMBI_MAIL_AUTH", "token"),
         ("DJAMBI_INBOUND_MAIL_SECRET", SECRET),
-    ];
+    ]);
     vars.extend_from_slice(extra);
     TestServer::start_with(backend, &vars)
 }

@@ -62,22 +62,14 @@ impl Keys {
 }
 
 fn start(backend: Backend, sink: &SmtpSink, dns: &TestDns, extra: &[(&str, &str)]) -> TestServer {
-    let port = sink.port.to_string();
     let dns_addr = dns.addr.to_string();
-    let mut vars: Vec<(&str, &str)> = vec![
-        ("DJAMBI_SMTP_HOST", "127.0.0.1"),
-        ("DJAMBI_SMTP_PORT", &port),
-        ("DJAMBI_SMTP_TLS", "none"),
-        ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
-        ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
-        ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
-        ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
+    let mut vars = sink.server_settings(&[
         ("DJAMBI_MAIL_DOMAIN", DOMAIN),
         ("DJAMBI_MAIL_AUTH", "aligned"),
         ("DJAMBI_MAIL_DNS", &dns_addr),
         ("DJAMBI_SMTP_LISTEN", "127.0.0.1:0"),
         ("DJAMBI_INBOUND_MAIL_SECRET", SECRET),
-    ];
+    ]);
     vars.extend_from_slice(extra);
     TestServer::start_with(backend, &vars)
 }

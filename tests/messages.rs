@@ -485,19 +485,7 @@ fn out_players_read_but_may_not_write(backend: Backend) {
 
 fn mail_only_to_recipients_who_ask_for_it(backend: Backend) {
     let sink = smtp_sink::SmtpSink::start();
-    let port = sink.port.to_string();
-    let srv = TestServer::start_with(
-        backend,
-        &[
-            ("DJAMBI_SMTP_HOST", "127.0.0.1"),
-            ("DJAMBI_SMTP_PORT", &port),
-            ("DJAMBI_SMTP_TLS", "none"),
-            ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
-            ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
-            ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
-            ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
-        ],
-    );
+    let srv = TestServer::start_with(backend, &sink.server_settings(&[]));
     let (id, p) = four_player_game(&srv, "mail");
     let email = |who: &Login| format!("{}@example.org", who.username);
     // Notification mails go to verified addresses only.

@@ -33,6 +33,8 @@ impl Mail {
 #[derive(Clone)]
 pub struct SmtpSink {
     pub port: u16,
+    /// `port` as text, for [`SmtpSink::server_settings`].
+    port_text: String,
     mails: Arc<Mutex<Vec<Mail>>>,
 }
 
@@ -51,7 +53,28 @@ impl SmtpSink {
                 });
             }
         });
-        SmtpSink { port, mails }
+        SmtpSink {
+            port,
+            port_text: port.to_string(),
+            mails,
+        }
+    }
+
+    /// The settings of a test server that mails here (plain SMTP, from
+    /// `games@djambi.example`, links to `https://djambi.example`, deliveries retried
+    /// quickly), then `extra`.
+    pub fn server_settings<'a>(&'a self, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+        let mut v = vec![
+            ("DJAMBI_SMTP_HOST", "127.0.0.1"),
+            ("DJAMBI_SMTP_PORT", self.port_text.as_str()),
+            ("DJAMBI_SMTP_TLS", "none"),
+            ("DJAMBI_SMTP_FROM", "Djambi <games@djambi.example>"),
+            ("DJAMBI_PUBLIC_URL", "https://djambi.example"),
+            ("DJAMBI_DELIVERY_INTERVAL", "20ms"),
+            ("DJAMBI_DELIVERY_BACKOFF", "50ms"),
+        ];
+        v.extend_from_slice(extra);
+        v
     }
 
     /// Every mail received; each one must have passed the strict check
