@@ -5,6 +5,7 @@
 //! resignation or a record's action, 2 for unusable input (a malformed DFEN, a bad or
 //! unknown argument); the message on stderr names the argument or move at fault.
 
+mod analyse;
 pub mod arena;
 
 use std::ffi::OsString;
@@ -14,7 +15,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::{Value, json};
 
 use djambi::{
-    Action, Game, Move, Outcome, ParseError, Position, Record, Ruleset, RulesetError, Seat,
+    Action, Game, Level, Move, Outcome, ParseError, Position, Record, Ruleset, RulesetError, Seat,
     SeatSet, SvgOptions, action_line, board_svg, perft, read_record,
 };
 
@@ -97,6 +98,23 @@ enum Command {
     },
     /// Play computer players against each other and print how they fared.
     Arena(arena::Options),
+    /// Analyse a game's moves with the engine (a record file, or a random game): per move
+    /// the preferred move, what the move played lost and the judgement, then the time.
+    Analyse {
+        /// The record file; without it, a random game of --plies moves.
+        #[arg(value_name = "FILE")]
+        file: Option<String>,
+        /// The level whose node budget analyses each position (1 to 5).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=5))]
+        level: u8,
+        /// Without FILE: the length of the random game (the first seed from --seed on
+        /// whose game lasts that long).
+        #[arg(long, default_value_t = 200)]
+        plies: usize,
+        /// Without FILE: the first seed tried.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Print a shell completion script for `djambi`.
     Completions {
         /// The shell.
@@ -203,6 +221,22 @@ fn execute(
         Command::Batch => return batch(stdin, stdout, rules).map_err(io),
         Command::Arena(options) => {
             return arena::run(&options, rules, stdout).map_err(Failure::Usage);
+        }
+        Command::Analyse {
+            file,
+            level,
+            plies,
+            seed,
+        } => {
+            let (settings, actions) = match file {
+                Some(file) => {
+                    let record = read_record_file(&file, ruleset)?;
+                    (record.settings, record.actions)
+                }
+                None => analyse::random_game(rules, plies, seed),
+            };
+            let level = Level::new(level).unwrap_or(Level::MAX);
+            return analyse::run(settings, &actions, level, stdout).map_err(Failure::Usage);
         }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "djambi", stdout);

@@ -389,6 +389,7 @@ fn top_level_help_lists_the_commands_one_per_line() {
             "record",
             "svg",
             "arena",
+            "analyse",
             "completions",
             "help"
         ],

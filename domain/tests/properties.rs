@@ -509,6 +509,13 @@ proptest! {
             prop_assert_eq!(&again, &p);
             prop_assert_eq!(again.to_string(), formatted);
             prop_assert_eq!(p.count_legal_moves(), p.legal_moves().len() as u64);
+            // The analysis board plays any legal move of any position that parses.
+            for mv in p.legal_moves().iter().take(64) {
+                let next = p.play(mv);
+                prop_assert!(next.is_ok(), "{} in {}: {:?}", p.move_text(mv), p, next);
+                let next = next.unwrap();
+                prop_assert_eq!(next.to_string().parse::<Position>().unwrap(), next);
+            }
         }
     }
 

@@ -20,6 +20,7 @@
 //!
 //! [`Player`] also names the arena's baselines (random and greedy one-ply players).
 
+pub mod analysis;
 mod baseline;
 mod candidates;
 mod eval;

@@ -23,7 +23,7 @@ use super::eval::{WIN, evaluate, terminal_value};
 use super::level::SearchBudget;
 use super::rng::Rng;
 
-const INFINITY: i32 = 2 * WIN;
+pub(super) const INFINITY: i32 = 2 * WIN;
 
 /// What a search found.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -38,12 +38,12 @@ pub struct SearchResult {
     pub nodes: u64,
 }
 
-struct Searcher {
+pub(super) struct Searcher {
     us: Seat,
-    nodes: u64,
+    pub(super) nodes: u64,
     budget: SearchBudget,
     started: Option<Instant>,
-    aborted: bool,
+    pub(super) aborted: bool,
     /// Cut-off counts by (from, to), for ordering quiet moves.
     history: Vec<i32>,
     /// One move list per ply, reused.
@@ -51,6 +51,19 @@ struct Searcher {
 }
 
 impl Searcher {
+    /// A searcher for `us` (the seat whose value is maximised) with a fresh history.
+    pub(super) fn new(us: Seat, budget: SearchBudget) -> Searcher {
+        Searcher {
+            us,
+            nodes: 0,
+            budget,
+            started: budget.time_limit.map(|_| Instant::now()),
+            aborted: false,
+            history: vec![0; 81 * 81],
+            buffers: Vec::new(),
+        }
+    }
+
     fn out_of_budget(&mut self) -> bool {
         if self.nodes >= self.budget.nodes {
             self.aborted = true;
@@ -67,7 +80,7 @@ impl Searcher {
         mv.from.index() * 81 + mv.to.index()
     }
 
-    fn alphabeta(
+    pub(super) fn alphabeta(
         &mut self,
         position: &Position,
         depth: u32,
@@ -138,15 +151,7 @@ pub fn search(position: &Position, budget: SearchBudget, seed: u64) -> Option<Se
     // The seed decides between moves the search cannot tell apart.
     Rng::new(seed).shuffle(&mut root);
     root.sort_by_key(|c| std::cmp::Reverse(c.order));
-    let mut searcher = Searcher {
-        us,
-        nodes: 0,
-        budget,
-        started: budget.time_limit.map(|_| Instant::now()),
-        aborted: false,
-        history: vec![0; 81 * 81],
-        buffers: Vec::new(),
-    };
+    let mut searcher = Searcher::new(us, budget);
     let mut result = SearchResult {
         best: root[0].mv,
         score: 0,
