@@ -11,11 +11,19 @@
 # time are counted (their rate limit is `DJAMBI_BOT_ONLY_PLIES_PER_SEC` each).
 # Settings: BENCH_BOT_GAMES (50), BENCH_ROUNDS (10), BENCH_BOT_DELAY (1s), BENCH_PORT
 # (18095), BENCH_PROFILE (release).
+#
+# BENCH_ANALYSES=N (default 0) adds N engine analyses of games running at once (issue
+# 37): N random games of BENCH_ANALYSIS_PLIES (200) moves, played through `djambi batch`,
+# are imported and their analyses asked for before the person plays; the analyses' moves
+# done meanwhile are counted. `BENCH_ANALYSES=20 BENCH_BOT_GAMES=0` measures what 20
+# analyses at once do to a person's bot reply alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bot_games="${BENCH_BOT_GAMES:-50}"
 rounds="${BENCH_ROUNDS:-10}"
+analyses="${BENCH_ANALYSES:-0}"
+analysis_plies="${BENCH_ANALYSIS_PLIES:-200}"
 delay="${BENCH_BOT_DELAY:-1s}"
 port="${BENCH_PORT:-18095}"
 profile="${BENCH_PROFILE:-release}"
@@ -28,6 +36,7 @@ db_url="$(python3 -c 'import sys,urllib.parse as u; p=u.urlparse(sys.argv[1]); p
 echo "== building ($profile)"
 if [ "$profile" = release ]; then
   cargo build --release --locked -q -p api --bin djambi-server
+  [ "$analyses" -gt 0 ] && cargo build --release --locked -q -p djambi-cli --bin djambi
 else
   cargo build --workspace --locked -q --bins
 fi
@@ -45,6 +54,8 @@ env DATABASE_URL="$db_url" DJAMBI_LISTEN="127.0.0.1:$port" \
   DJAMBI_JWT_SECRET="bench-secret-0123456789-abcdefghijklmnop" \
   DJAMBI_BOT_DELAY="$delay" DJAMBI_BOT_GAMES_PER_ACCOUNT="$bot_games" \
   DJAMBI_BOT_GAMES_TOTAL="$((bot_games + 10))" DJAMBI_BOT_DRAW_PLIES=100000 \
+  DJAMBI_ANALYSIS_PER_ACCOUNT_PER_DAY="$((analyses + 1))" \
+  DJAMBI_ANALYSIS_CONCURRENCY="$((analyses > 0 ? analyses : 1))" \
   DJAMBI_ARGON2_MEMORY_KIB=64 DJAMBI_ARGON2_ITERATIONS=1 RUST_LOG="${RUST_LOG:-warn}" \
   "$bin/djambi-server" > "${TMPDIR:-/tmp}/djambi-fairness-$port.log" 2>&1 &
 server=$!
@@ -54,8 +65,9 @@ for _ in $(seq 1 100); do
 done
 echo "server: $(nproc) cores, DJAMBI_BOT_DELAY=$delay, $bot_games bot-only games"
 
+BENCH_DJAMBI="$bin/djambi" BENCH_ANALYSES="$analyses" BENCH_ANALYSIS_PLIES="$analysis_plies" \
 python3 - "http://127.0.0.1:$port" "$bot_games" "$rounds" "$delay" <<'PY'
-import json, sys, time, urllib.request
+import json, os, random, subprocess, sys, time, urllib.request
 
 base, n_busy, rounds, delay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 delay_s = float(delay[:-2]) / 1000 if delay.endswith("ms") else float(delay.rstrip("s"))
@@ -81,6 +93,45 @@ for _ in range(n_busy):
     busy.append(http("POST", "/v1/games", {"seats": 4, "bots": [{"seat": s, "level": 5} for s in "RBYG"]},
                      tok)["id"])
 print(f"{n_busy} bot-only games created in {time.monotonic() - t_create:.1f} s", flush=True)
+
+# Engine analyses running at once (BENCH_ANALYSES): random games played through
+# `djambi batch`, imported, their analyses asked for.
+n_analyses = int(os.environ.get("BENCH_ANALYSES", "0"))
+analysed = []
+if n_analyses:
+    plies = int(os.environ.get("BENCH_ANALYSIS_PLIES", "200"))
+    batch = subprocess.Popen([os.environ["BENCH_DJAMBI"], "batch"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+
+    def ask(request):
+        batch.stdin.write(json.dumps(request) + "\n")
+        batch.stdin.flush()
+        return json.loads(batch.stdout.readline())
+
+    def random_record(seed):
+        rng = random.Random(seed)
+        dfen = ask({"op": "start"})["dfen"]
+        lines = []
+        while len(lines) < plies:
+            moves = ask({"op": "moves", "dfen": dfen})["moves"]
+            if not moves:
+                break
+            mv = rng.choice(moves)
+            lines.append(f"{len(lines) + 1}. {dfen.split()[1][0]} {mv}")
+            dfen = ask({"op": "play", "dfen": dfen, "moves": [mv]})["dfen"]
+        return "\n".join(lines) + "\n", len(lines)
+
+    seed = 0
+    while len(analysed) < n_analyses:
+        seed += 1
+        text, n = random_record(seed)
+        if n < plies:
+            continue
+        g = http("POST", "/v1/games/import", {"record": text, "visibility": "public"}, tok)["id"]
+        http("POST", f"/v1/games/{g}/analysis", {}, tok)
+        analysed.append(g)
+    batch.stdin.close()
+    print(f"{n_analyses} analyses of {plies}-move games asked for", flush=True)
 
 
 def person_game():
@@ -133,6 +184,10 @@ while len(replies) < 3 * rounds and time.monotonic() - t0 < 600:
         if not person_in(game):
             break
 elapsed = time.monotonic() - t0
+if analysed:
+    done = [http("GET", f"/v1/games/{g}/analysis")["plies_done"] for g in analysed]
+    print(f"analyses meanwhile: {sum(done)} moves analysed in {elapsed:.1f} s "
+          f"({sum(done) / elapsed:.1f} moves/s in all; per game min {min(done)}, max {max(done)})")
 plies = [version(b) - v0 for b, v0 in zip(busy, busy0)]
 active = sum(http("GET", f"/v1/games/{b}")["status"] == "active" for b in busy)
 replies.sort()

@@ -1,5 +1,9 @@
 //! `POST /v1/accounts`: registration, field rules and every kind of bad body.
 
+#[path = "support/games.rs"]
+mod games;
+
+use base64::Engine;
 use djambi_e2e::{Backend, PASSWORD, TestServer, backend_tests, json};
 
 fn register_creates_an_account(backend: Backend) {
@@ -333,4 +337,122 @@ backend_tests!(
     field_rules_are_enforced,
     malformed_bodies_are_problems,
     oversize_body_is_413,
+    the_export_holds_what_the_account_wrote_and_set,
 );
+
+/// The export holds what the account wrote and set beyond its games: its table-talk
+/// messages (its private ones too, but never what others wrote it), its mutes, its
+/// reports and its push subscriptions (without the `auth` secret).
+fn the_export_holds_what_the_account_wrote_and_set(backend: Backend) {
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    // P-256's generator: a valid public key (of the private key 1).
+    let generator = hex_bytes(concat!(
+        "04",
+        "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296",
+        "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"
+    ));
+    let vapid = b64(&[1u8; 32]);
+    let srv = TestServer::start_with(
+        backend,
+        &[
+            ("DJAMBI_VAPID_PRIVATE_KEY", vapid.as_str()),
+            ("DJAMBI_VAPID_SUBJECT", "mailto:ops@example.org"),
+        ],
+    );
+    let (id, p) = games::four_player_game(&srv, "exq");
+    let say = |who: usize, text: &str, to: Option<&[&str]>| -> String {
+        let mut body = json!({ "text": text });
+        if let Some(to) = to {
+            body["to"] = json!(to);
+        }
+        srv.post(
+            &format!("/v1/games/{id}/messages"),
+            Some(&p[who].access),
+            &body,
+        )
+        .expect(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let table = say(0, "Red to the table", None);
+    let private = say(0, "Red to Blue alone", Some(&["B"]));
+    let to_red = say(1, "Blue to Red alone", Some(&["R"]));
+    say(2, "Yellow to Blue alone", Some(&["B"]));
+    srv.send(
+        srv.request(reqwest::Method::PUT, "/v1/me/mutes/exq_y")
+            .bearer_auth(&p[0].access),
+    )
+    .expect(204);
+    srv.post(
+        &format!("/v1/games/{id}/messages/{to_red}/report"),
+        Some(&p[0].access),
+        &json!({"reason": "rude"}),
+    )
+    .expect(201);
+    let auth_secret = b64(b"sixteen byte key");
+    srv.post(
+        "/v1/me/push-subscriptions",
+        Some(&p[0].access),
+        &json!({"endpoint": "https://fcm.googleapis.com/fcm/send/exq-red",
+                "keys": {"p256dh": b64(&generator), "auth": auth_secret}}),
+    )
+    .expect(201);
+
+    let doc = srv
+        .get("/v1/me/export", Some(&p[0].access))
+        .expect(200)
+        .clone();
+    let messages = doc["messages"].as_array().unwrap();
+    let ids: Vec<&str> = messages.iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [table.as_str(), private.as_str()], "{doc}");
+    assert_eq!(messages[1]["text"], "Red to Blue alone");
+    assert_eq!(messages[1]["to"], json!(["B"]));
+    assert_eq!(messages[1]["game_id"], id.as_str());
+    assert_eq!(messages[0]["to"], json!(null));
+    let text = doc.to_string();
+    for other in ["Blue to Red alone", "Yellow to Blue alone"] {
+        assert!(
+            !text.contains(other),
+            "the export holds another's message: {other}"
+        );
+    }
+    // The feed's `message` item says which message came, not its (another's) text.
+    let came = doc["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["kind"] == "message" && n["payload"]["message_id"] == to_red.as_str())
+        .unwrap_or_else(|| panic!("no message notification: {doc}"));
+    assert!(came["payload"].get("text").is_none(), "{came}");
+    assert_eq!(doc["mutes"][0]["username"], "exq_y", "{doc}");
+    assert_eq!(doc["mutes"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["message_reports"][0]["message_id"], to_red.as_str());
+    assert_eq!(doc["message_reports"][0]["reason"], "rude");
+    let subs = doc["push_subscriptions"].as_array().unwrap();
+    assert_eq!(subs.len(), 1, "{doc}");
+    assert_eq!(
+        subs[0]["endpoint"],
+        "https://fcm.googleapis.com/fcm/send/exq-red"
+    );
+    assert!(
+        !text.contains(&auth_secret),
+        "the export holds the push secret"
+    );
+    // Another player's export holds only their own.
+    let blue = srv
+        .get("/v1/me/export", Some(&p[1].access))
+        .expect(200)
+        .clone();
+    assert_eq!(blue["messages"].as_array().unwrap().len(), 1, "{blue}");
+    assert_eq!(blue["messages"][0]["text"], "Blue to Red alone");
+    assert_eq!(blue["mutes"], json!([]));
+    assert_eq!(blue["push_subscriptions"], json!([]));
+}
+
+fn hex_bytes(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}

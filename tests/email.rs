@@ -61,7 +61,12 @@ fn mails_name_the_game_and_unsubscribe_in_one_click(backend: Backend) {
     let m = &red[0];
     assert_eq!(m.from, "games@djambi.example");
     assert!(m.header("subject").contains("Your turn"), "{m:?}");
-    assert!(m.header("subject").contains(&id[..8]));
+    // A game is named by its players, not by its id.
+    let names: Vec<&str> = p.iter().map(|who| who.username.as_str()).collect();
+    assert_eq!(
+        m.header("subject"),
+        format!("[Djambi] Your turn: {}", names.join(", "))
+    );
     for who in &p {
         assert!(m.body.contains(&who.username), "players named: {}", m.body);
     }
@@ -225,7 +230,68 @@ fn the_daily_digest_follows_the_clock(backend: Backend) {
     );
 }
 
+/// The digest waits for the reader's own midnight (New York here, five hours after
+/// UTC's), is dated by the reader's day, and is one mail however few mails go at once.
+fn the_digest_comes_at_the_readers_midnight_as_one_mail(backend: Backend) {
+    let sink = SmtpSink::start();
+    let clock = Arc::new(ManualClock::new(
+        DateTime::parse_from_rfc3339("2031-03-01T12:00:00Z")
+            .unwrap()
+            .naive_utc(),
+    ));
+    let v = sink.server_settings(&[("DJAMBI_MAIL_CONCURRENCY", "1")]);
+    let srv = TestServer::start_with_clock(backend, &v, clock.clone());
+    let p = players(&srv, &sink, "nydigest");
+    srv.patch(
+        "/v1/me",
+        Some(&p[0].access),
+        &json!({"time_zone": "America/New_York"}),
+    )
+    .expect(200);
+    srv.send(
+        srv.request(reqwest::Method::PUT, "/v1/me/notification-settings")
+            .bearer_auth(&p[0].access)
+            .json(&json!({"email_digest": true})),
+    )
+    .expect(200);
+    let id = start_game(&srv, &p, false);
+    clock.advance(TimeDelta::minutes(5));
+    move_now(&srv, &id, &p[0]);
+    clock.advance(TimeDelta::minutes(5));
+    srv.post(
+        &format!("/v1/games/{id}/draw-offer"),
+        Some(&p[1].access),
+        &json!({"action": "offer"}),
+    )
+    .expect(200);
+    sink.wait_for(20, &email(&p[1]), 1);
+    // UTC's midnight is 19:00 in New York: nothing yet.
+    clock.advance(TimeDelta::hours(12));
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(
+        sink.to(&email(&p[0])).is_empty(),
+        "nothing before New York's midnight"
+    );
+    clock.advance(TimeDelta::hours(5));
+    sink.wait_for(20, &email(&p[0]), 1);
+    std::thread::sleep(Duration::from_millis(800));
+    let red = sink.to(&email(&p[0]));
+    assert_eq!(red.len(), 1, "one digest: {red:?}");
+    let m = &red[0];
+    assert!(
+        m.header("subject").contains("digest of 1 March 2031: "),
+        "{}",
+        m.header("subject")
+    );
+    assert!(
+        m.body.contains("Your turn") && m.body.contains("A draw is offered"),
+        "{}",
+        m.body
+    );
+}
+
 backend_tests!(
+    the_digest_comes_at_the_readers_midnight_as_one_mail,
     mails_name_the_game_and_unsubscribe_in_one_click,
     the_daily_digest_follows_the_clock,
 );

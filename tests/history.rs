@@ -446,7 +446,7 @@ fn board_svg_headers_and_caching(backend: Backend) {
     let now = srv.get(&path, None);
     assert_eq!(now.status, 200);
     assert_eq!(now.content_type(), "image/svg+xml");
-    assert_eq!(now.header("etag"), Some(format!("\"{v}\"").as_str()));
+    assert_eq!(now.header("etag"), Some(format!("\"{v}-en\"").as_str()));
     let short = now.header("cache-control").unwrap();
     assert!(
         short.contains("max-age=") && !short.contains("immutable"),
@@ -459,7 +459,7 @@ fn board_svg_headers_and_caching(backend: Backend) {
 
     let past = srv.get(&format!("{path}?at=6"), None);
     assert_eq!(past.status, 200);
-    assert_eq!(past.header("etag"), Some("\"6\""));
+    assert_eq!(past.header("etag"), Some("\"6-en\""));
     assert_eq!(
         past.header("cache-control"),
         Some("public, max-age=31536000, immutable")
@@ -478,10 +478,19 @@ fn board_svg_headers_and_caching(backend: Backend) {
     // Revalidation.
     let r = srv.send(
         srv.request(reqwest::Method::GET, &format!("{path}?at=6"))
-            .header("If-None-Match", "\"6\""),
+            .header("If-None-Match", "\"6-en\""),
     );
     assert_eq!(r.status, 304);
     assert!(r.text.is_empty());
+    // The English tag does not stand for the French picture.
+    let fr = srv.send(
+        srv.request(reqwest::Method::GET, &format!("{path}?at=6"))
+            .header("If-None-Match", "\"6-en\"")
+            .header("Accept-Language", "fr"),
+    );
+    assert_eq!(fr.status, 200);
+    assert_eq!(fr.header("etag"), Some("\"6-fr\""));
+    assert_eq!(fr.header("content-language"), Some("fr"));
 
     // Bad `at`, a version not reached yet, unknown games.
     for bad in ["0", "-1", "x", "1.5"] {

@@ -176,6 +176,7 @@ fn debug_never_prints_a_secret() {
             created_at: chrono::Utc::now(),
             expires_at: None,
             last_used_at: None,
+            app: None,
         },
         token: secret.to_string().into(),
     };

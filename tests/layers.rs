@@ -95,12 +95,14 @@ fn use_cases_know_no_http() {
         "a use case",
         &[
             "games",
+            "analysis",
             "accounts",
             "notifications",
             "messages",
             "ratings",
             "live",
             "mail_moves",
+            "tournaments",
         ],
         HTTP,
     );
@@ -111,6 +113,7 @@ fn the_store_knows_no_http_and_calls_nothing_above_it() {
     let mut banned = HTTP.to_vec();
     banned.extend([
         "crate::games",
+        "crate::analysis",
         "crate::notifications",
         "crate::accounts",
         "crate::ratings",

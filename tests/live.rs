@@ -478,3 +478,58 @@ fn a_move_through_one_instance_reaches_streams_on_another() {
     }
     drop((a, b));
 }
+
+/// The writes of one instance reach the other instances in coalesced `NOTIFY`s sent after
+/// their commits, never one per write transaction: 24 moves through one instance make a
+/// few notifications that name the game (gathered for `DJAMBI_SIGNAL_EVERY`), and a
+/// stream on the other instance gets every move once, in order. (Each move's own
+/// transaction used to notify: 24 moves, at least 24 notifications.)
+#[test]
+fn moves_signal_other_instances_in_few_notifies_after_their_commits() {
+    let db = FreshDatabase::new(Backend::Postgres);
+    let a = TestServer::start_on_with(&db, &[("DJAMBI_SIGNAL_EVERY", "300ms")], None);
+    let b = TestServer::start_on(&db);
+    let (id, p) = four_player_game(&a, "coal");
+    let start = version(&a, &id);
+    let on_b = game_stream(&b, &id, None);
+    let on_a = game_stream(&a, &id, None);
+    let mut listener = connect(&db.url);
+    diesel::sql_query("LISTEN djambi_live")
+        .execute(&mut listener)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    // What arrived so far (the seats' signals) is not counted.
+    for n in listener.notifications_iter() {
+        n.unwrap();
+    }
+    let t = Instant::now();
+    play_moves(&a, &id, &p, 24);
+    let took = t.elapsed();
+    let end = start + 24;
+    // The instance that wrote tells its own streams at once, in process.
+    assert_eq!(versions_until(&on_a, end), range(start + 1, end));
+    assert_eq!(versions_until(&on_b, end), range(start + 1, end));
+    quiet(&on_b, Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(500));
+    diesel::sql_query("SELECT 1")
+        .execute(&mut listener)
+        .unwrap();
+    let payloads: Vec<String> = listener
+        .notifications_iter()
+        .map(|n| n.unwrap().payload)
+        .collect();
+    let mut bound = took.as_millis() / 300 + 2;
+    bound = bound.min(23);
+    assert!(
+        !payloads.is_empty() && payloads.len() as u128 <= bound,
+        "{} notifications for 24 moves in {took:?}: {payloads:?}",
+        payloads.len()
+    );
+    let game = format!("g:{id}");
+    assert!(
+        payloads
+            .iter()
+            .all(|p| p.starts_with('@') && p.split_whitespace().any(|t| t == game)),
+        "{payloads:?}"
+    );
+}

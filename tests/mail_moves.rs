@@ -295,9 +295,223 @@ fn limits_per_seat_and_per_sender_drop_silently(backend: Backend) {
     assert_eq!(version(&srv, &third), v[2]);
 }
 
+/// Issue 34, item 4: the answers to a reply thread under it (`In-Reply-To` its
+/// Message-ID, `References` its own then its Message-ID) and say
+/// `Auto-Submitted: auto-replied` (RFC 3834 §3.1.5, §5); turn mails stay
+/// `auto-generated`.
+fn answers_thread_under_the_reply(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink);
+    let (id, p) = setup(&srv, &sink, "th");
+    let red = &p[0];
+    let addr = reply_to(&sink, red, 1);
+    let mv = first_legal(&srv, &id);
+    let msg = raw(
+        &email(red),
+        &addr,
+        "th1",
+        "In-Reply-To: <turn@djambi>\r\nReferences: <first@example.org> <turn@djambi>\r\n",
+        &mv,
+    );
+    assert_eq!(deliver(&srv, &msg), "played");
+    let ok = sink.wait_for_subject(20, &email(red), "Played", 1);
+    assert_eq!(ok.header("in-reply-to"), "<th1@example.org>");
+    assert_eq!(
+        ok.header("references"),
+        "<first@example.org> <turn@djambi> <th1@example.org>"
+    );
+    assert_eq!(ok.header("auto-submitted"), "auto-replied");
+    // An error answer to a reply without References.
+    assert_eq!(
+        deliver(&srv, &raw(&email(red), &addr, "th2", "", "resign")),
+        "error:used"
+    );
+    let used = sink.wait_for_subject(20, &email(red), "Already played", 1);
+    assert_eq!(used.header("in-reply-to"), "<th2@example.org>");
+    assert_eq!(used.header("references"), "<th2@example.org>");
+    assert_eq!(used.header("auto-submitted"), "auto-replied");
+    // The next turn mail is no answer.
+    let blue = sink.wait_for_subject(20, &email(&p[1]), "Your turn", 1);
+    assert_eq!(blue.header("auto-submitted"), "auto-generated");
+    assert_eq!(blue.header("in-reply-to"), "");
+}
+
+/// The `n`-th mail to `who` with a reply address (a turn mail, in any language).
+fn nth_reply_to(sink: &SmtpSink, who: &Login, n: usize) -> String {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let with: Vec<String> = sink
+            .to(&email(who))
+            .iter()
+            .map(|m| m.header("reply-to").to_string())
+            .filter(|r| r.starts_with("move+"))
+            .collect();
+        if let Some(r) = with.get(n - 1) {
+            return r.clone();
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "no turn mail {n} for {}",
+            who.username
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// What no answer may carry: the Rust `Debug` form of the rules' values.
+const DEBUG_FORMS: &[&str] = &[
+    "Piece {",
+    "Square(",
+    "Moved {",
+    "party:",
+    "Some(",
+    "Win,",
+    "LastSeatStanding",
+];
+
+/// Answers are in the player's language (French, Spanish with `tú`), with French and
+/// Spanish plurals, and the effects of a move read as sentences.
+fn answers_speak_the_players_language(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink);
+    let p = smtp_sink::verified_players(&srv, &sink, "lang");
+    for (who, lang) in [(&p[0], "fr"), (&p[1], "es")] {
+        srv.patch("/v1/me", Some(&who.access), &json!({ "language": lang }))
+            .expect(200);
+    }
+    sink.clear();
+    let id = seat_all(&srv, &p);
+    let red = &p[0];
+    let addr = nth_reply_to(&sink, red, 1);
+    let french = |n: usize| {
+        let mut all = sink.wait_for(20, &email(red), n + 1);
+        all.retain(|m| m.header("reply-to").is_empty());
+        all
+    };
+    // A typo: the reason in French, one try left in the singular after two.
+    assert_eq!(
+        deliver(&srv, &raw(&email(red), &addr, "fr1", "", "bonjour")),
+        "error:grammar"
+    );
+    let m = french(1).pop().unwrap();
+    assert_eq!(m.header("content-language"), "fr");
+    assert!(
+        m.body.contains("« bonjour » n'est ni un coup"),
+        "{}",
+        m.body
+    );
+    assert!(m.body.contains("encore 2 essais"), "{}", m.body);
+    for english in ["neither", "is not legal", "cannot reach", "tries"] {
+        assert!(!m.body.contains(english), "{english:?} in {}", m.body);
+    }
+    // An illegal move: the rules' reason in French.
+    assert_eq!(
+        deliver(&srv, &raw(&email(red), &addr, "fr2", "", "A9-A1")),
+        "error:illegal"
+    );
+    let m = french(2).pop().unwrap();
+    assert!(
+        m.body.contains("« A9-A1 » n'est pas légal ici : "),
+        "{}",
+        m.body
+    );
+    assert!(m.body.contains("encore 1 essai "), "{}", m.body);
+    for english in ["the piece on", "cannot", "is empty", "is not"] {
+        assert!(!m.body.contains(english), "{english:?} in {}", m.body);
+    }
+    // The move: its effects as a sentence, no Debug dump.
+    let mv = first_legal(&srv, &id);
+    assert_eq!(
+        deliver(&srv, &raw(&email(red), &addr, "fr3", "", &mv)),
+        "played"
+    );
+    let m = french(3).pop().unwrap();
+    assert!(m.body.contains(&format!("Joué : Rouge {mv}")), "{}", m.body);
+    assert!(m.body.contains("Ce qui s'est passé : "), "{}", m.body);
+    assert!(m.body.contains(" Rouge "), "{}", m.body);
+    for debug in DEBUG_FORMS {
+        assert!(!m.body.contains(debug), "{debug:?} in {}", m.body);
+    }
+
+    // Blue reads Spanish, with `tú` only.
+    let blue = &p[1];
+    let baddr = nth_reply_to(&sink, blue, 1);
+    let turn = sink
+        .to(&email(blue))
+        .into_iter()
+        .find(|m| !m.header("reply-to").is_empty())
+        .unwrap();
+    assert!(turn.body.contains("responde a "), "{}", turn.body);
+    assert_eq!(
+        deliver(&srv, &raw(&email(blue), &baddr, "es1", "", "hola")),
+        "error:grammar"
+    );
+    let m = sink
+        .wait_for(20, &email(blue), 2)
+        .into_iter()
+        .find(|m| m.header("reply-to").is_empty())
+        .unwrap();
+    assert_eq!(m.header("content-language"), "es");
+    assert!(
+        m.body.contains("Responde al correo de tu turno"),
+        "{}",
+        m.body
+    );
+    assert!(m.body.contains("quedan 2 intentos"), "{}", m.body);
+    for usted in ["Responda", " su respuesta", " su turno", "Espere", "Juegue"] {
+        assert!(!m.body.contains(usted), "{usted:?} in {}", m.body);
+    }
+}
+
+/// A draw offer by mail leaves the turn with the player: the same turn mail then plays
+/// the move.
+fn a_draw_offer_by_mail_leaves_the_turn_to_play(backend: Backend) {
+    let sink = SmtpSink::start();
+    let srv = start(backend, &sink);
+    let (id, p) = setup(&srv, &sink, "dr");
+    let red = &p[0];
+    let addr = reply_to(&sink, red, 1);
+    let v0 = version(&srv, &id);
+    assert_eq!(
+        deliver(&srv, &raw(&email(red), &addr, "d1", "", "draw offer")),
+        "played"
+    );
+    assert_eq!(version(&srv, &id), v0 + 1);
+    let m = sink.wait_for_subject(20, &email(red), "Played", 1);
+    assert!(m.body.contains("Red offers a draw."), "{}", m.body);
+    assert!(m.body.contains("It is still your turn"), "{}", m.body);
+    assert!(m.body.contains("To move now: Red"), "{}", m.body);
+    // The same address plays the move.
+    let mv = first_legal(&srv, &id);
+    assert_eq!(
+        deliver(&srv, &raw(&email(red), &addr, "d2", "", &mv)),
+        "played"
+    );
+    assert_eq!(version(&srv, &id), v0 + 2);
+    let m = sink.wait_for_subject(20, &email(red), "Played", 2);
+    assert!(m.body.contains(&format!("Played: Red {mv}")), "{}", m.body);
+    // And once only.
+    assert_eq!(
+        deliver(&srv, &raw(&email(red), &addr, "d3", "", "resign")),
+        "error:used"
+    );
+    // A refused command by mail says why in words (the move ended the offer).
+    let blue = &p[1];
+    let baddr = reply_to(&sink, blue, 1);
+    assert_eq!(
+        deliver(&srv, &raw(&email(blue), &baddr, "d4", "", "draw accept")),
+        "error:refused"
+    );
+    let m = sink.wait_for_subject(20, &email(blue), "Not possible", 1);
+    assert!(m.body.contains("No draw offer is pending."), "{}", m.body);
+}
+
 backend_tests!(
+    answers_thread_under_the_reply,
     limits_per_seat_and_per_sender_drop_silently,
     a_reply_plays_once_and_the_rest_is_refused_or_dropped,
     the_endpoint_wants_its_secret_and_a_small_message,
     four_players_play_rounds_by_mail,
+    answers_speak_the_players_language,
+    a_draw_offer_by_mail_leaves_the_turn_to_play,
 );

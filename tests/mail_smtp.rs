@@ -14,10 +14,11 @@ mod smtp_sink;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use base64::Engine;
-use djambi_e2e::{Backend, Login, TestServer, Value, backend_tests, json};
+use djambi_e2e::{Backend, Login, ManualClock, TestServer, Value, backend_tests, json};
 use dns::TestDns;
 use games::*;
 use inbound::{SECRET, deliver as deliver_http, reply as raw};
@@ -62,6 +63,16 @@ impl Keys {
 }
 
 fn start(backend: Backend, sink: &SmtpSink, dns: &TestDns, extra: &[(&str, &str)]) -> TestServer {
+    start_clocked(backend, sink, dns, extra, None)
+}
+
+fn start_clocked(
+    backend: Backend,
+    sink: &SmtpSink,
+    dns: &TestDns,
+    extra: &[(&str, &str)],
+    clock: Option<Arc<ManualClock>>,
+) -> TestServer {
     let dns_addr = dns.addr.to_string();
     let mut vars = sink.server_settings(&[
         ("DJAMBI_MAIL_DOMAIN", DOMAIN),
@@ -71,7 +82,10 @@ fn start(backend: Backend, sink: &SmtpSink, dns: &TestDns, extra: &[(&str, &str)
         ("DJAMBI_INBOUND_MAIL_SECRET", SECRET),
     ]);
     vars.extend_from_slice(extra);
-    TestServer::start_with(backend, &vars)
+    match clock {
+        Some(c) => TestServer::start_with_clock(backend, &vars, c),
+        None => TestServer::start_with(backend, &vars),
+    }
 }
 
 /// The reply address of the latest turn mail of `who` about game `id` (at least `n`).
@@ -114,8 +128,15 @@ struct Raw {
 }
 
 impl Raw {
-    /// Connects from `source` (any 127/8 address is this machine).
+    /// Connects from `source` (any 127/8 address is this machine), expecting `220`.
     fn connect(to: SocketAddr, source: &str) -> Raw {
+        let (raw, greeting) = Raw::open(to, source);
+        assert!(greeting.starts_with("220 "), "{greeting}");
+        raw
+    }
+
+    /// Connects from `source`; the connection and the server's first reply.
+    fn open(to: SocketAddr, source: &str) -> (Raw, String) {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -134,8 +155,8 @@ impl Raw {
             reader: BufReader::new(stream),
             writer,
         };
-        assert!(raw.reply().starts_with("220 "));
-        raw
+        let greeting = raw.reply();
+        (raw, greeting)
     }
 
     /// The next reply (all its lines).
@@ -159,6 +180,43 @@ impl Raw {
             .unwrap();
         self.reply()
     }
+}
+
+/// A number the server's own database answers (`SELECT ... AS n`).
+fn db_number(srv: &TestServer, sql: &str) -> i64 {
+    use diesel::prelude::*;
+    #[derive(diesel::QueryableByName)]
+    struct N {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let q = diesel::sql_query(sql);
+    let rows: Vec<N> = if srv.backend == Backend::Postgres {
+        let mut c = diesel::PgConnection::establish(&srv.database_url).unwrap();
+        q.load(&mut c).unwrap()
+    } else {
+        let path = srv.database_url.trim_start_matches("sqlite://");
+        let mut c = diesel::SqliteConnection::establish(path).unwrap();
+        diesel::sql_query("PRAGMA busy_timeout = 10000")
+            .execute(&mut c)
+            .unwrap();
+        q.load(&mut c).unwrap()
+    };
+    rows[0].n
+}
+
+fn wait_until(secs: u64, what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting: {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `header` put below the last header line of `message` (after a DKIM signature was made:
+/// the signature does not cover it).
+fn add_header(message: &str, header: &str) -> String {
+    message.replacen("\r\n\r\n", &format!("\r\n{header}\r\n\r\n"), 1)
 }
 
 fn metric(srv: &TestServer, needle: &str) -> bool {
@@ -599,7 +657,303 @@ fn a_whole_game_by_mail(backend: Backend) {
     check_log_replays(&srv, &id);
 }
 
+/// Issue 32, item 1: Mallory, at the player's own provider, signs a mail with his own
+/// `From` (the provider's DKIM key) and adds an unsigned second `From` naming the player
+/// below it, in each form parsers read differently: the mail is refused (dropped, no
+/// answer to anyone), nothing is played, and the player's genuine reply still plays, even
+/// with the Message-ID of a forgery.
+fn a_second_from_never_moves_for_the_player(backend: Backend) {
+    let sink = SmtpSink::start();
+    let dns = TestDns::start();
+    let keys = Keys::new(&dns);
+    let srv = start(backend, &sink, &dns, &[]);
+    let p = players(&srv, &sink, "sf");
+    let id = seat_all(&srv, &p);
+    let red = &p[0];
+    let victim = email(red);
+    let mallory = "mallory@example.org";
+    let addr = reply_to(&sink, red, &id, 1);
+    let v0 = version(&srv, &id);
+    let mv = first_legal(&srv, &id);
+    let mails_to_red = sink.to(&victim).len();
+
+    // His own mail, as signed: not the player's address.
+    let own = keys.sign(&raw(mallory, &addr, "own1", "", &mv));
+    assert_eq!(
+        lettre_send(&srv, Some(mallory), &addr, &own).unwrap(),
+        "OK: dropped:from_not_the_player"
+    );
+    let (local, _) = victim.split_once('@').unwrap();
+    let forms = [
+        (format!("From: {victim}"), "from_not_single"),
+        (format!("From : {victim}"), "malformed"),
+        (format!("From\t: {victim}"), "malformed"),
+        (format!("From:\r\n {victim}"), "from_not_single"),
+        (
+            format!("From: =?utf-8?q?Red?= <{victim}>"),
+            "from_not_single",
+        ),
+        (
+            format!("From: =?us-ascii?q?{local}=40example.org?="),
+            "from_not_single",
+        ),
+        (format!("FROM: {victim}"), "from_not_single"),
+        (format!("from: {victim}"), "from_not_single"),
+    ];
+    for (n, (extra, why)) in forms.iter().enumerate() {
+        let signed = keys.sign(&raw(mallory, &addr, &format!("sf{n}"), "", &mv));
+        let forged = add_header(&signed, extra);
+        assert_eq!(
+            lettre_send(&srv, Some(mallory), &addr, &forged).unwrap(),
+            format!("OK: dropped:{why}"),
+            "SMTP: {extra:?}"
+        );
+        let signed = keys.sign(&raw(mallory, &addr, &format!("sfh{n}"), "", &mv));
+        assert_eq!(
+            deliver_http(&srv, &add_header(&signed, extra)),
+            format!("dropped:{why}"),
+            "HTTP: {extra:?}"
+        );
+    }
+    // A second From above the signed ones, and a lone From with a space before its colon.
+    let above = format!(
+        "From: {victim}\r\n{}",
+        keys.sign(&raw(mallory, &addr, "above1", "", &mv))
+    );
+    assert_eq!(deliver_http(&srv, &above), "dropped:from_not_single");
+    let lone = keys.sign(&raw(&victim, &addr, "lone1", "", &mv)).replacen(
+        &format!("From: {victim}"),
+        &format!("From : {victim}"),
+        1,
+    );
+    assert_eq!(deliver_http(&srv, &lone), "dropped:malformed");
+    assert_eq!(version(&srv, &id), v0, "nothing was played");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        sink.to(&victim).len(),
+        mails_to_red,
+        "no answer to the player"
+    );
+    assert!(sink.to(mallory).is_empty(), "no answer to Mallory");
+    assert_eq!(
+        db_number(&srv, "SELECT COUNT(*) AS n FROM inbound_mails"),
+        0,
+        "nothing of the forgeries was recorded"
+    );
+
+    // The player's own reply, with the Message-ID of the first forgery: played.
+    let genuine = keys.sign(&raw(&victim, &addr, "sf0", "", &mv));
+    assert_eq!(
+        lettre_send(&srv, Some(&victim), &addr, &genuine).unwrap(),
+        "OK: played"
+    );
+    assert_eq!(version(&srv, &id), v0 + 1);
+}
+
+/// Issue 32, item 3: forged mails with huge Message-IDs leave nothing in the database,
+/// and a genuine reply reusing one of their ids plays; what is recorded is bounded; a
+/// used or an expired reply address is refused at RCPT; the records are pruned after
+/// `DJAMBI_TOKEN_RETENTION`.
+fn forged_mails_are_not_recorded_and_records_are_pruned(backend: Backend) {
+    let sink = SmtpSink::start();
+    let dns = TestDns::start();
+    let keys = Keys::new(&dns);
+    let clock = Arc::new(ManualClock::new(chrono::Utc::now().naive_utc()));
+    let srv = start_clocked(
+        backend,
+        &sink,
+        &dns,
+        &[
+            ("DJAMBI_TOKEN_RETENTION", "90d"),
+            ("DJAMBI_JANITOR_INTERVAL", "100ms"),
+        ],
+        Some(clock.clone()),
+    );
+    let p = players(&srv, &sink, "fm");
+    let id = seat_all(&srv, &p);
+    let (red, blue) = (&p[0], &p[1]);
+    let addr = reply_to(&sink, red, &id, 1);
+    let v0 = version(&srv, &id);
+    let mv = first_legal(&srv, &id);
+    let long_id = |n: usize| format!("{n}-{}", "f".repeat(900));
+
+    // 100 forgeries over one connection from an address SPF does not allow, unsigned.
+    let mut c = Raw::connect(srv.smtp_addr.unwrap(), "127.0.0.2");
+    c.cmd("EHLO forger.example");
+    for n in 0..100 {
+        assert!(
+            c.cmd(&format!("MAIL FROM:<{}>", email(red)))
+                .starts_with("250")
+        );
+        assert!(c.cmd(&format!("RCPT TO:<{addr}>")).starts_with("250"));
+        assert!(c.cmd("DATA").starts_with("354"));
+        let forged = raw(&email(red), &addr, &long_id(n), "", &mv);
+        let r = c.cmd(&format!("{forged}."));
+        assert!(r.contains("dropped:not_authenticated"), "{r}");
+    }
+    c.cmd("QUIT");
+    assert_eq!(
+        db_number(&srv, "SELECT COUNT(*) AS n FROM inbound_mails"),
+        0,
+        "no forgery was recorded"
+    );
+    // The genuine reply with the first forgery's Message-ID: played, its id recorded in
+    // a bounded form.
+    let genuine = keys.sign(&raw(&email(red), &addr, &long_id(0), "", &mv));
+    assert_eq!(deliver_http(&srv, &genuine), "played");
+    assert_eq!(version(&srv, &id), v0 + 1);
+    assert_eq!(
+        db_number(&srv, "SELECT COUNT(*) AS n FROM inbound_mails"),
+        1
+    );
+    assert!(
+        db_number(
+            &srv,
+            "SELECT CAST(MAX(LENGTH(message_id)) AS BIGINT) AS n FROM inbound_mails"
+        ) <= 80
+    );
+    // The same message again: applied once.
+    assert_eq!(deliver_http(&srv, &genuine), "dropped:duplicate");
+
+    // A used address is refused at RCPT.
+    let smtp = srv.smtp_addr.unwrap();
+    let mut c = Raw::connect(smtp, "127.0.0.1");
+    c.cmd("EHLO client.example");
+    assert!(c.cmd("MAIL FROM:<a@example.org>").starts_with("250"));
+    let r = c.cmd(&format!("RCPT TO:<{addr}>"));
+    assert!(r.starts_with("550 ") && r.contains("used"), "{r}");
+    c.cmd("QUIT");
+    // Blue's address, once expired, too.
+    let baddr = reply_to(&sink, blue, &id, 1);
+    clock.advance(chrono::TimeDelta::days(40));
+    let mut c = Raw::connect(smtp, "127.0.0.1");
+    c.cmd("EHLO client.example");
+    assert!(c.cmd("MAIL FROM:<a@example.org>").starts_with("250"));
+    let r = c.cmd(&format!("RCPT TO:<{baddr}>"));
+    assert!(r.starts_with("550 ") && r.contains("expired"), "{r}");
+    c.cmd("QUIT");
+    assert!(metric(
+        &srv,
+        "djambi_smtp_refused_total{reason=\"spent_recipient\"} 2"
+    ));
+    // Past the retention the record is pruned.
+    assert_eq!(
+        db_number(&srv, "SELECT COUNT(*) AS n FROM inbound_mails"),
+        1
+    );
+    clock.advance(chrono::TimeDelta::days(60));
+    wait_until(20, "the record of the reply is pruned", || {
+        db_number(&srv, "SELECT COUNT(*) AS n FROM inbound_mails") == 0
+    });
+}
+
+/// Issue 32, item 2: one client address holds at most
+/// `DJAMBI_SMTP_CONNECTIONS_PER_ADDRESS` connections (others still get in), and a
+/// connection that begins no mail is closed after `DJAMBI_SMTP_IDLE_TIMEOUT_BEFORE_MAIL`
+/// however many NOOPs it sends; inside a mail the longer idle timeout holds.
+fn one_client_cannot_hold_the_listener(backend: Backend) {
+    let sink = SmtpSink::start();
+    let dns = TestDns::start();
+    let srv = start(
+        backend,
+        &sink,
+        &dns,
+        &[
+            ("DJAMBI_SMTP_CONNECTIONS_PER_ADDRESS", "2"),
+            ("DJAMBI_SMTP_IDLE_TIMEOUT_BEFORE_MAIL", "1s"),
+            ("DJAMBI_SMTP_IDLE_TIMEOUT", "20s"),
+        ],
+    );
+    let smtp = srv.smtp_addr.unwrap();
+    let silent: Vec<Raw> = (0..2).map(|_| Raw::connect(smtp, "127.0.0.2")).collect();
+    let (mut third, greeting) = Raw::open(smtp, "127.0.0.2");
+    assert!(greeting.starts_with("421 "), "{greeting}");
+    assert_eq!(third.reply(), "", "closed after 421");
+    assert!(metric(
+        &srv,
+        "djambi_smtp_refused_total{reason=\"connections_per_address\"} 1"
+    ));
+    // Another address gets in; its NOOPs do not keep it open.
+    let mut other = Raw::connect(smtp, "127.0.0.3");
+    let t = Instant::now();
+    assert!(other.cmd("EHLO client.example").starts_with("250"));
+    let closed = loop {
+        let r = other.cmd("NOOP");
+        if !r.starts_with("250") || t.elapsed() > Duration::from_secs(15) {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(closed.starts_with("421 "), "{closed}");
+    assert!(t.elapsed() < Duration::from_secs(6), "{:?}", t.elapsed());
+    // The silent ones were closed too: their address gets its places back.
+    for mut s in silent {
+        assert!(s.reply().starts_with("421 "));
+    }
+    let mut back = None;
+    wait_until(10, "the places are given back", || {
+        let (raw, greeting) = Raw::open(smtp, "127.0.0.2");
+        back = Some(raw);
+        greeting.starts_with("220 ")
+    });
+    // Inside a mail, a pause longer than the time to begin one is fine.
+    let mut m = back.unwrap();
+    assert!(m.cmd("EHLO client.example").starts_with("250"));
+    assert!(m.cmd("MAIL FROM:<a@example.org>").starts_with("250"));
+    std::thread::sleep(Duration::from_millis(1600));
+    assert!(m.cmd("RSET").starts_with("250"));
+    m.cmd("QUIT");
+}
+
+/// Issue 34, item 3: a delivery report (`multipart/report`) from the player's own address
+/// and a mail whose envelope sender is `MAILER-DAEMON@...`, both DKIM-signed and saying a
+/// legal move first, are dropped as automatic: nothing is played, nothing answered.
+fn reports_and_daemon_senders_are_never_played(backend: Backend) {
+    let sink = SmtpSink::start();
+    let dns = TestDns::start();
+    let keys = Keys::new(&dns);
+    let srv = start(backend, &sink, &dns, &[]);
+    let p = players(&srv, &sink, "rp");
+    let id = seat_all(&srv, &p);
+    let red = &p[0];
+    let addr = reply_to(&sink, red, &id, 1);
+    let v0 = version(&srv, &id);
+    let mv = first_legal(&srv, &id);
+    let report = keys.sign(&format!(
+        "From: {}\r\nTo: {addr}\r\nSubject: Delivery Status Notification\r\n\
+         Message-ID: <report1@example.org>\r\n\
+         Content-Type: multipart/report; report-type=delivery-status; boundary=\"zz\"\r\n\r\n\
+         --zz\r\nContent-Type: text/plain\r\n\r\n{mv}\r\n\
+         --zz\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.org\r\n\
+         --zz--\r\n",
+        email(red)
+    ));
+    assert_eq!(deliver_http(&srv, &report), "dropped:automatic");
+    assert_eq!(
+        lettre_send(&srv, Some(&email(red)), &addr, &report).unwrap(),
+        "OK: dropped:automatic"
+    );
+    let bounced = keys.sign(&raw(&email(red), &addr, "daemon1", "", &mv));
+    assert_eq!(
+        lettre_send(&srv, Some("MAILER-DAEMON@example.org"), &addr, &bounced).unwrap(),
+        "OK: dropped:automatic"
+    );
+    let returned = keys.sign(&raw(
+        &email(red),
+        &addr,
+        "daemon2",
+        "Return-Path: <mailer-daemon@example.org>\r\n",
+        &mv,
+    ));
+    assert_eq!(deliver_http(&srv, &returned), "dropped:automatic");
+    assert_eq!(version(&srv, &id), v0, "nothing was played");
+}
+
 backend_tests!(
+    a_second_from_never_moves_for_the_player,
+    forged_mails_are_not_recorded_and_records_are_pruned,
+    one_client_cannot_hold_the_listener,
+    reports_and_daemon_senders_are_never_played,
     the_listener_speaks_smtp,
     xforward_names_the_original_client,
     replies_need_dkim_or_spf,

@@ -28,6 +28,11 @@ backend_tests!(
     out_players_read_but_may_not_write,
     mail_only_to_recipients_who_ask_for_it,
     concurrent_senders_get_one_sequence,
+    a_retried_send_is_one_message,
+    lists_carry_the_version_and_are_not_cached,
+    the_talk_options_are_shown_before_joining,
+    private_messages_stay_with_the_holders_at_their_sending,
+    hiding_reaches_former_players_and_queued_deliveries,
 );
 
 const FAST: [(&str, &str); 4] = [
@@ -590,4 +595,284 @@ fn concurrent_senders_get_one_sequence(backend: Backend) {
     assert_eq!(got, (1..=20).collect::<BTreeSet<i64>>());
     assert_eq!(texts(&srv, &id, Some(&p[2])).len(), 20);
     assert_eq!(version(&srv, &id), before);
+}
+
+fn keyed_send(
+    srv: &TestServer,
+    who: &Login,
+    id: &str,
+    key: &str,
+    body: &Value,
+) -> djambi_e2e::Resp {
+    srv.send(
+        srv.request(Method::POST, &format!("/v1/games/{id}/messages"))
+            .bearer_auth(&who.access)
+            .header("Idempotency-Key", key)
+            .json(body),
+    )
+}
+
+/// `POST /messages` honours `Idempotency-Key` like every write: the same request again
+/// (also at once, from two threads) is one message and the first answer; the key with
+/// another body is `422` and writes nothing.
+fn a_retried_send_is_one_message(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let (id, p) = four_player_game(&srv, "idem");
+    let body = json!({"text": "Truce?", "to": ["B"]});
+    let first = keyed_send(&srv, &p[0], &id, "send-1", &body);
+    let first_id = first.expect(201)["id"].clone();
+    assert_eq!(
+        first.header("etag"),
+        Some(format!("\"{}\"", version(&srv, &id)).as_str())
+    );
+    assert_eq!(first.header("idempotent-replayed"), None);
+    let again = keyed_send(&srv, &p[0], &id, "send-1", &body);
+    assert_eq!(again.expect(201)["id"], first_id);
+    assert_eq!(again.json, first.json);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.header("etag"), first.header("etag"));
+    keyed_send(
+        &srv,
+        &p[0],
+        &id,
+        "send-1",
+        &json!({"text": "Something else"}),
+    )
+    .problem(422, "idempotency-key-reused");
+    assert_eq!(texts(&srv, &id, Some(&p[0])), ["Truce?"]);
+    assert_eq!(texts(&srv, &id, Some(&p[1])), ["Truce?"]);
+    // A malformed key is a 400 and sends nothing.
+    keyed_send(&srv, &p[0], &id, "bad key", &body).problem(400, "validation");
+
+    // Twins at once: one message, one answer.
+    let twin = json!({"text": "Twins"});
+    let answers: Vec<Value> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let (srv, who, id, twin) = (&srv, &p[1], &id, &twin);
+                scope.spawn(move || keyed_send(srv, who, id, "twin", twin).expect(201).clone())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(answers[0]["id"], answers[1]["id"]);
+    assert_eq!(texts(&srv, &id, Some(&p[1])), ["Truce?", "Twins"]);
+}
+
+/// Both message routes answer with the game's version as `ETag`, as the document says;
+/// a signed-in reader's list (private messages) is never cached.
+fn lists_carry_the_version_and_are_not_cached(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let (id, p) = four_player_game(&srv, "etag");
+    send(&srv, &p[0], &id, "Just us", Some(&["B"]));
+    let tag = format!("\"{}\"", version(&srv, &id));
+    let mine = srv.get(&format!("/v1/games/{id}/messages"), Some(&p[1].access));
+    mine.expect(200);
+    assert_eq!(mine.header("etag"), Some(tag.as_str()));
+    let cache = mine.header("cache-control").unwrap_or_default();
+    assert!(
+        cache.contains("private") && cache.contains("no-store"),
+        "{cache}"
+    );
+    let public = srv.get(&format!("/v1/games/{id}/messages"), None);
+    public.expect(200);
+    assert_eq!(public.header("etag"), Some(tag.as_str()));
+    assert_eq!(public.header("cache-control"), Some("no-cache"));
+    let sent = srv.post(
+        &format!("/v1/games/{id}/messages"),
+        Some(&p[2].access),
+        &json!({"text": "Hello"}),
+    );
+    sent.expect(201);
+    assert_eq!(sent.header("etag"), Some(tag.as_str()));
+}
+
+/// A game's table-talk options are in its summary and its lobby entry, and the game page
+/// has their place, so a player knows before joining that private messages will be shown.
+fn the_talk_options_are_shown_before_joining(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let a = srv.user("opts_a");
+    let game = create(
+        &srv,
+        &a,
+        json!({"seats": 4, "seat": "R", "press": "revealed_at_end", "eliminated_may_write": false}),
+    );
+    let id = game["id"].as_str().unwrap().to_string();
+    assert_eq!(game["press"], "revealed_at_end", "{game}");
+    assert_eq!(game["eliminated_may_write"], false);
+    let s = summary(&srv, &id);
+    assert_eq!(s["press"], "revealed_at_end");
+    assert_eq!(s["eliminated_may_write"], false);
+    let lobby = srv.get("/v1/games?status=open", None).expect(200).clone();
+    let entry = lobby["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == id.as_str())
+        .cloned()
+        .unwrap_or_else(|| panic!("{lobby}"));
+    assert_eq!(entry["press"], "revealed_at_end");
+    assert_eq!(entry["eliminated_may_write"], false);
+    let plain = create(&srv, &a, json!({"seats": 4, "seat": "R"}));
+    assert_eq!(plain["press"], "private");
+    assert_eq!(plain["eliminated_may_write"], true);
+    let script = srv.get("/assets/web/app.js", None).text;
+    assert!(
+        script.contains("js-talk-revealed"),
+        "the lobby says the press"
+    );
+    let play = srv.get("/assets/web/play.js", None).text;
+    assert!(play.contains("talk-rules"), "the game page says the press");
+    // The projection replays from the log.
+    let url = srv.database_url.clone();
+    let config = djambi_api::config::Config::from_lookup(|name| match name {
+        "DATABASE_URL" => Some(url.clone()),
+        "DJAMBI_JWT_SECRET" => Some(djambi_e2e::TEST_JWT_SECRET.into()),
+        _ => None,
+    })
+    .unwrap();
+    let mut out = Vec::new();
+    let bad = djambi_api::maintenance::check_projections(&config, &mut out).unwrap();
+    assert_eq!(bad, 0, "{}", String::from_utf8_lossy(&out));
+}
+
+/// Issue 32: a private message is addressed to the accounts that held its seats when it
+/// was sent. A seat left (or left by closing the account) and taken by someone else does
+/// not hand the message over: not in the list, the record, the feed or a report; the one
+/// who held the seat still reads it, before and after the end.
+fn private_messages_stay_with_the_holders_at_their_sending(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let [red, bob, carol, dave, erin, gus] =
+        ["red", "bob", "carol", "dave", "erin", "gus"].map(|n| srv.user(&format!("held_{n}")));
+    let g = create(&srv, &red, json!({"seats": 4, "seat": "R"}));
+    let id = g["id"].as_str().unwrap().to_string();
+    take_seat(&srv, &bob, &id, "B").expect(200);
+    take_seat(&srv, &dave, &id, "Y").expect(200);
+    send(&srv, &red, &id, "hello table", None);
+    let to_b = send(&srv, &red, &id, "R to B", Some(&["B"]));
+    send(&srv, &red, &id, "R to B and Y", Some(&["B", "Y"]));
+    let everything = vec!["hello table", "R to B", "R to B and Y"];
+
+    // Bob leaves his seat; Dave closes his account (which leaves his seat too).
+    srv.send(
+        srv.request(Method::DELETE, &format!("/v1/games/{id}/seats/B"))
+            .bearer_auth(&bob.access),
+    )
+    .expect(200);
+    srv.send(
+        srv.request(Method::DELETE, "/v1/me")
+            .bearer_auth(&dave.access)
+            .json(&json!({"current_password": djambi_e2e::PASSWORD})),
+    )
+    .expect(200);
+    take_seat(&srv, &carol, &id, "B").expect(200);
+    take_seat(&srv, &erin, &id, "Y").expect(200);
+    take_seat(&srv, &gus, &id, "G").expect(200);
+    assert_eq!(summary(&srv, &id)["status"], "active");
+
+    for who in [&carol, &erin, &gus] {
+        assert_eq!(texts(&srv, &id, Some(who)), vec!["hello table"], "list");
+        assert_eq!(
+            record_texts(&srv, &id, Some(who)),
+            vec!["hello table"],
+            "record"
+        );
+    }
+    assert!(feed_texts(&srv, &carol).is_empty());
+    assert!(feed_texts(&srv, &erin).is_empty());
+    srv.post(
+        &format!("/v1/games/{id}/messages/{to_b}/report"),
+        Some(&carol.access),
+        &json!({}),
+    )
+    .problem(404, "not-found");
+    // The one who held the seat keeps reading what was said to them; so does the sender.
+    for who in [&red, &bob] {
+        assert_eq!(texts(&srv, &id, Some(who)), everything);
+        assert_eq!(record_texts(&srv, &id, Some(who)), everything);
+    }
+    assert_eq!(
+        feed_texts(&srv, &bob),
+        set(&["hello table", "R to B", "R to B and Y"])
+    );
+
+    // What is said to the seat now reaches its new holder, not the old one.
+    send(&srv, &red, &id, "R to the new B", Some(&["B"]));
+    assert_eq!(
+        texts(&srv, &id, Some(&carol)),
+        vec!["hello table", "R to the new B"]
+    );
+    assert!(!texts(&srv, &id, Some(&bob)).contains(&"R to the new B".to_string()));
+
+    // Resignations change nothing; neither does the end (`press: private`).
+    resign_until_over(
+        &srv,
+        &id,
+        &[carol.clone(), red.clone(), erin.clone(), gus.clone()],
+    );
+    assert_eq!(
+        texts(&srv, &id, Some(&carol)),
+        vec!["hello table", "R to the new B"]
+    );
+    assert_eq!(texts(&srv, &id, Some(&erin)), vec!["hello table"]);
+    assert_eq!(texts(&srv, &id, Some(&bob)), everything);
+}
+
+/// Issue 32: hiding a message takes its text out of every notification that carried it,
+/// a former player's too, and out of the deliveries still queued for them.
+fn hiding_reaches_former_players_and_queued_deliveries(backend: Backend) {
+    let rx = Receiver::start();
+    // Every attempt fails until the message is hidden; retries wait for the (manual) clock.
+    rx.script(&[], 503);
+    let clock = clock();
+    let srv = TestServer::start_with_clock(backend, &FAST, clock.clone());
+    let [red, bob, carol] = ["red", "bob", "carol"].map(|n| srv.user(&format!("hide_{n}")));
+    srv.post(
+        "/v1/me/webhooks",
+        Some(&bob.access),
+        &json!({"url": rx.url("/bob")}),
+    )
+    .expect(201);
+    let g = create(&srv, &red, json!({"seats": 4, "seat": "R"}));
+    let id = g["id"].as_str().unwrap().to_string();
+    take_seat(&srv, &bob, &id, "B").expect(200);
+    let m = send(&srv, &red, &id, "secret plans", None);
+    let carries = |r: &receiver::Received| r.path == "/bob" && r.body.contains(&m);
+    rx.wait_for(10, "the first attempt", |got| {
+        got.iter().any(|r| carries(r) && r.answered == 503)
+    });
+    assert_eq!(feed_texts(&srv, &bob), set(&["secret plans"]));
+
+    // Bob leaves; Carol takes his seat; the operator hides the message.
+    srv.send(
+        srv.request(Method::DELETE, &format!("/v1/games/{id}/seats/B"))
+            .bearer_auth(&bob.access),
+    )
+    .expect(200);
+    take_seat(&srv, &carol, &id, "B").expect(200);
+    let config = djambi_api::config::Config::from_lookup(|name| match name {
+        "DATABASE_URL" => Some(srv.database_url.clone()),
+        "DJAMBI_JWT_SECRET" => Some(djambi_e2e::TEST_JWT_SECRET.to_string()),
+        _ => None,
+    })
+    .unwrap();
+    djambi_api::messages::hide::hide_command(&config, &m, &*clock, &mut Vec::new()).unwrap();
+    assert_eq!(feed_texts(&srv, &bob), set(&["<hidden>"]));
+    let feed = srv
+        .get("/v1/me/notifications?limit=100", Some(&bob.access))
+        .text;
+    assert!(!feed.contains("secret plans"), "{feed}");
+
+    // The queued retry goes out without the text.
+    rx.script(&[], 200);
+    clock.advance(TimeDelta::minutes(5));
+    let got = rx.wait_for(10, "the retry", |got| {
+        got.iter().any(|r| carries(r) && r.answered == 200)
+    });
+    let retry = got
+        .iter()
+        .find(|r| carries(r) && r.answered == 200)
+        .unwrap();
+    assert!(!retry.body.contains("secret plans"), "{}", retry.body);
+    assert!(retry.body.contains("\"hidden\":true"), "{}", retry.body);
 }

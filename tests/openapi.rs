@@ -83,3 +83,85 @@ fn document_describes_every_account_endpoint() {
         assert!(description.contains(&format!("/problems/{slug}")), "{slug}");
     }
 }
+
+/// Every string of the document, with where it is.
+fn strings<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a str)>) {
+    match v {
+        Value::String(s) => out.push((at, s)),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                strings(item, format!("{at}/{i}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, item) in map {
+                strings(item, format!("{at}/{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The settings a description names are settings of the server (the table of
+/// `djambi-server settings`), so a description cannot point a client at a setting that
+/// does not exist; and seating a bot says how a game of bots alone is paced.
+#[test]
+fn descriptions_name_only_real_settings() {
+    let doc: Value = serde_json::from_str(djambi_api::openapi::document_json()).unwrap();
+    let mut all = Vec::new();
+    strings(&doc, String::new(), &mut all);
+    let mut named = 0;
+    for (at, text) in &all {
+        let mut rest = *text;
+        while let Some(i) = rest.find("DJAMBI_") {
+            let name: String = rest[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            let Some(setting) = djambi_api::config::SETTINGS.iter().find(|s| s.env == name) else {
+                panic!("{at} names {name}, no such setting");
+            };
+            named += 1;
+            rest = &rest[i + name.len()..];
+            // "`DJAMBI_X` (1 h)" or "(default 24 h)": the figure is the setting's default.
+            if let Some(said) = rest.strip_prefix("` (").and_then(|r| r.split(')').next()) {
+                let said = said.trim_start_matches("default ").replace(' ', "");
+                if said.starts_with(|c: char| c.is_ascii_digit()) {
+                    assert_eq!(
+                        said,
+                        setting.default.replace(' ', ""),
+                        "{at}: {name}'s default"
+                    );
+                }
+            }
+        }
+    }
+    assert!(named > 10, "{named}");
+    let bot = doc["paths"]["/v1/games/{id}/seats/{seat}/bot"]["post"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(bot.contains("DJAMBI_BOT_ONLY_PLIES_PER_SEC"), "{bot}");
+    assert!(!bot.contains("at once"), "{bot}");
+}
+
+/// The kinds of notification the server writes are the ones the document lists: in
+/// `NotificationView.kind` and in the settings' example.
+#[test]
+fn notification_kinds_are_documented() {
+    let doc: Value = serde_json::from_str(djambi_api::openapi::document_json()).unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let kind = schemas["NotificationView"]["properties"]["kind"]["description"]
+        .as_str()
+        .unwrap();
+    let example = schemas["NotificationSettings"]["example"]["kinds"]
+        .as_object()
+        .unwrap();
+    for k in djambi_api::notifications::KINDS {
+        assert!(
+            kind.contains(k),
+            "NotificationView.kind does not list {k}: {kind}"
+        );
+        assert!(example.contains_key(k), "the settings example has no {k}");
+    }
+    assert!(kind.contains("webhook_disabled"), "{kind}");
+}

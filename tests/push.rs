@@ -408,7 +408,206 @@ fn closing_the_account_deletes_its_subscriptions(backend: Backend) {
     assert_eq!(subscriptions(&srv, &stayer).len(), 1);
 }
 
+/// Issue 33: in-flight attempts are bounded per subscription, not per push service host.
+/// Two accounts' devices on one push service (the same host and port); one device never
+/// answers and has pushes in flight. The other device's push still arrives at once (it
+/// waited for the hung attempts' first-byte timeout when the bound was per host), and
+/// opens with its own keys.
+fn a_hung_device_delays_no_other_on_its_push_service(backend: Backend) {
+    let rx = Receiver::start();
+    rx.hang("/push/hung");
+    let vapid = webpush("keygen", None);
+    let db = FreshDatabase::new(backend);
+    let mut s = settings(vapid["private"].as_str().unwrap(), "1h");
+    s.push(("DJAMBI_WEBHOOK_TIMEOUT", "20s".into()));
+    s.push(("DJAMBI_WEBHOOK_FIRST_BYTE_TIMEOUT", "20s".into()));
+    let srv = start(&db, &s);
+    let (mallories, anns) = (players(&srv, "mallory"), players(&srv, "ann"));
+    let (mallory, ann) = (&mallories[0], &anns[0]);
+    let (hung_device, phone) = (webpush("keygen", None), webpush("keygen", None));
+    subscribe(&srv, mallory, &rx.url("/push/hung"), &hung_device);
+    let e = rx.url("/push/phone");
+    subscribe(&srv, ann, &e, &phone);
+    // Red's turn in each: three pushes to the hung device.
+    for _ in 0..3 {
+        start_game(&srv, &mallories);
+    }
+    rx.wait_for(20, "the hung device's attempts in flight", |g| {
+        g.iter().filter(|r| r.path == "/push/hung").count() >= 2
+    });
+    let started = Instant::now();
+    start_game(&srv, &anns);
+    let got = rx.wait_for(15, "ann's push", |g| {
+        g.iter().any(|r| r.path == "/push/phone")
+    });
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(3),
+        "ann's push took {took:?} behind a hung device on the same push service"
+    );
+    let r = got.iter().find(|r| r.path == "/push/phone").unwrap();
+    let (plain, _, _) = open(r, &phone, &e);
+    assert_eq!(plain["kind"], "your_turn");
+    // The hung device holds no more than DJAMBI_DELIVERY_PER_ENDPOINT (2) attempts.
+    let hung = rx
+        .received()
+        .iter()
+        .filter(|r| r.path == "/push/hung")
+        .count();
+    assert_eq!(hung, 2, "attempts in flight to the hung device");
+}
+
+/// Issue 33: a push service's `429`/`503` with `Retry-After` is tried again when it asks
+/// (seconds, or an HTTP-date), not after the back-off (here an hour); and pushes to one
+/// push service reuse a kept-alive connection.
+fn retry_after_and_kept_alive_connections(backend: Backend) {
+    let rx = Receiver::start();
+    let in_two_secs = (chrono::Utc::now() + chrono::TimeDelta::seconds(2))
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string();
+    rx.script_retry_after(&[(503, "1"), (429, &in_two_secs)], 201);
+    let vapid = webpush("keygen", None);
+    let db = FreshDatabase::new(backend);
+    let srv = start(&db, &settings(vapid["private"].as_str().unwrap(), "1h"));
+    let p = players(&srv, "ra");
+    let phone = webpush("keygen", None);
+    let e = rx.url("/push/phone");
+    subscribe(&srv, &p[0], &e, &phone);
+    start_game(&srv, &p);
+    let got = rx.wait_for(15, "the push after two Retry-After answers", |g| {
+        g.iter().any(|r| r.answered == 201)
+    });
+    assert_eq!(
+        got.iter().map(|r| r.answered).collect::<Vec<_>>(),
+        [503, 429, 201]
+    );
+    let first_wait = got[1].at - got[0].at;
+    assert!(
+        first_wait >= Duration::from_millis(900) && first_wait < Duration::from_secs(4),
+        "Retry-After: 1 was retried after {first_wait:?}"
+    );
+    assert!(
+        got[2].at - got[1].at < Duration::from_secs(5),
+        "Retry-After as a date: retried after {:?}",
+        got[2].at - got[1].at
+    );
+    let (plain, _, _) = open(&got[2], &phone, &e);
+    assert_eq!(plain["kind"], "your_turn");
+    // Three attempts, one connection: each answer's body was read, so the connection went
+    // back to the pool.
+    assert_eq!(rx.connections(), 1, "connections for three pushes");
+}
+
+/// Issue 35: a compressed `p256dh` (33 bytes) cannot encrypt for a browser (RFC 8291 takes
+/// the 65-byte uncompressed point), and a known push service's host on another port
+/// (or over http) is not that push service: both 400, nothing stored.
+fn odd_keys_and_ports_are_refused(backend: Backend) {
+    let vapid = webpush("keygen", None);
+    let db = FreshDatabase::new(backend);
+    let srv = start(&db, &settings(vapid["private"].as_str().unwrap(), "50ms"));
+    let ann = srv.user("ann");
+    let phone = webpush("keygen", None);
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let point = b64.decode(phone["p256dh"].as_str().unwrap()).unwrap();
+    assert_eq!(point.len(), 65);
+    // SEC1 compressed form: 0x02 or 0x03 (the parity of y), then x.
+    let mut compressed = vec![2 + (point[64] & 1)];
+    compressed.extend_from_slice(&point[1..33]);
+    let compressed = b64.encode(compressed);
+    let post = |endpoint: &str, p256dh: &str| {
+        srv.post(
+            "/v1/me/push-subscriptions",
+            Some(&ann.access),
+            &json!({"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": phone["auth"]}}),
+        )
+    };
+    let fcm = "https://fcm.googleapis.com/fcm/send/abc";
+    let r = post(fcm, &compressed);
+    let p = r.problem(400, "validation");
+    assert!(p.to_string().contains("65-byte"), "{p}");
+    for endpoint in [
+        "https://fcm.googleapis.com:22/fcm/send/abc",
+        "https://web.push.apple.com:8443/abc",
+        "http://fcm.googleapis.com/fcm/send/abc",
+    ] {
+        let r = post(endpoint, phone["p256dh"].as_str().unwrap());
+        let p = r.problem(400, "validation");
+        assert!(p.to_string().contains("default port"), "{endpoint}: {p}");
+    }
+    assert!(subscriptions(&srv, &ann).is_empty());
+    // The default port, written out or not, is the push service.
+    post(
+        "https://fcm.googleapis.com:443/fcm/send/abc",
+        phone["p256dh"].as_str().unwrap(),
+    )
+    .expect(201);
+    assert_eq!(subscriptions(&srv, &ann).len(), 1);
+}
+
+/// Sends `bodies` as one account's subscriptions all at once (released together).
+fn subscribe_at_once(srv: &TestServer, who: &Login, bodies: &[Value]) -> Vec<u16> {
+    let barrier = std::sync::Barrier::new(bodies.len());
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = bodies
+            .iter()
+            .map(|b| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    barrier.wait();
+                    srv.post("/v1/me/push-subscriptions", Some(&who.access), b)
+                        .status
+                        .as_u16()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// Issue 35, on PostgreSQL (SQLite serialises writers): concurrent subscriptions of one
+/// account never pass its quota, and the same subscription sent at once is one `201`
+/// and `200`s (never `409`), one row.
+#[test]
+fn concurrent_subscriptions_keep_the_quota_and_one_row() {
+    let vapid = webpush("keygen", None);
+    let db = FreshDatabase::new(Backend::Postgres);
+    let mut s = settings(vapid["private"].as_str().unwrap(), "50ms");
+    s.push(("DJAMBI_QUOTA_PUSH_SUBSCRIPTIONS", "5".into()));
+    let srv = start(&db, &s);
+    let phone = webpush("keygen", None);
+    let keys = json!({"p256dh": phone["p256dh"], "auth": phone["auth"]});
+    for round in 0..4 {
+        let who = srv.user(&format!("racer{round}"));
+        let bodies: Vec<Value> = (0..12)
+            .map(|i| {
+                json!({"endpoint": format!("https://fcm.googleapis.com/fcm/send/{round}-{i}"),
+                       "keys": keys})
+            })
+            .collect();
+        let mut got = subscribe_at_once(&srv, &who, &bodies);
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            [[201; 5].as_slice(), &[409; 7]].concat(),
+            "round {round}"
+        );
+        assert_eq!(subscription_rows(&srv, &who.user_id), 5, "round {round}");
+
+        let same = json!({"endpoint": format!("https://fcm.googleapis.com/fcm/send/same-{round}"),
+                          "keys": keys});
+        let other = srv.user(&format!("twin{round}"));
+        let bodies: Vec<Value> = std::iter::repeat_n(same, 8).collect();
+        let mut got = subscribe_at_once(&srv, &other, &bodies);
+        got.sort_unstable();
+        assert_eq!(got, [[200; 7].as_slice(), &[201]].concat(), "round {round}");
+        assert_eq!(subscription_rows(&srv, &other.user_id), 1, "round {round}");
+    }
+}
+
 backend_tests!(
+    a_hung_device_delays_no_other_on_its_push_service,
+    retry_after_and_kept_alive_connections,
+    odd_keys_and_ports_are_refused,
     closing_the_account_deletes_its_subscriptions,
     pushes_are_encrypted_and_signed,
     retries_then_a_410_deletes_the_subscription,

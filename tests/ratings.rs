@@ -16,6 +16,7 @@ backend_tests!(
     a_known_sequence_of_games_gives_known_ratings,
     a_rating_range_refuses_players_outside_it,
     rated_games_need_a_time_control_and_people,
+    invite_only_games_keep_their_ids_off_player_pages,
 );
 
 /// The openskill 6.2.0 figure for the winner of four new players:
@@ -260,6 +261,55 @@ fn a_known_sequence_of_games_gives_known_ratings(backend: Backend) {
         200
     );
 
+    // A finished game's record keeps the ratings its players had before its result,
+    // however they play on: g1's four were new, and g2 ended after it.
+    let rec1 = srv.get(&format!("/v1/games/{g1}/record"), None).text;
+    for seat in ["Red", "Blue", "Yellow", "Green"] {
+        assert!(rec1.contains(&format!("[{seat}Rating \"0.00\"]")), "{rec1}");
+    }
+    let after_g1 = rate(&[Skill::default(); 4], &r1);
+    let rec2 = srv.get(&format!("/v1/games/{g2}/record"), None).text;
+    for seat in s2["seats"].as_array().unwrap() {
+        let i = p
+            .iter()
+            .position(|w| seat["username"] == w.username.as_str())
+            .unwrap();
+        let name = match seat["seat"].as_str().unwrap() {
+            "R" => "Red",
+            "B" => "Blue",
+            "Y" => "Yellow",
+            _ => "Green",
+        };
+        let want = format!("[{name}Rating \"{:.2}\"]", after_g1[i].display());
+        assert!(rec2.contains(&want), "{want}: {rec2}");
+    }
+
+    // A closed account leaves the leaderboard (its row stays for recompute).
+    srv.send(
+        srv.request(reqwest::Method::DELETE, "/v1/me")
+            .bearer_auth(&p[3].access)
+            .json(&json!({"current_password": djambi_e2e::PASSWORD})),
+    )
+    .expect(200);
+    let listed = |srv: &TestServer| -> Vec<String> {
+        srv.get("/v1/leaderboard?limit=100", None).expect(200)["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["username"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let without_dan: Vec<String> = order
+        .iter()
+        .map(|o| o.1.clone())
+        .filter(|n| n != "dan")
+        .collect();
+    assert_eq!(listed(&srv), without_dan);
+    assert!(
+        !srv.get("/leaderboard", None).text.contains("[deleted]"),
+        "the page lists a closed account"
+    );
+
     // Recompute: the same figures, bit for bit.
     let (bad, report) = recompute(&srv.database_url);
     assert_eq!(bad, 0, "{report}");
@@ -267,6 +317,7 @@ fn a_known_sequence_of_games_gives_known_ratings(backend: Backend) {
         report.contains("2 rated games replayed, 4 players"),
         "{report}"
     );
+    assert_eq!(listed(&srv), without_dan, "after recompute-ratings");
     if backend == Backend::Postgres {
         use diesel::{Connection, RunQueryDsl};
         let mut c = diesel::PgConnection::establish(&srv.database_url).unwrap();
@@ -337,11 +388,49 @@ fn rated_games_need_a_time_control_and_people(backend: Backend) {
     .problem(409, "conflict");
 }
 
+/// How many games a closed group of `size` new players, who only play one another and
+/// take turns at each place, play until every one's rating stops being provisional.
+fn games_until_settled(size: usize) -> usize {
+    use djambi_api::ratings::model::PROVISIONAL_SIGMA;
+    let mut skills = vec![Skill::default(); size];
+    for game in 1..10_000 {
+        let ranks: Vec<usize> = (0..size).map(|i| (i + game) % size).collect();
+        skills = rate(&skills, &ranks);
+        if skills.iter().all(|s| s.sigma <= PROVISIONAL_SIGMA) {
+            return game;
+        }
+    }
+    panic!("sigma never settles");
+}
+
+/// The README's figure of how long a rating stays provisional is the model's.
+#[test]
+fn the_readme_says_how_long_a_rating_stays_provisional() {
+    let (four, three) = (games_until_settled(4), games_until_settled(3));
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let want = format!(
+        "four players who only play one another get under it after {four} games, three after {three}"
+    );
+    assert!(flat.contains(&want), "the README should say: {want}");
+}
+
+/// The `ended_at` of a player page's entries, in the page's order.
+fn ended_times(list: &Value) -> Vec<chrono::DateTime<chrono::FixedOffset>> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|e| chrono::DateTime::parse_from_rfc3339(e["ended_at"].as_str().unwrap()).unwrap())
+        .collect()
+}
+
 /// Two rated games of one player ending at the same moment, through two servers on one
-/// database: both count, once each, and recompute reproduces the result.
+/// database: both count, once each, recompute reproduces the result, and the games are
+/// listed in the order they ended (`ended_at` is read after the rating rows are locked).
 #[test]
 fn two_games_of_one_player_ending_at_once_both_count_once() {
-    const ROUNDS: usize = 4;
+    const ROUNDS: usize = 12;
     let db = FreshDatabase::new(Backend::Postgres);
     let servers = [TestServer::start_on(&db), TestServer::start_on(&db)];
     let srv = &servers[0];
@@ -373,6 +462,18 @@ fn two_games_of_one_player_ending_at_once_both_count_once() {
         });
         let page = player(srv, "hub");
         assert_eq!(page["games"], json!(2 * (round + 1)), "{page}");
+        let recent = ended_times(&page["recent_games"]);
+        assert!(
+            recent.windows(2).all(|w| w[0] >= w[1]),
+            "round {round}: recent games not newest first: {}",
+            page["recent_games"]
+        );
+        let history = ended_times(&page["rating_history"]);
+        assert!(
+            history.windows(2).all(|w| w[0] <= w[1]),
+            "round {round}: rating history not oldest first: {}",
+            page["rating_history"]
+        );
         assert_eq!(page["wins"], json!(2 * (round + 1)));
         for o in &others {
             assert_eq!(player(srv, &o.username)["games"], json!(round + 1));
@@ -385,4 +486,70 @@ fn two_games_of_one_player_ending_at_once_both_count_once() {
         "{report}"
     );
     drop(servers);
+}
+
+/// Issue 32: an invite-only game's id opens it, so a rated one is listed on its players'
+/// pages without its id (`game_id: null`, no link) to everyone but its players; a
+/// public game keeps its id.
+fn invite_only_games_keep_their_ids_off_player_pages(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let [ann, bob, cat, dan, sam] =
+        ["ann", "bob", "cat", "dan", "sam"].map(|n| srv.user(&format!("unl_{n}")));
+    let mut body = rated(4);
+    body["visibility"] = json!("invite");
+    let g = create(&srv, &ann, body);
+    let hidden = g["id"].as_str().unwrap().to_string();
+    let code = g["invite_code"].as_str().unwrap().to_string();
+    for (who, seat) in [(&bob, "B"), (&cat, "Y"), (&dan, "G")] {
+        srv.post(
+            &format!("/v1/games/{hidden}/seats/{seat}"),
+            Some(&who.access),
+            &json!({"invite_code": code}),
+        )
+        .expect(200);
+    }
+    for who in [&ann, &bob, &cat] {
+        resign(&srv, who, &hidden);
+    }
+    let public = seated(&srv, &[&ann, &bob, &cat, &dan], rated(4));
+    for who in [&ann, &bob, &cat] {
+        resign(&srv, who, &public);
+    }
+    let ids = |v: &Value, field: &str| -> Vec<Value> {
+        v[field]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["game_id"].clone())
+            .collect()
+    };
+    let page = |token: Option<&str>| srv.get("/v1/players/unl_ann", token);
+
+    // Nobody signed in, and a stranger: the game is there, its id is not.
+    for token in [None, Some(sam.access.as_str())] {
+        let r = page(token);
+        let v = r.expect(200);
+        assert_eq!(v["games"], json!(2));
+        assert_eq!(ids(v, "recent_games"), [json!(public), Value::Null]);
+        assert_eq!(ids(v, "rating_history"), [Value::Null, json!(public)]);
+        assert!(!r.text.contains(&hidden), "{}", r.text);
+        // Neither the other players' pages.
+        let other = srv.get("/v1/players/unl_dan", token);
+        assert!(!other.text.contains(&hidden), "{}", other.text);
+    }
+    // Its players see it whole.
+    for who in [&ann, &dan] {
+        let v = page(Some(&who.access)).expect(200).clone();
+        assert_eq!(ids(&v, "recent_games"), [json!(public), json!(hidden)]);
+    }
+    // The page a browser gets: the public game linked, the other neither named nor linked.
+    let html = srv.get("/players/unl_ann", None);
+    assert_eq!(html.status.as_u16(), 200);
+    assert!(
+        html.text.contains(&format!("/games/{public}")),
+        "{}",
+        html.text
+    );
+    assert!(!html.text.contains(&hidden), "{}", html.text);
+    assert!(html.text.contains("(invite-only)"), "{}", html.text);
 }

@@ -47,6 +47,29 @@ fn the_replay_page_steps_through_a_real_game_in_chromium() {
     play_random(&srv, &mut g, &mut rng, 34, &[20]);
     resign_until_over(&srv, &mut g);
     let waiting = waiting_game(&srv, "browser_waits");
+    // The engine's analysis of the game, shown on the page (issue 37).
+    let asker = &g.players[0].1;
+    let asked = srv.post(
+        &format!("/v1/games/{}/analysis", g.id),
+        Some(&asker.access),
+        &json!({}),
+    );
+    assert_eq!(asked.status, 202, "{}", asked.text);
+    let started = std::time::Instant::now();
+    let analysis = loop {
+        let r = srv.get(&format!("/v1/games/{}/analysis", g.id), None);
+        if r.status == 200 {
+            break r.json;
+        }
+        assert!(started.elapsed().as_secs() < 180, "no analysis: {}", r.text);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let judged = analysis["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .filter(|m| m["judgement"].is_string())
+        .count();
 
     let outdir = root.join("target/test-artifacts/replay");
     let outdir_text = outdir.to_string_lossy();
@@ -57,6 +80,12 @@ fn the_replay_page_steps_through_a_real_game_in_chromium() {
     assert!(outdir.join("replay.png").is_file());
     assert!(
         stdout.contains("waiting game: The game has not started"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "analysis: curve True, {judged} judged moves marked"
+        )),
         "{stdout}"
     );
     eprintln!("{}", stdout.lines().last().unwrap_or_default());

@@ -378,11 +378,55 @@ fn settings_choose_the_channels(backend: Backend) {
     assert_eq!(feed_ids(&srv, &p[0]).len(), 2, "the feed has everything");
 }
 
+/// Issue 33: a receiver's `429`/`503` with `Retry-After` sets the next attempt (instead of
+/// the back-off, here 50 ms), bounded by `DJAMBI_DELIVERY_BACKOFF_MAX`: a day asked for is
+/// an hour; a few seconds asked for are those seconds.
+fn retry_after_sets_the_next_attempt(backend: Backend) {
+    let rx = Receiver::start();
+    rx.script_retry_after(&[(429, "86400"), (503, "30")], 200);
+    let srv = TestServer::start_with(backend, &with(&[("DJAMBI_DELIVERY_BACKOFF_MAX", "1h")]));
+    let p = players(&srv, "ra");
+    let h = hook(&srv, &p[0], &rx.url("/hook"));
+    let hook_id = h["id"].as_str().unwrap();
+    let before = chrono::Utc::now();
+    start_game(&srv, &p);
+    rx.wait_for(20, "both answers with Retry-After", |g| g.len() >= 2);
+    std::thread::sleep(Duration::from_millis(300));
+    let pending: Vec<Value> = deliveries(&srv, &p[0], hook_id)
+        .into_iter()
+        .filter(|d| d["status"] == "pending" && d["attempts"].as_i64() >= Some(1))
+        .collect();
+    let after = chrono::Utc::now();
+    let wait_of = |status: i64| {
+        let d = pending
+            .iter()
+            .find(|d| d["last_status"] == status)
+            .unwrap_or_else(|| panic!("no pending delivery answered {status}: {pending:?}"));
+        let at: chrono::DateTime<chrono::Utc> =
+            d["next_attempt_at"].as_str().unwrap().parse().unwrap();
+        (at - before, at - after)
+    };
+    let (most, least) = wait_of(429);
+    assert!(
+        least >= chrono::TimeDelta::minutes(59) && most <= chrono::TimeDelta::minutes(61),
+        "Retry-After: 86400, at most an hour: next attempt in {least} to {most}"
+    );
+    let (most, least) = wait_of(503);
+    assert!(
+        least >= chrono::TimeDelta::seconds(25) && most <= chrono::TimeDelta::seconds(31),
+        "Retry-After: 30: next attempt in {least} to {most}"
+    );
+    assert_eq!(pending.len(), 2, "{pending:?}");
+}
+
 backend_tests!(
+    retry_after_sets_the_next_attempt,
     deliveries_are_signed_and_secrets_rotate,
     retries_dead_letter_and_disabling,
     pending_deliveries_survive_a_restart,
     settings_choose_the_channels,
+    addresses_carrying_an_inward_ipv4_are_refused,
+    a_stored_inward_address_literal_is_never_called,
 );
 
 /// Without `DJAMBI_WEBHOOK_ALLOW_PRIVATE`, inward and non-http URLs are refused.
@@ -404,6 +448,88 @@ fn private_and_odd_urls_are_refused() {
         r.problem(400, "validation");
         assert_eq!(r.error_fields(), ["url"], "{url}");
     }
+}
+
+/// Issue 32: IPv6 addresses that carry an inward IPv4 address (IPv4-compatible,
+/// IPv4-translated, 6to4, Teredo, NAT64) and site-local ones are refused as webhook URLs
+/// and as push endpoints, as the plain forms are; nothing is stored.
+fn addresses_carrying_an_inward_ipv4_are_refused(backend: Backend) {
+    // Any P-256 scalar will do: push is on, so the endpoint is checked.
+    let vapid = format!("{}AQE", "AQEB".repeat(10));
+    let srv = TestServer::start_with(
+        backend,
+        &[
+            ("DJAMBI_VAPID_PRIVATE_KEY", vapid.as_str()),
+            ("DJAMBI_VAPID_SUBJECT", "mailto:ops@example.org"),
+        ],
+    );
+    let u = srv.user("carried");
+    for host in [
+        "[::127.0.0.1]",
+        "[::a9fe:a9fe]",
+        "[::ffff:0:7f00:1]",
+        "[2002:7f00:1::]",
+        "[2002:a9fe:a9fe::1]",
+        "[fec0::1]",
+        "[2001:0:4136:e378:8000:63bf:80ff:fffe]",
+        "[64:ff9b::a9fe:a9fe]",
+        "[64:ff9b:1::1]",
+        // and the forms refused before
+        "127.0.0.1",
+        "[::1]",
+        "[::ffff:127.0.0.1]",
+        "[fd00::1]",
+    ] {
+        let url = format!("http://{host}:9/x");
+        let r = srv.post("/v1/me/webhooks", Some(&u.access), &json!({"url": url}));
+        r.problem(400, "validation");
+        assert_eq!(r.error_fields(), ["url"], "{url}");
+        let r = srv.post(
+            "/v1/me/push-subscriptions",
+            Some(&u.access),
+            &json!({"endpoint": url, "keys": {"p256dh": "AAAA", "auth": "AAAA"}}),
+        );
+        r.problem(400, "validation");
+        assert!(
+            r.error_fields().contains(&"endpoint".to_string()),
+            "{url}: {}",
+            r.text
+        );
+    }
+    let hooks = srv
+        .get("/v1/me/webhooks", Some(&u.access))
+        .expect(200)
+        .clone();
+    assert_eq!(hooks, json!([]));
+    let subs = srv
+        .get("/v1/me/push-subscriptions", Some(&u.access))
+        .expect(200)
+        .clone();
+    assert_eq!(subs, json!([]));
+}
+
+/// An endpoint stored while inward addresses were allowed (or before a form was known to
+/// be inward) is checked again at each attempt: an address literal never reaches the
+/// client's guarded resolver, so without that check it would still be called.
+fn a_stored_inward_address_literal_is_never_called(backend: Backend) {
+    let rx = Receiver::start();
+    let db = FreshDatabase::new(backend);
+    let p;
+    let hid;
+    {
+        let open = TestServer::start_on_with(&db, &FAST, None);
+        p = players(&open, "literal");
+        // The receiver, reached through an IPv4-mapped IPv6 literal.
+        let url = rx.url("/hook").replace("127.0.0.1", "[::ffff:127.0.0.1]");
+        hid = hook(&open, &p[0], &url)["id"].as_str().unwrap().to_string();
+    }
+    let strict = TestServer::start_on_with(&db, &FAST[1..], None);
+    start_game(&strict, &p);
+    wait_until(20, "the deliveries die", || {
+        let d = deliveries(&strict, &p[0], &hid);
+        !d.is_empty() && d.iter().all(|d| d["status"] == "dead")
+    });
+    assert!(rx.received().is_empty(), "{:?}", rx.received().len());
 }
 
 /// Two instances on one PostgreSQL database: each notification reaches the endpoint

@@ -125,16 +125,27 @@
       var label = labelOf(event, plies);
       if (label === null) return;
       if (startVersion === null) startVersion = Math.max(1, event.seq - 1);
-      if (event.kind === "move_played") plies += 1;
-      result.push({ version: event.seq, label: label, seat: (event.payload || {}).seat });
+      var ply = null;
+      if (event.kind === "move_played") ply = plies += 1;
+      result.push({ version: event.seq, label: label, seat: (event.payload || {}).seat, ply: ply });
     });
     if (startVersion === null) startVersion = Math.max(1, lastVersion);
     result.unshift({ version: startVersion, label: t("js-start"), seat: null });
     return result;
   }
 
+  // The engine's judgements of the moves, from the page's analysis section, by ply.
+  function judgements() {
+    var out = {};
+    Array.prototype.forEach.call(document.querySelectorAll("#analysis-judged li[data-ply]"), function (li) {
+      out[li.getAttribute("data-ply")] = li.getAttribute("data-judgement");
+    });
+    return out;
+  }
+
   function renderList() {
     list.textContent = "";
+    var judged = judgements();
     steps.forEach(function (step, i) {
       var item = document.createElement("li");
       item.value = i;
@@ -147,6 +158,13 @@
         go(i);
       });
       item.appendChild(button);
+      var judgement = step.ply !== null && step.ply !== undefined ? judged[String(step.ply)] : null;
+      if (judgement) {
+        var mark = document.createElement("span");
+        mark.className = "judgement judged-" + judgement;
+        mark.textContent = " " + t("js-judgement-" + judgement);
+        item.appendChild(mark);
+      }
       list.appendChild(item);
     });
     board.setAttribute("data-steps", String(steps.length - 1));

@@ -16,6 +16,7 @@
 //! [`config_reference`] (`--help` and the README's settings table).
 
 pub mod accounts;
+pub mod analysis;
 pub mod auth;
 pub mod body_limit;
 pub mod clock;
@@ -26,6 +27,7 @@ pub mod extract;
 pub mod games;
 pub mod http_policy;
 pub mod i18n;
+pub mod learn;
 pub mod live;
 pub mod mail_moves;
 pub mod maintenance;
@@ -48,6 +50,7 @@ pub mod metrics;
 pub mod model;
 pub mod shutdown;
 pub mod telemetry;
+pub mod tournaments;
 
 use std::net::SocketAddr;
 
@@ -161,32 +164,65 @@ pub async fn start_with_clock(
         pool.clone(),
         live::StreamLimits::new(config.streams_per_account, config.streams_per_instance),
     );
+    // The write path signals its own hub in process, after its commits; on PostgreSQL
+    // the other instances hear of it through the publisher and the listener.
+    signals.connect(inbox_tx.clone());
+    let instance = uuid::Uuid::new_v4().simple().to_string();
     let listener = match config.database.backend {
-        config::Backend::Postgres => Some(workers::listen::Listener {
-            url: config.database.url.clone(),
-            every: config.notify_poll,
-            hub: inbox_tx,
-            stop: Default::default(),
-        }),
-        // One instance: the write path signals in process.
-        config::Backend::Sqlite => {
-            signals.connect(inbox_tx);
-            None
+        config::Backend::Postgres => {
+            let (publish_tx, publish_rx) = std::sync::mpsc::channel();
+            signals.publish_to(publish_tx);
+            Some((
+                workers::listen::Listener {
+                    url: config.database.url.clone(),
+                    every: config.notify_poll,
+                    instance: instance.clone(),
+                    hub: inbox_tx,
+                    stop: Default::default(),
+                },
+                workers::listen::Publisher {
+                    url: config.database.url.clone(),
+                    every: config.signal_every,
+                    instance,
+                    topics: publish_rx,
+                    stop: Default::default(),
+                },
+            ))
         }
+        config::Backend::Sqlite => None,
     };
+    let live_recheck = config.live_recheck;
     let mut state = AppState::new(config, pool, hub.clone()).map_err(StartError::Setup)?;
     state.clock = clock;
     let delivery = state.delivery().map_err(StartError::Setup)?;
     let state = web::Data::new(state);
     let _ = openapi::document_json();
     let stop = state.shutdown.token();
-    state.shutdown.spawn("live", hub.run(inbox, stop.clone()));
-    if let Some(mut listener) = listener {
-        listener.stop = stop;
+    state
+        .shutdown
+        .spawn("live", hub.clone().run(inbox, stop.clone()));
+    if let Some((mut listener, mut publisher)) = listener {
+        listener.stop = stop.clone();
+        publisher.stop = stop.clone();
         workers::listen::spawn(listener);
+        workers::listen::spawn_publisher(publisher);
+        state.shutdown.spawn(
+            "live-recheck",
+            hub.clone().recheck_every(live_recheck, stop),
+        );
     }
     workers::janitor::spawn(state.janitor(), &state.shutdown);
     workers::due::spawn(state.due_work(), &state.shutdown);
+    workers::tournaments::spawn(
+        workers::tournaments::TournamentClock {
+            pool: state.pool.clone(),
+            cache: state.games.clone(),
+            clock: state.clock.clone(),
+            every: state.config.due_interval,
+        },
+        &state.shutdown,
+    );
+    workers::analysis::spawn(state.analysis_work(), &state.shutdown);
     workers::delivery::spawn(std::sync::Arc::new(delivery), &state.shutdown);
     let smtp_addr = match state.config.mail_moves.smtp_listen {
         Some(smtp) => {
@@ -211,6 +247,8 @@ pub async fn start_with_clock(
                     hostname,
                     max_bytes: mail_moves::message::MAX_BYTES,
                     idle: state.config.mail_moves.smtp_idle_timeout,
+                    idle_before_mail: state.config.mail_moves.smtp_idle_before_mail,
+                    per_address: state.config.mail_moves.smtp_per_address,
                     session: state.config.mail_moves.smtp_session_timeout,
                     xforward_from: state.config.mail_moves.smtp_xforward_from.clone(),
                 },
@@ -289,11 +327,20 @@ pub fn app(
         .app_data(error::query_config())
         .app_data(web::PayloadConfig::new(limit))
         .service(
-            SwaggerUi::new("/docs/{_:.*}").config(
-                utoipa_swagger_ui::Config::new(["/openapi.json"])
-                    .validator_url("none")
-                    .try_it_out_enabled(true),
-            ),
+            SwaggerUi::new("/docs/{_:.*}")
+                .config(
+                    utoipa_swagger_ui::Config::new(["/openapi.json"])
+                        .validator_url("none")
+                        .try_it_out_enabled(true),
+                )
+                // "Authorize" signs in with the server's own OAuth 2.0 (PKCE).
+                .oauth(
+                    utoipa_swagger_ui::oauth::Config::new()
+                        .client_id("djambi-docs")
+                        .app_name("Djambi API documentation")
+                        .scopes(vec!["read".into(), "play".into()])
+                        .use_pkce_with_authorization_code_grant(true),
+                ),
         )
         .route(
             "/docs",
@@ -330,7 +377,9 @@ fn problem_for_bare_errors<B>(
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with(PROBLEM_JSON) || v.starts_with("text/html"));
+        .is_some_and(|v| v.starts_with(PROBLEM_JSON) || v.starts_with("text/html"))
+        // OAuth 2.0 errors are RFC 6749's JSON (`error`), which clients read.
+        || res.request().path().starts_with("/oauth/");
     if is_problem {
         return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
     }

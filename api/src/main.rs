@@ -1,9 +1,11 @@
 //! `djambi-server`: reads the configuration from the environment, sets up logging, and runs
-//! the server. `djambi-server openapi` prints the OpenAPI document; `--help` lists settings;
-//! `djambi-server settings` prints the README's configuration reference.
+//! the server. `djambi-server openapi` prints the OpenAPI document; `--help` lists the
+//! subcommands and the settings; `djambi-server settings` prints the README's
+//! configuration reference; `djambi-server <subcommand> --help` says what one does.
 
 use std::process::ExitCode;
 
+use clap::{CommandFactory, FromArgMatches, Parser};
 use djambi_api::config::Config;
 
 /// Each password hash allocates and frees a 19 MiB block. glibc's malloc serves the first
@@ -20,49 +22,91 @@ fn large_blocks_back_to_the_system() {
     }
 }
 
-fn main() -> ExitCode {
-    large_blocks_back_to_the_system();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None => {}
-        Some("openapi") => {
+/// The command line. Without a subcommand the server runs; its settings come from the
+/// environment (listed by `--help`). Every subcommand answers `--help` without doing
+/// anything else (clap), and a stray argument is refused (exit 2).
+#[derive(Parser)]
+#[command(
+    name = "djambi-server",
+    about = "The Djambi correspondence server. Without a command: serve (settings from the environment).",
+    disable_version_flag = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Subcommand>,
+}
+
+#[derive(clap::Subcommand)]
+enum Subcommand {
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Replay every game and report projections that differ from their log (exit 1).
+    CheckProjections,
+    /// Hide a table-talk message from every reader.
+    HideMessage {
+        /// The message's id.
+        id: String,
+    },
+    /// Replay every rated game and report ratings that differ from the stored ones (exit 1).
+    RecomputeRatings,
+    /// Print the configuration reference (Markdown).
+    Settings,
+}
+
+/// The configuration from the environment, or the exit code of a bad one.
+fn config() -> Result<Config, ExitCode> {
+    Config::from_env().map_err(|e| {
+        eprintln!("djambi-server: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// The exit code of a check that reports differences: 0 none, 1 some, 2 it failed.
+fn check_exit(result: Result<usize, String>) -> ExitCode {
+    match result {
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("djambi-server: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs a subcommand.
+fn run_subcommand(command: Subcommand) -> ExitCode {
+    match command {
+        Subcommand::Openapi => {
             print!("{}", djambi_api::openapi::document_json());
-            return ExitCode::SUCCESS;
+            ExitCode::SUCCESS
         }
-        Some("check-projections") => {
-            let config = match Config::from_env() {
-                Ok(c) => c,
-                Err(e) => {
-                    eprintln!("djambi-server: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            return match djambi_api::maintenance::check_projections(&config, &mut std::io::stdout())
-            {
-                Ok(0) => ExitCode::SUCCESS,
-                Ok(_) => ExitCode::FAILURE,
-                Err(e) => {
-                    eprintln!("djambi-server: {e}");
-                    ExitCode::from(2)
-                }
-            };
+        Subcommand::Settings => {
+            print!("{}", djambi_api::config_reference::markdown());
+            ExitCode::SUCCESS
         }
-        Some("hide-message") => {
-            let Some(id) = args.get(1) else {
-                eprintln!("djambi-server: hide-message needs the message's id");
-                return ExitCode::from(2);
-            };
-            let config = match Config::from_env() {
+        Subcommand::CheckProjections => match config() {
+            Ok(config) => check_exit(djambi_api::maintenance::check_projections(
+                &config,
+                &mut std::io::stdout(),
+            )),
+            Err(code) => code,
+        },
+        Subcommand::RecomputeRatings => match config() {
+            Ok(config) => check_exit(djambi_api::maintenance::recompute_ratings(
+                &config,
+                &mut std::io::stdout(),
+            )),
+            Err(code) => code,
+        },
+        Subcommand::HideMessage { id } => {
+            let config = match config() {
                 Ok(c) => c,
-                Err(e) => {
-                    eprintln!("djambi-server: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
             let clock = djambi_api::clock::SystemClock;
-            return match djambi_api::messages::hide::hide_command(
+            match djambi_api::messages::hide::hide_command(
                 &config,
-                id,
+                &id,
                 &clock,
                 &mut std::io::stdout(),
             ) {
@@ -71,56 +115,23 @@ fn main() -> ExitCode {
                     eprintln!("djambi-server: {e}");
                     ExitCode::FAILURE
                 }
-            };
+            }
         }
-        Some("recompute-ratings") => {
-            let config = match Config::from_env() {
-                Ok(c) => c,
-                Err(e) => {
-                    eprintln!("djambi-server: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            return match djambi_api::maintenance::recompute_ratings(&config, &mut std::io::stdout())
-            {
-                Ok(0) => ExitCode::SUCCESS,
-                Ok(_) => ExitCode::FAILURE,
-                Err(e) => {
-                    eprintln!("djambi-server: {e}");
-                    ExitCode::from(2)
-                }
-            };
-        }
-        Some("settings") => {
-            print!("{}", djambi_api::config_reference::markdown());
-            return ExitCode::SUCCESS;
-        }
-        Some("-h" | "--help") => {
-            println!("djambi-server: the Djambi correspondence server\n");
-            println!("usage: djambi-server            serve (settings from the environment)");
-            println!("       djambi-server openapi    print the OpenAPI document");
-            println!(
-                "       djambi-server check-projections\n                                replay every game and report projections that differ (exit 1)"
-            );
-            println!(
-                "       djambi-server hide-message <id>\n                                hide a table-talk message from every reader"
-            );
-            println!(
-                "       djambi-server recompute-ratings\n                                replay every rated game and report ratings that differ (exit 1)"
-            );
-            println!(
-                "       djambi-server settings   print the configuration reference (Markdown)\n"
-            );
-            println!(
-                "settings (environment variables; most also as keys of the DJAMBI_CONFIG file):"
-            );
-            print!("{}", djambi_api::config_reference::help());
-            return ExitCode::SUCCESS;
-        }
-        Some(other) => {
-            eprintln!("djambi-server: unknown argument `{other}` (try --help)");
-            return ExitCode::from(2);
-        }
+    }
+}
+
+fn main() -> ExitCode {
+    large_blocks_back_to_the_system();
+    let command = Cli::command().after_help(format!(
+        "Settings (environment variables; most also as keys of the DJAMBI_CONFIG file):\n{}",
+        djambi_api::config_reference::help()
+    ));
+    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    if let Some(sub) = cli.command {
+        return run_subcommand(sub);
     }
 
     let config = match Config::from_env() {

@@ -17,7 +17,7 @@
 //! | `djambi_outbox_backlog` | gauge | (set by the notification workers through [`Metrics::outbox_backlog`]) |
 //! | `djambi_outbox_delivery_failures_total` | counter | (through [`Metrics::outbox_delivery_failed`]) |
 //! | `djambi_inbound_mails_total` | counter | `outcome` (`played`, `error:<reason>`, `dropped:<reason>`: what became of a reply by mail; `dropped:rate_*` and `dropped:error_cap` are the limits) |
-//! | `djambi_smtp_refused_total` | counter | `reason` (`unknown_recipient`, `too_big`, `line_too_long`: refused by the SMTP listener) |
+//! | `djambi_smtp_refused_total` | counter | `reason` (`unknown_recipient`, `spent_recipient`, `too_big`, `line_too_long`, `connections_per_address`: refused by the SMTP listener) |
 //!
 //! `DJAMBI_METRICS=off` removes the endpoint (404); `DJAMBI_METRICS_TOKEN` makes it require
 //! `Authorization: Bearer <token>`. It is not part of the public API document.

@@ -15,7 +15,10 @@ use utoipa::openapi::header::Header;
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::response::Response;
 use utoipa::openapi::schema::{ObjectBuilder, Ref, Schema, SchemaType, Type};
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{
+    AuthorizationCode, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityRequirement,
+    SecurityScheme,
+};
 use utoipa::openapi::{RefOr, Required};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
@@ -40,10 +43,13 @@ pub const SESSION_ROLE: &str = "session";
         (name = "sessions", description = "Log in, refresh, log out"),
         (name = "me", description = "One's own account"),
         (name = "tokens", description = "Personal access tokens for bots and tools"),
+        (name = "oauth", description = "OAuth 2.0 for third-party apps: authorization code with PKCE, no registration"),
         (name = "games", description = "Games: create, join, play, read; each game is an event log"),
         (name = "notifications", description = "The in-app feed of what happens in one's games, and its event stream"),
         (name = "messages", description = "Table talk: messages between the players of a game, and mutes"),
         (name = "players", description = "Ratings: player pages and the leaderboard"),
+        (name = "positions", description = "An analysis board for any position: its legal moves, a move played on it"),
+        (name = "tournaments", description = "Tournaments: round-robin sections and Swiss events, many games and one standing"),
         (name = "health", description = "Liveness and readiness"),
         (name = "meta", description = "This document")
     )
@@ -74,6 +80,7 @@ impl Modify for Additions {
                     .build(),
             ),
         );
+        components.add_security_scheme(OAUTH2_SCHEME, oauth2_scheme());
         let mut text = String::from(
             "Play-by-mail Djambi (four-player chess) over REST.\n\n\
              Errors are RFC 9457 `application/problem+json` documents whose `type` is one of \
@@ -91,6 +98,60 @@ impl Modify for Additions {
         }
         openapi.info.description = Some(text);
     }
+}
+
+/// The name of the OAuth 2.0 security scheme.
+pub const OAUTH2_SCHEME: &str = "oauth2";
+
+/// OAuth 2.0 for third-party apps (`routes/oauth.rs`): the authorization code flow with
+/// PKCE, no registration; what `/docs` signs in with.
+fn oauth2_scheme() -> SecurityScheme {
+    let scopes = Scopes::from_iter([
+        ("read", "Read games, positions and one's own data"),
+        (
+            "play",
+            "Act in games: moves, seats, resignations, draw offers",
+        ),
+    ]);
+    SecurityScheme::OAuth2(OAuth2::with_description(
+        [Flow::AuthorizationCode(AuthorizationCode::new(
+            "/oauth/authorize",
+            "/oauth/token",
+            scopes,
+        ))],
+        "OAuth 2.0 authorization code flow with PKCE (`S256` only) for public clients: no \
+         registration, any `client_id` of the app's choosing (1 to 64 printable ASCII \
+         characters) with a redirect URI that is `https`, or `http` on a loopback address \
+         (`127.0.0.1`, `[::1]`, `localhost`, any port). The player approves on the consent \
+         page of `/oauth/authorize`; `POST /oauth/token` trades the code (single use, two \
+         minutes) for an opaque access token `djo_...` with the granted scopes, valid a year \
+         (no refresh token: ask again). The player sees and revokes it with their tokens; \
+         the app revokes it with `POST /oauth/revoke`. Metadata: \
+         `/.well-known/oauth-authorization-server`.",
+    ))
+}
+
+/// Operations open to the `read` or `play` scope take an app's OAuth token too: each
+/// bearer requirement naming only those scopes gets its OAuth 2.0 twin.
+fn add_oauth2_requirements(op: &mut Operation) {
+    let Some(requirements) = &mut op.security else {
+        return;
+    };
+    let mut twins = Vec::new();
+    for r in requirements.iter() {
+        let value = serde_json::to_value(r).unwrap_or_default();
+        let Some(scopes) = value.get("bearer").and_then(|s| s.as_array()) else {
+            continue;
+        };
+        let scopes: Vec<String> = scopes
+            .iter()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect();
+        if !scopes.is_empty() && scopes.iter().all(|s| s == "read" || s == "play") {
+            twins.push(SecurityRequirement::new(OAUTH2_SCHEME, scopes));
+        }
+    }
+    requirements.extend(twins);
 }
 
 /// The complete document, built from the route registration, then completed by
@@ -203,6 +264,7 @@ fn complete(doc: &mut utoipa::openapi::OpenApi) {
             .zip(ops)
         {
             if let Some(op) = op {
+                add_oauth2_requirements(op);
                 complete_operation(method, path, op);
             }
         }
@@ -651,6 +713,14 @@ mod tests {
                     assert!(has("503"), "{method} {path}: 503");
                 }
                 for (status, r) in responses {
+                    // OAuth 2.0's own errors are RFC 6749's JSON, which its clients read.
+                    if path.starts_with("/oauth/") && status == "400" {
+                        assert!(
+                            r["content"]["application/json"]["schema"].is_object(),
+                            "{method} {path}: {status}"
+                        );
+                        continue;
+                    }
                     if status.starts_with('4') || status.starts_with('5') {
                         assert!(
                             r["content"][PROBLEM_JSON]["schema"].is_object(),

@@ -25,6 +25,8 @@ pub struct AppState {
     pub register_ip_limiter: RateLimiter,
     /// Password reset requests per client address.
     pub reset_ip_limiter: RateLimiter,
+    /// Analysis-board requests per client address.
+    pub positions_ip_limiter: RateLimiter,
     /// Recently used game states (see `games::cache`).
     pub games: Arc<GameCache>,
     /// The time of every command (tests inject their own).
@@ -67,6 +69,7 @@ impl AppState {
             login_ip_limiter: RateLimiter::new(config.login_limit_per_ip),
             register_ip_limiter: RateLimiter::new(config.register_limit_per_ip),
             reset_ip_limiter: RateLimiter::new(config.password_reset_limit_per_ip),
+            positions_ip_limiter: RateLimiter::new(config.positions_limit_per_ip),
             login_throttle: LoginThrottle::new(
                 config.login_limit_per_account.into(),
                 config.login_limit_account_wide.into(),
@@ -112,6 +115,28 @@ impl AppState {
             retention: self.config.idempotency_retention,
             periods: self.config.retention,
             refresh_token_ttl: self.config.refresh_token_ttl,
+        }
+    }
+
+    /// What the analysis use cases need of the state.
+    pub fn analysis_ctx(&self) -> crate::analysis::Ctx<'_> {
+        crate::analysis::Ctx {
+            pool: &self.pool,
+            cache: &self.games,
+            clock: &self.clock,
+            config: &self.config.analysis,
+        }
+    }
+
+    pub fn analysis_work(&self) -> crate::workers::analysis::AnalysisWork {
+        crate::workers::analysis::AnalysisWork {
+            pool: self.pool.clone(),
+            clock: self.clock.clone(),
+            games: self.games.clone(),
+            searches: self.bot_searches.clone(),
+            config: self.config.analysis,
+            lease: self.config.due_lease,
+            every: self.config.due_interval,
         }
     }
 

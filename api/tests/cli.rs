@@ -53,3 +53,67 @@ fn prints_the_openapi_document() {
         djambi_api::openapi::document_json()
     );
 }
+
+/// The subcommands `djambi-server --help` lists.
+fn subcommands() -> Vec<String> {
+    let out = server().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    let commands = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no command list: {help}"));
+    commands
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every subcommand answers `--help` with its usage and does nothing else: no database
+/// is opened or created (without `DATABASE_URL`, `./data` would be).
+#[test]
+fn every_subcommand_has_help_that_does_nothing_else() {
+    let commands = subcommands();
+    for expected in [
+        "openapi",
+        "check-projections",
+        "hide-message",
+        "recompute-ratings",
+        "settings",
+    ] {
+        assert!(commands.iter().any(|c| c == expected), "{commands:?}");
+    }
+    for command in &commands {
+        for flag in ["--help", "-h"] {
+            let dir = std::env::temp_dir().join(format!(
+                "djambi-cli-help-{}-{command}{flag}",
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            let out = server()
+                .current_dir(&dir)
+                .args([command.as_str(), flag])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "{command} {flag}: {text}");
+            assert!(
+                text.contains(&format!("Usage: djambi-server {command}")),
+                "{command} {flag}: {text}"
+            );
+            let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+            assert!(left.is_empty(), "{command} {flag} wrote {left:?}");
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+    // A stray argument is refused, not ignored.
+    let out = server()
+        .args(["recompute-ratings", "--now"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -13,7 +13,7 @@
 //! `postgres://postgres@127.0.0.1:5432/postgres`) and create (and drop) their own database.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -853,29 +853,41 @@ fn open_event_streams_end_when_the_server_stops_pg() {
 // SIGTERM under load
 // ---------------------------------------------------------------------------------------
 
-/// A request body sent in two halves with a pause between: the request is in flight (the
-/// server is reading it) for the whole pause.
-struct SlowBody {
-    parts: Vec<Vec<u8>>,
-    pause: Duration,
-    started: Option<mpsc::Sender<()>>,
-}
-
-impl std::io::Read for SlowBody {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.parts.is_empty() {
-            return Ok(0);
+/// One HTTP/1.1 answer read off a raw connection: status, headers (names in lower case) and
+/// the body as JSON (`Null` when it is not).
+fn read_raw_answer(reader: &mut BufReader<std::net::TcpStream>) -> Resp {
+    use std::io::Read;
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let status: u16 = line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("status line {line:?}"));
+    let mut headers = reqwest::header::HeaderMap::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
         }
-        if self.started.is_none() {
-            std::thread::sleep(self.pause);
-        }
-        if let Some(tx) = self.started.take() {
-            let _ = tx.send(());
-        }
-        let part = self.parts.remove(0);
-        assert!(part.len() <= buf.len());
-        buf[..part.len()].copy_from_slice(&part);
-        Ok(part.len())
+        let (name, value) = l.split_once(':').unwrap_or_else(|| panic!("header {l:?}"));
+        headers.append(
+            reqwest::header::HeaderName::from_bytes(name.trim().to_ascii_lowercase().as_bytes())
+                .unwrap(),
+            value.trim().parse().unwrap(),
+        );
+    }
+    let len: usize = headers
+        .get("content-length")
+        .map_or(0, |v| v.to_str().unwrap().parse().unwrap());
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body).unwrap();
+    Resp {
+        status,
+        headers,
+        json: serde_json::from_slice(&body).unwrap_or(Value::Null),
     }
 }
 
@@ -978,33 +990,38 @@ fn sigterm_under_load_loses_no_acknowledged_move_pg() {
     let lm = get(&c, &srv, &format!("/v1/games/{slow_game}/legal-moves"));
     let slow_move = lm.expect(200)["moves"][0]["move"].clone();
     let body = serde_json::to_vec(&json!({"move": slow_move, "expected_version": v})).unwrap();
-    let (half_sent, half_sent_rx) = mpsc::channel();
-    let slow = {
-        let url = srv.url(&format!("/v1/games/{slow_game}/moves"));
-        let reader = SlowBody {
-            parts: vec![body[..10].to_vec(), body[10..].to_vec()],
-            pause: Duration::from_secs(2),
-            started: Some(half_sent),
-        };
-        std::thread::spawn(move || {
-            send(
-                client()
-                    .post(url)
-                    .bearer_auth(&who.token)
-                    .header("content-type", "application/json")
-                    .body(reqwest::blocking::Body::new(reader)),
-            )
-        })
-    };
-    half_sent_rx.recv().unwrap();
+    // On a raw connection the server has already answered once (so it was accepted before
+    // the signal, however loaded the machine): the head and ten bytes of the body, a pause,
+    // then the rest.
+    let conn = std::net::TcpStream::connect(srv.base.trim_start_matches("http://")).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut writer = conn;
+    let host = srv.base.trim_start_matches("http://").to_string();
+    write!(writer, "GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+    assert_eq!(read_raw_answer(&mut reader).status, 200);
+    write!(
+        writer,
+        "POST /v1/games/{slow_game}/moves HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        who.token,
+        body.len()
+    )
+    .unwrap();
+    writer.write_all(&body[..10]).unwrap();
+    writer.flush().unwrap();
+    let slow = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        writer.write_all(&body[10..]).unwrap();
+        writer.flush().unwrap();
+        read_raw_answer(&mut reader)
+    });
     std::thread::sleep(Duration::from_millis(300));
 
     let signalled = Instant::now();
     srv.signal("TERM");
-    let slow = slow
-        .join()
-        .unwrap()
-        .expect("the request in flight is answered");
+    let slow = slow.join().expect("the request in flight is answered");
     assert_eq!(slow.status, 201, "{}", slow.json);
     assert!(
         signalled.elapsed() > Duration::from_secs(1),
@@ -1260,4 +1277,95 @@ fn a_crashed_instances_claimed_game_is_taken_over_within_seconds_pg() {
     }
     let events = check_log(&c, &[&b], &id);
     assert!(events.len() as i64 > v_killed);
+}
+
+/// Reads an event stream on another thread and sends each `id: ` line as it comes.
+fn stream_ids(c: &Client, url: String, token: Option<String>) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    let mut rb = c.get(url);
+    if let Some(t) = token {
+        rb = rb.bearer_auth(t);
+    }
+    let res = rb.send().expect("open the stream");
+    assert_eq!(res.status().as_u16(), 200);
+    std::thread::spawn(move || {
+        for line in BufReader::new(res).lines().map_while(Result::ok) {
+            if let Some(id) = line.strip_prefix("id: ") {
+                if tx.send(id.to_string()).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// An instance killed (SIGKILL) between a move's commit and its signal to the other
+/// instances (held back here by a long `DJAMBI_SIGNAL_EVERY`): streams on another
+/// instance still get the move and its notification, from their instance's periodic
+/// re-read, within `DJAMBI_LIVE_RECHECK`; once, in order.
+#[test]
+fn a_signal_lost_with_its_instance_is_made_up_by_the_recheck_pg() {
+    let db = PgDb::new();
+    let mut a = Server::start(&db, &[("DJAMBI_SIGNAL_EVERY", "10m")]);
+    let b = Server::start(&db, &[("DJAMBI_LIVE_RECHECK", "1s")]);
+    let c = client();
+    let players: Vec<Player> = (0..4)
+        .map(|i| player(&c, &a, &a, &format!("lost{i}")))
+        .collect();
+    let id = seated_game(&c, &[&a], &players);
+    let lm = get(&c, &a, &format!("/v1/games/{id}/legal-moves"));
+    let mv = lm.expect(200)["moves"][0]["text"].clone();
+    let v = lm.json["version"].as_i64().unwrap();
+    let state = get(&c, &a, &format!("/v1/games/{id}")).json;
+    let first = players
+        .iter()
+        .position(|p| state["to_move_user_id"] == p.id.as_str())
+        .unwrap();
+    let game_on_b = stream_ids(&c, b.url(&format!("/v1/games/{id}/stream")), None);
+    // The others' notification streams: the move tells the next player it is their turn.
+    let feeds_on_b: Vec<_> = (0..4)
+        .filter(|i| *i != first)
+        .map(|i| {
+            stream_ids(
+                &c,
+                b.url("/v1/me/notifications/stream"),
+                Some(players[i].token.clone()),
+            )
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+
+    post(
+        &c,
+        &a,
+        &format!("/v1/games/{id}/moves"),
+        &players[first].token,
+        json!({"move": mv, "expected_version": v}),
+    )
+    .expect(201);
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    let killed = Instant::now();
+
+    // The bound: the re-read interval, plus a read and the test's own slack.
+    let bound = Duration::from_secs(1) + Duration::from_secs(2);
+    let got = game_on_b
+        .recv_timeout(bound)
+        .expect("the move reached the stream on the other instance");
+    assert_eq!(got, (v + 1).to_string());
+    let mut notes = 0;
+    while notes == 0 && killed.elapsed() < bound + Duration::from_millis(500) {
+        notes += feeds_on_b.iter().filter(|f| f.try_recv().is_ok()).count();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        notes, 1,
+        "the next player's notification reached the other instance"
+    );
+    eprintln!("arrived {:?} after the kill", killed.elapsed());
+    // Once: nothing more arrives with the next re-reads.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(game_on_b.try_recv().is_err());
+    assert!(feeds_on_b.iter().all(|f| f.try_recv().is_err()));
 }

@@ -33,7 +33,10 @@ duration-minutes = { $n ->
     [one] { $n } minute
    *[other] { $n } minutes
 }
+duration-less-than-a-minute = less than a minute
 # The name of each language, in this language (the settings page's choice).
 language-en = English
 language-fr = French
 language-es = Spanish
+# A decimal number (Fluent writes its separator: "25.00", "25,00").
+number = { $n }

@@ -15,6 +15,7 @@ page-not-found = Not found
 page-no-such-game = There is no such game.
 page-no-such-player = There is no such player.
 page-no-such-file = There is no such file.
+page-no-such-page = There is no such page.
 page-language-auto = As my browser says
 home-title = My games
 home-waiting = Waiting for my move
@@ -239,6 +240,9 @@ js-talk-empty = No messages yet.
 js-talk-failed = Could not load the messages: { $error }
 js-talk-message-private = Message to { $seats } (private)
 js-talk-message-table = Message to the whole table
+js-talk-out-silent = Players out of the game may not write.
+js-talk-private = Table talk: private messages stay private, also after the end.
+js-talk-revealed = Table talk: private messages are shown to everyone once the game is over.
 js-talk-spectators = Spectators read the table; only players write.
 js-talk-table = Table
 js-talk-to-private = To { $seats } (private)
@@ -265,8 +269,20 @@ js-your-move-now = Your move.
 
 # The rating pages (api/src/routes/web/ratings.rs).
 rating-rating = Rating
-rating-line = (μ { $mu }, σ { $sigma }) · { $games } rated games · { $wins } wins
-rating-line-provisional = (μ { $mu }, σ { $sigma }) — provisional · { $games } rated games · { $wins } wins
+rating-line = (μ { $mu }, σ { $sigma }) · { $games ->
+    [one] { $games } rated game
+   *[other] { $games } rated games
+} · { $wins ->
+    [one] { $wins } win
+   *[other] { $wins } wins
+}
+rating-line-provisional = (μ { $mu }, σ { $sigma }) — provisional · { $games ->
+    [one] { $games } rated game
+   *[other] { $games } rated games
+} · { $wins ->
+    [one] { $wins } win
+   *[other] { $wins } wins
+}
 rating-history = Rating history of { $player }
 rating-history-caption = Rating after each rated game
 rating-chart-empty = Not enough rated games for a chart
@@ -276,10 +292,14 @@ rating-place-games = { NUMBER($place, type: "ordinal") ->
     [two] { $place }nd
     [few] { $place }rd
    *[other] { $place }th
-}: { $games } games
+}: { $games ->
+    [one] { $games } game
+   *[other] { $games } games
+}
 rating-recent = Recent rated games
 rating-no-games = No rated game finished yet.
 rating-col-game = Game
+rating-unlisted-game = (invite-only)
 rating-col-ended = Ended
 rating-col-place = Place
 rating-place-of = { NUMBER($place, type: "ordinal") ->
@@ -324,3 +344,272 @@ js-push-enable-failed = Could not enable notifications: { $error }
 js-push-disabled = Notifications are off for this device.
 js-push-disable-failed = Could not turn notifications off: { $error }
 js-push-read-failed = Could not read this device's notifications: { $error }
+
+# The web app manifest (api/src/routes/web/install.rs).
+manifest-name = Djambi correspondence play
+manifest-description = Play Djambi, the four-player chess, by correspondence: your games, the lobby, your moves.
+manifest-shortcut-games = My games
+manifest-shortcut-lobby = Lobby
+
+# The password reset pages (api/src/routes/web/reset.rs).
+login-forgot = Forgot your password?
+reset-title = Reset your password
+reset-ask = Give your username or your e-mail address. If it belongs to an account whose address is verified, a link to choose a new password is mailed there.
+reset-who = Username or e-mail address
+reset-send = Send the link
+reset-sent = If an account matches and its address is verified, a mail with a link is on its way. The link works once, for one hour.
+reset-to-login = Log in
+reset-who-missing = Give your username or your e-mail address.
+reset-too-many = Too many requests from here: try again later.
+reset-forbidden = This form was not sent from this site's page: reload the page and try again.
+reset-new-title = Choose a new password
+reset-new-password = New password
+reset-new-repeat = The new password again
+reset-new-rules = 8 to 128 characters, neither a common password nor close to your name or address. Every session and personal access token of the account then ends.
+reset-new-submit = Set the password
+reset-mismatch = The two passwords differ.
+reset-weak = This password is not accepted: use 8 to 128 characters, neither a common password nor close to your name or address.
+reset-busy = The server is busy: try again in a moment.
+reset-done = Your password is set. Every session and personal access token of the account has ended: log in again with the new password.
+reset-invalid = This link does not work: it is unknown, used or expired. Ask for a new one from the login page.
+
+## The engine's analysis on the replay page (issue 37)
+analysis-title = Engine analysis
+analysis-curve-label = How each seat's standing changed move by move, by the engine's values: one line per seat, each with its own line style and party mark.
+analysis-line-R = solid line, marked ▲
+analysis-line-B = dashed line, marked ●
+analysis-line-Y = dotted line, marked ■
+analysis-line-G = dash-dot line, marked ◆
+analysis-scale = Values are in militants (a militant is 1, a piece about 3), each seat against the field; the lines stop at ±30, where the engine sees a forced result.
+analysis-pending = The engine is analysing this game: { $done } of { $plies } moves so far.
+analysis-none-judged = The engine found no inaccuracy, mistake or blunder.
+analysis-judged-move = { $ply }. { $seat } { $move }: { $judgement }; best was { $best }
+analysis-inaccuracy = inaccuracy
+analysis-mistake = mistake
+analysis-blunder = blunder
+analysis-engine = Analysed by { $engine }.
+# The newcomer's pages: the welcome page of visitors (/), the rules (/rules), the lessons
+# (/learn), "play now" and a first game's pointers (api/src/routes/web/learn.rs,
+# api/assets/web/welcome.html, api/assets/web/newcomer.js).
+page-nav-rules = Rules
+play-help-rules = Help: the rules of Djambi
+page-nav-learn = Lessons
+welcome-title = Djambi, Machiavelli's chessboard
+welcome-lead = Djambi is a board game for four players, invented by Jean Anesto in 1975: chess with politics. Each player leads a party of nine pieces (a chief, an assassin, a reporter, a diplomat, a necromobile and four militants) on a 9 by 9 board.
+welcome-how = Pieces move in straight lines like a chess queen. They kill, and the dead stay on the board as corpses that block the way. A diplomat moves enemy pieces, a necromobile moves corpses. The chief who stands on the central square, the maze, rules: it plays an extra turn after every other player.
+welcome-win = Kill a chief and its whole party is yours. A chief that cannot breathe, surrounded by corpses, dies. The last chief standing wins.
+welcome-learn = Learn the rules
+welcome-play = Sign up and play against the computer
+welcome-lessons = Practise with the lessons
+welcome-board-alt = The starting position: each party fills its corner of the 9 by 9 board, the maze is the centre square E5.
+welcome-live = Games being played now
+welcome-top = The best players
+welcome-to-leaderboard = The whole leaderboard
+welcome-have-account = Already a player? Log in
+playnow-legend = Play now against the computer
+playnow-about = Once your account is made, a game starts at once: you play Red against three computer players.
+playnow-start = Play now
+playnow-level = Their level
+playnow-level-1 = 1: beginner
+playnow-level-2 = 2: easy
+playnow-level-3 = 3: medium
+playnow-level-4 = 4: strong
+playnow-level-5 = 5: strongest
+rules-title = The rules of Djambi
+rules-intro = Every rule in a short section, each with a board drawn by the game's engine. Squares are named as in chess: files A to I from left to right, ranks 1 to 9 from bottom to top.
+rules-contents = Contents
+rules-to-learn = Practise with the lessons
+rules-picture-move = The board after the move { $move }, its squares highlighted. Pieces: { $pieces }.
+rules-picture-position = The board. Pieces: { $pieces }.
+rules-picture-caption = The move { $move }, highlighted.
+rules-picture-start = The starting position.
+rules-board-title = The board and the parties
+rules-board-text = Djambi is played on a board of 9 by 9 squares. The centre square, E5, is the maze.
+    Four players, Red, Blue, Yellow and Green, each lead a party of nine pieces that starts in a corner: a chief (C), an assassin (A), a reporter (R), a diplomat (D), a necromobile (N) and four militants (M).
+rules-turns-title = Taking turns
+rules-turns-text = Red plays first, then Blue, Yellow and Green, and round again. A player moves one piece per turn. A player with no legal move passes.
+rules-moving-title = How pieces move
+rules-moving-text = A piece moves in a straight line, in any of the eight directions, as far as it likes, like a queen in chess. Militants go one or two squares only.
+    A piece never jumps: every square it passes over must be empty, corpses included.
+rules-militant-title = The militant
+rules-militant-text = A militant moves one or two squares. It kills an enemy piece by moving onto its square; then you place the corpse on any empty square you choose.
+    A militant may not kill a piece standing on the maze.
+rules-chief-title = The chief
+rules-chief-text = The chief moves like a queen. It kills by moving onto an enemy piece and you place the corpse, like a militant. It is the only piece that may stop on the maze.
+rules-assassin-title = The assassin
+rules-assassin-text = The assassin kills by moving onto an enemy piece. The corpse is not yours to place: it goes onto the square the assassin came from.
+rules-reporter-title = The reporter
+rules-reporter-text = The reporter moves only to empty squares. After its move it may kill one enemy piece next to it: north, east, south or west, not diagonally. The corpse stays where the victim stood.
+rules-diplomat-title = The diplomat
+rules-diplomat-text = The diplomat kills nobody: it moves onto an enemy piece, lifts it, and you put that piece, alive, on any empty square. Only a chief may be put on the maze this way, and its player then rules. A reporter put somewhere by a diplomat kills nothing.
+rules-necromobile-title = The necromobile
+rules-necromobile-text = The necromobile moves corpses: it moves onto a corpse, lifts it, and you put the corpse on any empty square but the maze.
+rules-corpses-title = Corpses
+rules-corpses-text = A killed piece stays on the board as a corpse. It belongs to nobody and never moves by itself; only a necromobile can move it.
+    Corpses block the way: place them to protect your pieces or to wall in an enemy.
+rules-maze-title = The maze
+rules-maze-text = Any piece may pass over the empty maze, and it counts as one square of a militant's two, but only a chief may stop there. Here a militant kills a piece just beyond the maze.
+rules-ruler-title = Ruling from the maze
+rules-ruler-text = A chief that stands on the maze rules: its player plays an extra turn after every other player's turn. With four players the ruler plays three times a round.
+    A corpse on the maze blocks it; a hostage chief there rules nobody.
+    While three or more players remain, the ruler's own regular turn is skipped and nobody plays twice in a row; with two players left, the ruler plays twice in a row.
+rules-maze-act-title = Acting on the maze
+rules-maze-act-text = An assassin may kill the chief on the maze, a diplomat may lift it, a necromobile may lift a corpse there. The piece must then leave the maze again in the same move, in a straight line, to an empty square.
+rules-chief-killed-title = Killing a chief
+rules-chief-killed-text = When a chief is killed, its player is out of the game and every party that player led passes to the killer: its living pieces now move for you.
+rules-surround-title = Surrounded chiefs
+rules-surround-text = A chief dies surrounded when no empty square touches it or the group of its own pieces around it, and only corpses and the board's edge touch them. A player who still has a living necromobile is safe from this.
+    Its party passes to the ruler; with no ruler its pieces become orphans.
+rules-orphans-title = Orphans
+rules-orphans-text = Orphaned pieces cannot move, cannot be killed and cannot be lifted: they stand like walls. The next chief to stand on the maze takes them all, for good.
+rules-hostages-title = Three players and hostages
+rules-hostages-text = With three players, the party of the empty seat is hostage from the start. Hostage pieces never move by themselves; anybody may kill them or lift them.
+    Kill the hostage chief and its party is yours. The first seated player in the order Red, Blue, Yellow, Green moves first.
+rules-end-title = The end of the game
+rules-end-text = The game ends when one player is left: that player wins. The others are ranked in the reverse order they left the game.
+    You may resign at any time (your pieces become hostages), and the players may all agree on a draw.
+rules-notation-title = Writing moves
+rules-notation-text = A move is written as the square it starts from, a dash (or x when it ends on a piece), and the square it ends on: C8-D7, B9xD6.
+    Then, when needed: x and the reporter's victim (A8-D5xD6), a slash and the exit from the maze (B9xE5/F4), and > with the square where the corpse or lifted piece goes (C8xD6>A5).
+lesson-page-title = Lessons
+lesson-intro = Each lesson is a position and a task. Type your move as the rules page writes moves (for example D4xD6>A5) and press Check: the game's engine checks it.
+    A wrong try shows a hint. Your progress is kept in this browser only; no account is needed.
+lesson-reset = Start the lessons again
+lesson-to-rules = Read the rules
+lesson-next-title = Ready for a game?
+lesson-next-text = Make an account and play against three computer players at the level of your choice.
+lesson-your-move = Your move
+lesson-check = Check
+lesson-hint = Hint: { $hint }
+lesson-read-rule = Read this rule
+lesson-picture = The lesson's position, { $seat } to move. Pieces: { $pieces }.
+lesson-militant-title = The militant
+lesson-militant-task = You are Red. Kill the Blue militant with your militant, and put its corpse anywhere.
+lesson-militant-hint = A militant goes one or two squares: D4 to D6. Write where the corpse goes after >, for example D4xD6>A5.
+lesson-militant-done = Done: the militant killed, and you placed the corpse.
+lesson-chief-title = The chief takes power
+lesson-chief-task = You are Red. Put your chief on the maze to rule.
+lesson-chief-hint = The maze is E5, straight above your chief on E2.
+lesson-chief-done = Done: you rule, and you will play an extra turn after each other player.
+lesson-assassin-title = The assassin
+lesson-assassin-task = You are Red. Kill the Blue chief with your assassin.
+lesson-assassin-hint = The assassin may pass over the empty maze. The corpse goes back to B5 by itself: write only B5xF5.
+lesson-assassin-done = Done: Blue is out of the game and its party is yours.
+lesson-reporter-title = The reporter
+lesson-reporter-task = You are Red. Kill the Blue militant on D5 with your reporter, without moving onto its square.
+lesson-reporter-hint = Move the reporter next to D5 (north, south, east or west, not the maze), then add x and the victim: B4-D4xD5.
+lesson-reporter-done = Done: the reporter killed from the square next to its victim.
+lesson-diplomat-title = The diplomat
+lesson-diplomat-task = You are Red. Lift the Blue militant on F6 with your diplomat and put it wherever you like.
+lesson-diplomat-hint = The diplomat passes over the empty maze to F6. Write where the militant goes after >, for example C3xF6>H2.
+lesson-diplomat-done = Done: the diplomat moved an enemy piece.
+lesson-necromobile-title = The necromobile
+lesson-necromobile-task = You are Red. Move the corpse on E4 with your necromobile.
+lesson-necromobile-hint = The necromobile moves onto the corpse, then you place the corpse: C2xE4>G6, for example.
+lesson-necromobile-done = Done: the necromobile moved a corpse.
+lesson-corpses-title = Placing a corpse
+lesson-corpses-task = You are Red. The Blue assassin on I5 threatens your chief on A5 through the empty maze. Kill the Blue militant on C6 with your militant and put its corpse where it blocks the assassin.
+lesson-corpses-hint = The corpse must stand on rank 5 between I5 and A5, not on the maze: for example C7xC6>D5.
+lesson-corpses-done = Done: the corpse walls your chief off from the assassin.
+lesson-maze-title = Killing the ruler
+lesson-maze-task = You are Red. The Blue chief rules from the maze. Kill it with your assassin, and leave the maze in the same move.
+lesson-maze-hint = Write the exit square after a slash: B5xE5/E8 kills on the maze and leaves it for E8.
+lesson-maze-done = Done: the ruler is dead and the maze is free again.
+lesson-surround-title = Surrounding a chief
+lesson-surround-task = You are Red. The Blue chief on I9 has one free square left. Kill the Blue militant and use its corpse to surround the chief.
+lesson-surround-hint = The only free square next to the Blue chief is H8: put the corpse there, D4xD6>H8.
+lesson-surround-done = Done: the Blue chief died surrounded; nobody rules, so its pieces are orphans.
+lesson-hostages-title = Three players and a hostage
+lesson-hostages-task = You are Red, in a game of three: Green's party is hostage. Kill the hostage Green chief to take its party.
+lesson-hostages-hint = Your militant on A3 reaches A1 in two squares. Place the corpse after >, for example A3xA1>E3.
+lesson-hostages-done = Done: the Green party is yours.
+js-live-board = The board of a game being played: { $players }
+js-live-watch = Watch this game
+js-live-count = Games being played now: { $count }. Each board follows its game live.
+js-live-none = No public game is being played right now.
+js-live-failed = Could not load: { $error }
+js-top-rating = rating { $rating }, { $games } games
+js-top-none = Nobody is rated yet.
+js-lesson-finished = (done)
+js-lesson-progress = Lessons done: { $done } of { $total }.
+js-lesson-unreadable = “{ $move }” is not a move: write it as in D4xD6>A5.
+js-lesson-checking = Checking…
+js-lesson-illegal = { $move } is not a legal move here: { $detail }
+js-lesson-failed = The move could not be checked: { $error }
+js-lesson-wrong = { $move } is a legal move, but it does not do what the task asks.
+js-lesson-right = Right: { $move } does it.
+js-first-game-title = Your first game
+js-first-game-text = You play the pieces of your colour. Click one of them: the squares it may go to are highlighted. Click one, then Confirm. The computer players answer by themselves.
+js-first-game-rules = Read the rules
+js-first-game-learn = Practise with the lessons
+js-playnow-failed = The game could not be created: { $error }
+js-first-game-close = Got it
+# Conditional moves (api/src/games/conditional.rs).
+js-kind-conditional_played = Conditional move played
+js-kind-conditional_discarded = Conditional moves discarded
+
+## OAuth 2.0: the consent page an app sends the player to, and the apps in the settings.
+oauth-title = Allow this app to use your account?
+oauth-app = The app “{ $client }” asks to use your Djambi account.
+oauth-redirect = After your answer, you go back to:
+oauth-scopes-intro = If you allow it, it may:
+oauth-scope-read = see your games, their positions and your own account's data
+oauth-scope-play = play in your games for you: move, take seats, offer draws, resign
+oauth-note = The app never sees your password. You can revoke its access at any time in your settings.
+oauth-allow = Allow
+oauth-deny = Deny
+oauth-invalid-title = This app's request cannot be accepted
+oauth-invalid = The app sent a request this server cannot accept, so you are not sent back to it. Its author may want to know why: { $reason }
+oauth-form-expired = Your session has ended or this form is out of date. Go back to the app and start again.
+settings-apps-title = Apps and tokens
+settings-apps-intro = The apps you allowed and the personal access tokens you made. Revoke one and it stops working at once.
+settings-apps-none = No app or token can use your account.
+settings-apps-name = Name
+settings-apps-kind = Kind
+settings-apps-app = App
+settings-apps-token = Personal token
+settings-apps-scopes = May
+settings-apps-last-used = Last used
+settings-apps-never = Never
+settings-apps-revoke = Revoke
+settings-apps-revoke-label = Revoke “{ $name }”
+settings-apps-scope-read = read
+settings-apps-scope-play = play
+
+## Tournaments (/tournaments, /tournaments/{id})
+page-nav-tournaments = Tournaments
+page-no-such-tournament = There is no such event.
+tour-intro = Round-robin sections and Swiss events: many games, one standing, and every player sits in every seat equally often. Events are organised and joined through the API (POST /v1/tournaments).
+tour-none = No event yet.
+tour-col-event = Event
+tour-col-organiser = Organiser
+tour-col-format = Format
+tour-col-status = State
+tour-col-players = Players
+tour-format-round_robin = Round-robin
+tour-format-swiss = Swiss
+tour-status-open = Open for entries
+tour-status-running = Under way
+tour-status-finished = Finished
+tour-status-cancelled = Cancelled
+tour-players-of = { $players } of { $capacity } players
+tour-organised-by = organised by { $organiser }
+tour-standings = Standings
+tour-no-standings = The standings start with the first round. Entered so far:
+tour-col-place = Place
+tour-col-player = Player
+tour-col-points = Points
+tour-col-games = Games
+tour-col-wins = Wins
+tour-col-buchholz = Buchholz
+tour-withdrawn = (withdrawn)
+tour-crosstable = Crosstable
+tour-crosstable-caption = The points each player (row) scored at the tables shared with another (column); empty: never met.
+tour-rounds = Rounds
+tour-round = Round { $round }
+tour-table = Table { $table }
+tour-bye = Sitting out:
+tour-back = All events
+js-judgement-inaccuracy = — inaccuracy
+js-judgement-mistake = — mistake
+js-judgement-blunder = — blunder

@@ -32,6 +32,9 @@ duration-minutes = { $n ->
     [one] { $n } minuto
    *[other] { $n } minutos
 }
+duration-less-than-a-minute = menos de un minuto
 language-en = inglés
 language-fr = francés
 language-es = español
+# Un número decimal (Fluent escribe el separador: «25,00»).
+number = { $n }

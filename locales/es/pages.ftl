@@ -14,6 +14,7 @@ page-not-found = No encontrado
 page-no-such-game = Esta partida no existe.
 page-no-such-player = Este jugador no existe.
 page-no-such-file = Este archivo no existe.
+page-no-such-page = Esta página no existe.
 page-language-auto = La de mi navegador
 home-title = Mis partidas
 home-waiting = Esperando mi jugada
@@ -237,6 +238,9 @@ js-talk-empty = Aún no hay mensajes.
 js-talk-failed = No se pudieron cargar los mensajes: { $error }
 js-talk-message-private = Mensaje a { $seats } (privado)
 js-talk-message-table = Mensaje a toda la mesa
+js-talk-out-silent = Los jugadores fuera de la partida no pueden escribir.
+js-talk-private = Conversación: los mensajes privados siguen siendo privados, también al final.
+js-talk-revealed = Conversación: los mensajes privados se muestran a todos cuando termina la partida.
 js-talk-spectators = Los espectadores leen la mesa; solo escriben los jugadores.
 js-talk-table = Mesa
 js-talk-to-private = A { $seats } (privado)
@@ -263,16 +267,32 @@ js-your-move-now = Te toca jugar.
 
 # Las páginas de clasificación (api/src/routes/web/ratings.rs).
 rating-rating = Puntuación
-rating-line = (μ { $mu }, σ { $sigma }) · { $games } partidas puntuadas · { $wins } victorias
-rating-line-provisional = (μ { $mu }, σ { $sigma }) — provisional · { $games } partidas puntuadas · { $wins } victorias
+rating-line = (μ { $mu }, σ { $sigma }) · { $games ->
+    [one] { $games } partida puntuada
+   *[other] { $games } partidas puntuadas
+} · { $wins ->
+    [one] { $wins } victoria
+   *[other] { $wins } victorias
+}
+rating-line-provisional = (μ { $mu }, σ { $sigma }) — provisional · { $games ->
+    [one] { $games } partida puntuada
+   *[other] { $games } partidas puntuadas
+} · { $wins ->
+    [one] { $wins } victoria
+   *[other] { $wins } victorias
+}
 rating-history = Historial de puntuación de { $player }
 rating-history-caption = Puntuación después de cada partida puntuada
 rating-chart-empty = No hay bastantes partidas puntuadas para un gráfico
 rating-places = Puestos
-rating-place-games = { $place }.º: { $games } partidas
+rating-place-games = { $place }.º: { $games ->
+    [one] { $games } partida
+   *[other] { $games } partidas
+}
 rating-recent = Últimas partidas puntuadas
 rating-no-games = Aún no ha terminado ninguna partida puntuada.
 rating-col-game = Partida
+rating-unlisted-game = (solo con invitación)
 rating-col-ended = Fin
 rating-col-place = Puesto
 rating-place-of = { $place }.º de { $players }
@@ -297,18 +317,286 @@ js-push-timeout = el servicio de push no respondió en { $secs } s
 js-push-one-device = 1 dispositivo
 js-push-devices = { $n } dispositivos
 js-push-off-server = Este servidor no envía notificaciones push (su operador no las ha activado).
-js-push-unsupported = Este navegador no puede recibir notificaciones push (necesita service workers y la API Push, por https). En un iPhone o iPad, añada primero este sitio a la pantalla de inicio y ábralo desde allí.
+js-push-unsupported = Este navegador no puede recibir notificaciones push (necesita service workers y la API Push, por https). En un iPhone o iPad, añade primero este sitio a la pantalla de inicio y ábrelo desde allí.
 js-push-on = Las notificaciones están activadas en este dispositivo (desde { $since }).
-js-push-on-others = También van a { $devices } más de su cuenta.
+js-push-on-others = También van a { $devices } más de tu cuenta.
 js-push-blocked = Las notificaciones están bloqueadas para este sitio en este navegador: permítalas en los ajustes del sitio del navegador y actívelas aquí.
 js-push-off = Las notificaciones están desactivadas en este dispositivo.
-js-push-off-others = Van a { $devices } de su cuenta.
+js-push-off-others = Van a { $devices } de tu cuenta.
 js-push-no-server = este servidor no envía notificaciones push.
-js-push-denied = las notificaciones están bloqueadas para este sitio; permítalas en los ajustes del sitio del navegador y vuelva a intentarlo.
-js-push-not-allowed = el navegador no permitió las notificaciones; haga clic de nuevo y elija Permitir.
-js-push-subscribe-failed = este navegador no pudo suscribirse en su servicio de push ({ $error }). Inténtelo más tarde, o en otro navegador.
+js-push-denied = las notificaciones están bloqueadas para este sitio; permítelas en los ajustes del sitio del navegador y vuelve a intentarlo.
+js-push-not-allowed = el navegador no permitió las notificaciones; haz clic de nuevo y elige Permitir.
+js-push-subscribe-failed = este navegador no pudo suscribirse en su servicio de push ({ $error }). Inténtalo más tarde, o en otro navegador.
 js-push-enabled = Las notificaciones están activadas en este dispositivo.
 js-push-enable-failed = No se pudieron activar las notificaciones: { $error }
 js-push-disabled = Las notificaciones están desactivadas en este dispositivo.
 js-push-disable-failed = No se pudieron desactivar las notificaciones: { $error }
 js-push-read-failed = No se pudieron leer las notificaciones de este dispositivo: { $error }
+
+# El manifiesto de la aplicación web (api/src/routes/web/install.rs).
+manifest-name = Djambi por correspondencia
+manifest-description = Juega al Djambi, el ajedrez de cuatro, por correspondencia: tus partidas, el salón, tus jugadas.
+manifest-shortcut-games = Mis partidas
+manifest-shortcut-lobby = Salón
+
+# Las páginas para restablecer la contraseña (api/src/routes/web/reset.rs).
+login-forgot = ¿Olvidaste tu contraseña?
+reset-title = Restablece tu contraseña
+reset-ask = Indica tu nombre de usuario o tu dirección de correo. Si pertenece a una cuenta con la dirección verificada, se envía allí un enlace para elegir una contraseña nueva.
+reset-who = Nombre de usuario o dirección de correo
+reset-send = Enviar el enlace
+reset-sent = Si una cuenta coincide y su dirección está verificada, va en camino un correo con un enlace. El enlace sirve una vez, durante una hora.
+reset-to-login = Iniciar sesión
+reset-who-missing = Indica tu nombre de usuario o tu dirección de correo.
+reset-too-many = Demasiadas peticiones desde aquí: vuelve a intentarlo más tarde.
+reset-forbidden = Este formulario no se envió desde una página de este sitio: recarga la página y vuelve a intentarlo.
+reset-new-title = Elige una contraseña nueva
+reset-new-password = Contraseña nueva
+reset-new-repeat = La contraseña nueva otra vez
+reset-new-rules = De 8 a 128 caracteres, ni una contraseña común ni parecida a tu nombre o tu dirección. Todas las sesiones y los tokens de acceso personal de la cuenta terminan entonces.
+reset-new-submit = Guardar la contraseña
+reset-mismatch = Las dos contraseñas no coinciden.
+reset-weak = Esta contraseña no se acepta: de 8 a 128 caracteres, ni una contraseña común ni parecida a tu nombre o tu dirección.
+reset-busy = El servidor está ocupado: vuelve a intentarlo en un momento.
+reset-done = Tu contraseña está guardada. Todas las sesiones y los tokens de acceso personal de la cuenta han terminado: inicia sesión de nuevo con la contraseña nueva.
+reset-invalid = Este enlace no funciona: es desconocido, ya se usó o ha caducado. Pide uno nuevo desde la página de inicio de sesión.
+
+## El análisis del motor en la página de repetición (incidencia 37)
+analysis-title = Análisis del motor
+analysis-curve-label = Cómo cambió la situación de cada asiento jugada a jugada, según los valores del motor: una línea por asiento, cada una con su propio trazo y la marca de su partido.
+analysis-line-R = línea continua, marcada ▲
+analysis-line-B = línea discontinua, marcada ●
+analysis-line-Y = línea de puntos, marcada ■
+analysis-line-G = línea de trazo y punto, marcada ◆
+analysis-scale = Los valores están en militantes (un militante vale 1, una pieza unos 3), cada asiento frente a los demás; las líneas se detienen en ±30, donde el motor ve un resultado forzado.
+analysis-pending = El motor está analizando esta partida: { $done } de { $plies } jugadas por ahora.
+analysis-none-judged = El motor no encontró ninguna imprecisión, error ni error grave.
+analysis-judged-move = { $ply }. { $seat } { $move }: { $judgement }; la mejor era { $best }
+analysis-inaccuracy = imprecisión
+analysis-mistake = error
+analysis-blunder = error grave
+analysis-engine = Analizada por { $engine }.
+# Las páginas del recién llegado: la bienvenida de los visitantes (/), las reglas (/rules),
+# las lecciones (/learn), «jugar ahora» y las indicaciones de una primera partida.
+page-nav-rules = Reglas
+play-help-rules = Ayuda: las reglas del Djambi
+page-nav-learn = Lecciones
+welcome-title = Djambi, el tablero de Maquiavelo
+welcome-lead = El Djambi es un juego de tablero para cuatro jugadores, inventado por Jean Anesto en 1975: ajedrez con política. Cada jugador dirige un partido de nueve piezas (un jefe, un asesino, un reportero, un diplomático, un necromóvil y cuatro militantes) en un tablero de 9 por 9 casillas.
+welcome-how = Las piezas se mueven en línea recta como la dama del ajedrez. Matan, y los muertos quedan en el tablero como cadáveres que cierran el paso. El diplomático mueve piezas enemigas, el necromóvil mueve cadáveres. El jefe que ocupa la casilla central, el laberinto, gobierna: juega un turno más después de cada uno de los demás jugadores.
+welcome-win = Mata a un jefe y todo su partido es tuyo. Un jefe que no puede respirar, rodeado de cadáveres, muere. Gana el último jefe en pie.
+welcome-learn = Aprender las reglas
+welcome-play = Registrarse y jugar contra el ordenador
+welcome-lessons = Practicar con las lecciones
+welcome-board-alt = La posición inicial: cada partido ocupa su esquina del tablero de 9 por 9, el laberinto es la casilla central E5.
+welcome-live = Partidas en juego ahora
+welcome-top = Los mejores jugadores
+welcome-to-leaderboard = Toda la clasificación
+welcome-have-account = ¿Ya juegas? Inicia sesión
+playnow-legend = Jugar ahora contra el ordenador
+playnow-about = En cuanto tu cuenta esté creada, empieza una partida: juegas con Rojo contra tres jugadores del ordenador.
+playnow-start = Jugar ahora
+playnow-level = Su nivel
+playnow-level-1 = 1: principiante
+playnow-level-2 = 2: fácil
+playnow-level-3 = 3: medio
+playnow-level-4 = 4: fuerte
+playnow-level-5 = 5: el más fuerte
+rules-title = Las reglas del Djambi
+rules-intro = Cada regla en una sección corta, cada una con un tablero dibujado por el motor del juego. Las casillas se nombran como en el ajedrez: columnas A a I de izquierda a derecha, filas 1 a 9 de abajo arriba.
+rules-contents = Índice
+rules-to-learn = Practicar con las lecciones
+rules-picture-move = El tablero después de la jugada { $move }, con sus casillas resaltadas. Piezas: { $pieces }.
+rules-picture-position = El tablero. Piezas: { $pieces }.
+rules-picture-caption = La jugada { $move }, resaltada.
+rules-picture-start = La posición inicial.
+rules-board-title = El tablero y los partidos
+rules-board-text = El Djambi se juega en un tablero de 9 por 9 casillas. La casilla central, E5, es el laberinto.
+    Cuatro jugadores, Rojo, Azul, Amarillo y Verde, dirigen cada uno un partido de nueve piezas que empieza en una esquina: un jefe (C), un asesino (A), un reportero (R), un diplomático (D), un necromóvil (N) y cuatro militantes (M).
+rules-turns-title = Por turnos
+rules-turns-text = Rojo juega primero, luego Azul, Amarillo y Verde, y vuelta a empezar. Cada jugador mueve una pieza por turno. Un jugador sin jugada legal pasa.
+rules-moving-title = Cómo se mueven las piezas
+rules-moving-text = Una pieza se mueve en línea recta, en cualquiera de las ocho direcciones, tan lejos como quiera, como la dama del ajedrez. Los militantes solo avanzan una o dos casillas.
+    Una pieza nunca salta: cada casilla por la que pasa debe estar vacía, cadáveres incluidos.
+rules-militant-title = El militante
+rules-militant-text = El militante avanza una o dos casillas. Mata a una pieza enemiga yendo a su casilla; luego colocas el cadáver en la casilla vacía que elijas.
+    Un militante no puede matar a una pieza que está en el laberinto.
+rules-chief-title = El jefe
+rules-chief-text = El jefe se mueve como la dama. Mata yendo a una pieza enemiga y tú colocas el cadáver, como con un militante. Es la única pieza que puede detenerse en el laberinto.
+rules-assassin-title = El asesino
+rules-assassin-text = El asesino mata yendo a una pieza enemiga. No eliges dónde va el cadáver: ocupa la casilla de la que salió el asesino.
+rules-reporter-title = El reportero
+rules-reporter-text = El reportero solo va a casillas vacías. Después de moverse puede matar a una pieza enemiga vecina: al norte, este, sur u oeste, no en diagonal. El cadáver se queda donde estaba la víctima.
+rules-diplomat-title = El diplomático
+rules-diplomat-text = El diplomático no mata a nadie: va a una pieza enemiga, la levanta, y tú colocas esa pieza, viva, en la casilla vacía que quieras. Solo un jefe puede ser colocado así en el laberinto, y entonces su jugador gobierna. Un reportero movido por un diplomático no mata a nadie.
+rules-necromobile-title = El necromóvil
+rules-necromobile-text = El necromóvil mueve cadáveres: va a un cadáver, lo levanta, y tú colocas el cadáver en cualquier casilla vacía salvo el laberinto.
+rules-corpses-title = Los cadáveres
+rules-corpses-text = Una pieza muerta queda en el tablero como cadáver. No es de nadie y nunca se mueve sola; solo un necromóvil puede moverla.
+    Los cadáveres cierran el paso: colócalos para proteger tus piezas o para encerrar a un enemigo.
+rules-maze-title = El laberinto
+rules-maze-text = Cualquier pieza puede atravesar el laberinto vacío, y cuenta como una de las dos casillas de un militante, pero solo un jefe puede detenerse en él. Aquí un militante mata a una pieza justo detrás del laberinto.
+rules-ruler-title = Gobernar desde el laberinto
+rules-ruler-text = Un jefe que está en el laberinto gobierna: su jugador juega un turno más después del turno de cada uno de los demás. Con cuatro jugadores, el que gobierna juega tres veces por vuelta.
+    Un cadáver en el laberinto lo bloquea; un jefe rehén allí no gobierna a nadie.
+    Mientras queden tres jugadores o más, se salta el turno normal del que gobierna y nadie juega dos veces seguidas; con dos jugadores, el que gobierna juega dos veces seguidas.
+rules-maze-act-title = Actuar en el laberinto
+rules-maze-act-text = Un asesino puede matar al jefe del laberinto, un diplomático levantarlo, un necromóvil levantar un cadáver que esté allí. La pieza debe salir del laberinto en la misma jugada, en línea recta, hacia una casilla vacía.
+rules-chief-killed-title = Matar a un jefe
+rules-chief-killed-text = Cuando matan a un jefe, su jugador queda eliminado y cada partido que dirigía pasa a quien lo mató: sus piezas vivas juegan ahora para ti.
+rules-surround-title = Jefes rodeados
+rules-surround-text = Un jefe muere rodeado cuando ninguna casilla vacía lo toca a él ni al grupo de sus propias piezas a su alrededor, y solo cadáveres y el borde del tablero los tocan. Un jugador que aún tiene un necromóvil vivo está a salvo.
+    Su partido pasa a quien gobierna; si nadie gobierna, sus piezas quedan huérfanas.
+rules-orphans-title = Los huérfanos
+rules-orphans-text = Las piezas huérfanas no se mueven, no se pueden matar ni levantar: son como muros. El próximo jefe que ocupe el laberinto se las queda todas, para siempre.
+rules-hostages-title = Tres jugadores y rehenes
+rules-hostages-text = Con tres jugadores, el partido del asiento vacío es rehén desde el principio. Las piezas rehenes nunca se mueven solas; cualquiera puede matarlas o levantarlas.
+    Mata al jefe rehén y su partido es tuyo. Empieza el primer jugador sentado en el orden Rojo, Azul, Amarillo, Verde.
+rules-end-title = El final de la partida
+rules-end-text = La partida termina cuando queda un solo jugador: gana. Los demás se clasifican en orden inverso al de su eliminación.
+    Puedes abandonar en cualquier momento (tus piezas pasan a ser rehenes), y todos los jugadores pueden acordar tablas.
+rules-notation-title = Escribir las jugadas
+rules-notation-text = Una jugada se escribe con la casilla de salida, un guion (o x si termina sobre una pieza) y la casilla de llegada: C8-D7, B9xD6.
+    Después, si hace falta: x y la víctima del reportero (A8-D5xD6), una barra y la salida del laberinto (B9xE5/F4), y > con la casilla donde va el cadáver o la pieza levantada (C8xD6>A5).
+lesson-page-title = Lecciones
+lesson-intro = Cada lección es una posición y una tarea. Escribe tu jugada como la escribe la página de reglas (por ejemplo D4xD6>A5) y pulsa Comprobar: el motor del juego la comprueba.
+    Un intento fallido muestra una pista. Tu progreso se guarda solo en este navegador; no hace falta cuenta.
+lesson-reset = Empezar de nuevo las lecciones
+lesson-to-rules = Leer las reglas
+lesson-next-title = ¿Listo para una partida?
+lesson-next-text = Crea una cuenta y juega contra tres jugadores del ordenador al nivel que elijas.
+lesson-your-move = Tu jugada
+lesson-check = Comprobar
+lesson-hint = Pista: { $hint }
+lesson-read-rule = Leer esta regla
+lesson-picture = La posición de la lección, juega { $seat }. Piezas: { $pieces }.
+lesson-militant-title = El militante
+lesson-militant-task = Eres Rojo. Mata al militante azul con tu militante y coloca su cadáver donde quieras.
+lesson-militant-hint = Un militante avanza una o dos casillas: de D4 a D6. Escribe dónde va el cadáver después de >, por ejemplo D4xD6>A5.
+lesson-militant-done = Hecho: el militante mató y colocaste el cadáver.
+lesson-chief-title = El jefe toma el poder
+lesson-chief-task = Eres Rojo. Pon a tu jefe en el laberinto para gobernar.
+lesson-chief-hint = El laberinto es E5, justo encima de tu jefe en E2.
+lesson-chief-done = Hecho: gobiernas, y jugarás un turno más después de cada uno de los demás.
+lesson-assassin-title = El asesino
+lesson-assassin-task = Eres Rojo. Mata al jefe azul con tu asesino.
+lesson-assassin-hint = El asesino puede atravesar el laberinto vacío. El cadáver vuelve solo a B5: escribe solo B5xF5.
+lesson-assassin-done = Hecho: Azul está eliminado y su partido es tuyo.
+lesson-reporter-title = El reportero
+lesson-reporter-task = Eres Rojo. Mata al militante azul de D5 con tu reportero, sin ir a su casilla.
+lesson-reporter-hint = Lleva al reportero junto a D5 (norte, sur, este u oeste, no el laberinto) y añade x y la víctima: B4-D4xD5.
+lesson-reporter-done = Hecho: el reportero mató desde la casilla vecina de su víctima.
+lesson-diplomat-title = El diplomático
+lesson-diplomat-task = Eres Rojo. Levanta al militante azul de F6 con tu diplomático y colócalo donde quieras.
+lesson-diplomat-hint = El diplomático atraviesa el laberinto vacío hasta F6. Escribe dónde va el militante después de >, por ejemplo C3xF6>H2.
+lesson-diplomat-done = Hecho: el diplomático movió una pieza enemiga.
+lesson-necromobile-title = El necromóvil
+lesson-necromobile-task = Eres Rojo. Mueve el cadáver de E4 con tu necromóvil.
+lesson-necromobile-hint = El necromóvil va al cadáver y luego colocas el cadáver: C2xE4>G6, por ejemplo.
+lesson-necromobile-done = Hecho: el necromóvil movió un cadáver.
+lesson-corpses-title = Colocar un cadáver
+lesson-corpses-task = Eres Rojo. El asesino azul de I5 amenaza a tu jefe de A5 a través del laberinto vacío. Mata al militante azul de C6 con tu militante y coloca su cadáver donde bloquee al asesino.
+lesson-corpses-hint = El cadáver debe quedar en la fila 5 entre I5 y A5, no en el laberinto: por ejemplo C7xC6>D5.
+lesson-corpses-done = Hecho: el cadáver protege a tu jefe del asesino.
+lesson-maze-title = Matar al que gobierna
+lesson-maze-task = Eres Rojo. El jefe azul gobierna desde el laberinto. Mátalo con tu asesino y sal del laberinto en la misma jugada.
+lesson-maze-hint = Escribe la casilla de salida después de una barra: B5xE5/E8 mata en el laberinto y sale hacia E8.
+lesson-maze-done = Hecho: el que gobernaba ha muerto y el laberinto está libre.
+lesson-surround-title = Rodear a un jefe
+lesson-surround-task = Eres Rojo. Al jefe azul de I9 solo le queda una casilla libre. Mata al militante azul y usa su cadáver para rodear al jefe.
+lesson-surround-hint = La única casilla libre junto al jefe azul es H8: pon allí el cadáver, D4xD6>H8.
+lesson-surround-done = Hecho: el jefe azul murió rodeado; nadie gobierna, así que sus piezas quedan huérfanas.
+lesson-hostages-title = Tres jugadores y un rehén
+lesson-hostages-task = Eres Rojo, en una partida de tres: el partido verde es rehén. Mata al jefe verde rehén para quedarte con su partido.
+lesson-hostages-hint = Tu militante de A3 llega a A1 en dos casillas. Coloca el cadáver después de >, por ejemplo A3xA1>E3.
+lesson-hostages-done = Hecho: el partido verde es tuyo.
+js-live-board = El tablero de una partida en juego: { $players }
+js-live-watch = Ver esta partida
+js-live-count = Partidas en juego ahora: { $count }. Cada tablero sigue su partida en directo.
+js-live-none = Ahora mismo no se está jugando ninguna partida pública.
+js-live-failed = No se pudo cargar: { $error }
+js-top-rating = puntuación { $rating }, { $games } partidas
+js-top-none = Todavía no hay nadie clasificado.
+js-lesson-finished = (hecha)
+js-lesson-progress = Lecciones hechas: { $done } de { $total }.
+js-lesson-unreadable = «{ $move }» no es una jugada: escríbela como D4xD6>A5.
+js-lesson-checking = Comprobando…
+js-lesson-illegal = { $move } no es una jugada legal aquí: { $detail }
+js-lesson-failed = No se pudo comprobar la jugada: { $error }
+js-lesson-wrong = { $move } es una jugada legal, pero no hace lo que pide la tarea.
+js-lesson-right = Correcto: { $move } lo consigue.
+js-first-game-title = Tu primera partida
+js-first-game-text = Juegas con las piezas de tu color. Haz clic en una: se resaltan las casillas a las que puede ir. Haz clic en una y luego en Confirmar. Los jugadores del ordenador responden solos.
+js-first-game-rules = Leer las reglas
+js-first-game-learn = Practicar con las lecciones
+js-playnow-failed = No se pudo crear la partida: { $error }
+js-first-game-close = Entendido
+# Conditional moves (api/src/games/conditional.rs).
+js-kind-conditional_played = Jugada condicional jugada
+js-kind-conditional_discarded = Jugadas condicionales descartadas
+
+## OAuth 2.0: la página de consentimiento a la que una aplicación envía al jugador, y las aplicaciones en los ajustes.
+oauth-title = ¿Permitir que esta aplicación use tu cuenta?
+oauth-app = La aplicación «{ $client }» pide usar tu cuenta de Djambi.
+oauth-redirect = Después de tu respuesta, vuelves a:
+oauth-scopes-intro = Si lo permites, podrá:
+oauth-scope-read = ver tus partidas, sus posiciones y los datos de tu cuenta
+oauth-scope-play = jugar tus partidas por ti: mover, ocupar asientos, ofrecer tablas, abandonar
+oauth-note = La aplicación nunca ve tu contraseña. Puedes retirarle el acceso en cualquier momento en tus ajustes.
+oauth-allow = Permitir
+oauth-deny = Denegar
+oauth-invalid-title = La petición de esta aplicación no se puede aceptar
+oauth-invalid = La aplicación envió una petición que este servidor no puede aceptar, así que no vuelves a ella. A su autor quizá le interese saber por qué: { $reason }
+oauth-form-expired = Tu sesión ha terminado o este formulario ya no está al día. Vuelve a la aplicación y empieza de nuevo.
+settings-apps-title = Aplicaciones y tokens
+settings-apps-intro = Las aplicaciones que has permitido y los tokens de acceso personal que has creado. Revoca uno y deja de funcionar al instante.
+settings-apps-none = Ninguna aplicación ni ningún token puede usar tu cuenta.
+settings-apps-name = Nombre
+settings-apps-kind = Tipo
+settings-apps-app = Aplicación
+settings-apps-token = Token personal
+settings-apps-scopes = Puede
+settings-apps-last-used = Último uso
+settings-apps-never = Nunca
+settings-apps-revoke = Revocar
+settings-apps-revoke-label = Revocar «{ $name }»
+settings-apps-scope-read = leer
+settings-apps-scope-play = jugar
+
+## Torneos (/tournaments, /tournaments/{id})
+page-nav-tournaments = Torneos
+page-no-such-tournament = Este torneo no existe.
+tour-intro = Liguillas de todos contra todos y torneos suizos: muchas partidas, una sola clasificación, y cada jugador ocupa cada asiento igual número de veces. Los torneos se organizan y se juegan a través de la API (POST /v1/tournaments).
+tour-none = Todavía no hay torneos.
+tour-col-event = Torneo
+tour-col-organiser = Organizador
+tour-col-format = Sistema
+tour-col-status = Estado
+tour-col-players = Jugadores
+tour-format-round_robin = Todos contra todos
+tour-format-swiss = Sistema suizo
+tour-status-open = Inscripción abierta
+tour-status-running = En curso
+tour-status-finished = Terminado
+tour-status-cancelled = Cancelado
+tour-players-of = { $players } de { $capacity } jugadores
+tour-organised-by = organizado por { $organiser }
+tour-standings = Clasificación
+tour-no-standings = La clasificación empieza con la primera ronda. Inscritos hasta ahora:
+tour-col-place = Puesto
+tour-col-player = Jugador
+tour-col-points = Puntos
+tour-col-games = Partidas
+tour-col-wins = Victorias
+tour-col-buchholz = Buchholz
+tour-withdrawn = (retirado)
+tour-crosstable = Tabla cruzada
+tour-crosstable-caption = Los puntos que cada jugador (fila) sumó en las mesas compartidas con otro (columna); vacío: nunca se enfrentaron.
+tour-rounds = Rondas
+tour-round = Ronda { $round }
+tour-table = Mesa { $table }
+tour-bye = Descansan:
+tour-back = Todos los torneos
+js-judgement-inaccuracy = — imprecisión
+js-judgement-mistake = — error
+js-judgement-blunder = — error grave

@@ -32,6 +32,9 @@ duration-minutes = { $n ->
     [one] { $n } minute
    *[other] { $n } minutes
 }
+duration-less-than-a-minute = moins d'une minute
 language-en = anglais
 language-fr = français
 language-es = espagnol
+# Un nombre décimal (Fluent écrit le séparateur : « 25,00 »).
+number = { $n }

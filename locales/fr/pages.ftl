@@ -14,6 +14,7 @@ page-not-found = Introuvable
 page-no-such-game = Cette partie n'existe pas.
 page-no-such-player = Ce joueur n'existe pas.
 page-no-such-file = Ce fichier n'existe pas.
+page-no-such-page = Cette page n'existe pas.
 page-language-auto = Celle de mon navigateur
 home-title = Mes parties
 home-waiting = En attente de mon coup
@@ -237,6 +238,9 @@ js-talk-empty = Pas encore de message.
 js-talk-failed = Impossible de charger les messages : { $error }
 js-talk-message-private = Message à { $seats } (privé)
 js-talk-message-table = Message à toute la table
+js-talk-out-silent = Les joueurs sortis de la partie ne peuvent pas écrire.
+js-talk-private = Discussion : les messages privés restent privés, même après la fin.
+js-talk-revealed = Discussion : les messages privés sont montrés à tous une fois la partie finie.
 js-talk-spectators = Les spectateurs lisent la table ; seuls les joueurs écrivent.
 js-talk-table = Table
 js-talk-to-private = À { $seats } (privé)
@@ -263,8 +267,20 @@ js-your-move-now = À vous de jouer.
 
 # Les pages de classement (api/src/routes/web/ratings.rs).
 rating-rating = Cote
-rating-line = (μ { $mu }, σ { $sigma }) · { $games } parties classées · { $wins } victoires
-rating-line-provisional = (μ { $mu }, σ { $sigma }) — provisoire · { $games } parties classées · { $wins } victoires
+rating-line = (μ { $mu }, σ { $sigma }) · { $games ->
+    [one] { $games } partie classée
+   *[other] { $games } parties classées
+} · { $wins ->
+    [one] { $wins } victoire
+   *[other] { $wins } victoires
+}
+rating-line-provisional = (μ { $mu }, σ { $sigma }) — provisoire · { $games ->
+    [one] { $games } partie classée
+   *[other] { $games } parties classées
+} · { $wins ->
+    [one] { $wins } victoire
+   *[other] { $wins } victoires
+}
 rating-history = Historique de la cote de { $player }
 rating-history-caption = Cote après chaque partie classée
 rating-chart-empty = Pas assez de parties classées pour un graphique
@@ -272,10 +288,14 @@ rating-places = Places
 rating-place-games = { $place ->
     [1] 1re
    *[other] { $place }e
-} : { $games } parties
+} : { $games ->
+    [one] { $games } partie
+   *[other] { $games } parties
+}
 rating-recent = Dernières parties classées
 rating-no-games = Aucune partie classée terminée pour l'instant.
 rating-col-game = Partie
+rating-unlisted-game = (sur invitation)
 rating-col-ended = Fin
 rating-col-place = Place
 rating-place-of = { $place ->
@@ -318,3 +338,271 @@ js-push-enable-failed = Impossible d'activer les notifications : { $error }
 js-push-disabled = Les notifications sont désactivées sur cet appareil.
 js-push-disable-failed = Impossible de désactiver les notifications : { $error }
 js-push-read-failed = Impossible de lire les notifications de cet appareil : { $error }
+
+# Le manifeste de l'application web (api/src/routes/web/install.rs).
+manifest-name = Djambi par correspondance
+manifest-description = Jouez au Djambi, les échecs à quatre, par correspondance : vos parties, le salon, vos coups.
+manifest-shortcut-games = Mes parties
+manifest-shortcut-lobby = Salon
+
+# Les pages de réinitialisation du mot de passe (api/src/routes/web/reset.rs).
+login-forgot = Mot de passe oublié ?
+reset-title = Réinitialiser votre mot de passe
+reset-ask = Indiquez votre nom d'utilisateur ou votre adresse e-mail. S'il correspond à un compte dont l'adresse est vérifiée, un lien pour choisir un nouveau mot de passe y est envoyé.
+reset-who = Nom d'utilisateur ou adresse e-mail
+reset-send = Envoyer le lien
+reset-sent = Si un compte correspond et que son adresse est vérifiée, un mail avec un lien est en route. Le lien sert une fois, pendant une heure.
+reset-to-login = Se connecter
+reset-who-missing = Indiquez votre nom d'utilisateur ou votre adresse e-mail.
+reset-too-many = Trop de demandes depuis cette adresse : réessayez plus tard.
+reset-forbidden = Ce formulaire ne vient pas d'une page de ce site : rechargez la page et réessayez.
+reset-new-title = Choisir un nouveau mot de passe
+reset-new-password = Nouveau mot de passe
+reset-new-repeat = Le nouveau mot de passe, encore
+reset-new-rules = De 8 à 128 caractères, ni un mot de passe courant, ni proche de votre nom ou de votre adresse. Toutes les sessions et tous les jetons d'accès personnels du compte prennent alors fin.
+reset-new-submit = Enregistrer le mot de passe
+reset-mismatch = Les deux mots de passe diffèrent.
+reset-weak = Ce mot de passe n'est pas accepté : de 8 à 128 caractères, ni un mot de passe courant, ni proche de votre nom ou de votre adresse.
+reset-busy = Le serveur est occupé : réessayez dans un instant.
+reset-done = Votre mot de passe est enregistré. Toutes les sessions et tous les jetons d'accès personnels du compte ont pris fin : reconnectez-vous avec le nouveau mot de passe.
+reset-invalid = Ce lien ne fonctionne pas : inconnu, déjà utilisé ou expiré. Demandez-en un nouveau depuis la page de connexion.
+
+## L'analyse du moteur sur la page de relecture (ticket 37)
+analysis-title = Analyse du moteur
+analysis-curve-label = L'évolution de la position de chaque siège, coup après coup, selon les valeurs du moteur : une ligne par siège, chacune avec son propre trait et la marque de son parti.
+analysis-line-R = trait plein, marqué ▲
+analysis-line-B = trait tireté, marqué ●
+analysis-line-Y = trait pointillé, marqué ■
+analysis-line-G = trait mixte, marqué ◆
+analysis-scale = Les valeurs sont en militants (un militant vaut 1, une pièce environ 3), chaque siège face aux autres ; les lignes s'arrêtent à ±30, là où le moteur voit une issue forcée.
+analysis-pending = Le moteur analyse cette partie : { $done } coups sur { $plies } pour l'instant.
+analysis-none-judged = Le moteur n'a trouvé ni imprécision, ni erreur, ni gaffe.
+analysis-judged-move = { $ply }. { $seat } { $move } : { $judgement } ; le meilleur coup était { $best }
+analysis-inaccuracy = imprécision
+analysis-mistake = erreur
+analysis-blunder = gaffe
+analysis-engine = Analysé par { $engine }.
+# Les pages du nouveau venu : l'accueil des visiteurs (/), les règles (/rules), les leçons
+# (/learn), « jouer maintenant » et les repères d'une première partie.
+page-nav-rules = Règles
+play-help-rules = Aide : les règles du Djambi
+page-nav-learn = Leçons
+welcome-title = Djambi, l'échiquier de Machiavel
+welcome-lead = Le Djambi est un jeu de plateau pour quatre joueurs, inventé par Jean Anesto en 1975 : les échecs avec de la politique. Chaque joueur mène un parti de neuf pièces (un chef, un assassin, un reporter, un diplomate, un nécromobile et quatre militants) sur un plateau de 9 cases sur 9.
+welcome-how = Les pièces se déplacent en ligne droite comme la dame aux échecs. Elles tuent, et les morts restent sur le plateau : des cadavres qui barrent le passage. Le diplomate déplace les pièces ennemies, le nécromobile les cadavres. Le chef posté sur la case centrale, le labyrinthe, gouverne : il rejoue après chacun des autres joueurs.
+welcome-win = Tuez un chef et tout son parti est à vous. Un chef qui ne peut plus respirer, entouré de cadavres, meurt. Le dernier chef debout gagne.
+welcome-learn = Apprendre les règles
+welcome-play = S'inscrire et jouer contre l'ordinateur
+welcome-lessons = S'exercer avec les leçons
+welcome-board-alt = La position de départ : chaque parti occupe son coin du plateau de 9 sur 9, le labyrinthe est la case centrale E5.
+welcome-live = Parties en cours
+welcome-top = Les meilleurs joueurs
+welcome-to-leaderboard = Tout le classement
+welcome-have-account = Déjà joueur ? Connectez-vous
+playnow-legend = Jouer maintenant contre l'ordinateur
+playnow-about = Dès votre compte créé, une partie commence : vous jouez Rouge contre trois joueurs de l'ordinateur.
+playnow-start = Jouer maintenant
+playnow-level = Leur niveau
+playnow-level-1 = 1 : débutant
+playnow-level-2 = 2 : facile
+playnow-level-3 = 3 : moyen
+playnow-level-4 = 4 : fort
+playnow-level-5 = 5 : le plus fort
+rules-title = Les règles du Djambi
+rules-intro = Chaque règle en une courte section, chacune avec un plateau dessiné par le moteur du jeu. Les cases se nomment comme aux échecs : colonnes A à I de gauche à droite, rangées 1 à 9 de bas en haut.
+rules-contents = Sommaire
+rules-to-learn = S'exercer avec les leçons
+rules-picture-move = Le plateau après le coup { $move }, ses cases mises en évidence. Pièces : { $pieces }.
+rules-picture-position = Le plateau. Pièces : { $pieces }.
+rules-picture-caption = Le coup { $move }, mis en évidence.
+rules-picture-start = La position de départ.
+rules-board-title = Le plateau et les partis
+rules-board-text = Le Djambi se joue sur un plateau de 9 cases sur 9. La case centrale, E5, est le labyrinthe.
+    Quatre joueurs, Rouge, Bleu, Jaune et Vert, mènent chacun un parti de neuf pièces qui part d'un coin : un chef (C), un assassin (A), un reporter (R), un diplomate (D), un nécromobile (N) et quatre militants (M).
+rules-turns-title = Chacun son tour
+rules-turns-text = Rouge joue en premier, puis Bleu, Jaune et Vert, et ainsi de suite. Un joueur déplace une pièce par tour. Un joueur sans coup légal passe.
+rules-moving-title = Comment les pièces se déplacent
+rules-moving-text = Une pièce se déplace en ligne droite, dans l'une des huit directions, aussi loin qu'elle veut, comme la dame aux échecs. Les militants ne vont qu'à une ou deux cases.
+    Une pièce ne saute jamais : chaque case qu'elle traverse doit être vide, cadavres compris.
+rules-militant-title = Le militant
+rules-militant-text = Le militant avance d'une ou deux cases. Il tue une pièce ennemie en allant sur sa case ; vous posez alors le cadavre sur la case vide de votre choix.
+    Un militant ne peut pas tuer une pièce sur le labyrinthe.
+rules-chief-title = Le chef
+rules-chief-text = Le chef se déplace comme la dame. Il tue en allant sur une pièce ennemie et vous posez le cadavre, comme pour un militant. C'est la seule pièce qui peut s'arrêter sur le labyrinthe.
+rules-assassin-title = L'assassin
+rules-assassin-text = L'assassin tue en allant sur une pièce ennemie. Vous ne choisissez pas où va le cadavre : il prend la case d'où l'assassin est parti.
+rules-reporter-title = Le reporter
+rules-reporter-text = Le reporter ne va que sur des cases vides. Après son déplacement, il peut tuer une pièce ennemie voisine : au nord, à l'est, au sud ou à l'ouest, pas en diagonale. Le cadavre reste où était la victime.
+rules-diplomat-title = Le diplomate
+rules-diplomat-text = Le diplomate ne tue personne : il va sur une pièce ennemie, la soulève, et vous posez cette pièce, vivante, sur la case vide de votre choix. Seul un chef peut être posé ainsi sur le labyrinthe, et son joueur gouverne alors. Un reporter déplacé par un diplomate ne tue personne.
+rules-necromobile-title = Le nécromobile
+rules-necromobile-text = Le nécromobile déplace les cadavres : il va sur un cadavre, le soulève, et vous posez le cadavre sur une case vide, sauf le labyrinthe.
+rules-corpses-title = Les cadavres
+rules-corpses-text = Une pièce tuée reste sur le plateau comme cadavre. Il n'appartient à personne et ne bouge jamais seul ; seul un nécromobile peut le déplacer.
+    Les cadavres barrent le passage : posez-les pour protéger vos pièces ou pour emmurer un ennemi.
+rules-maze-title = Le labyrinthe
+rules-maze-text = Toute pièce peut traverser le labyrinthe vide, et il compte pour une des deux cases d'un militant, mais seul un chef peut s'y arrêter. Ici un militant tue une pièce juste après le labyrinthe.
+rules-ruler-title = Gouverner depuis le labyrinthe
+rules-ruler-text = Un chef posté sur le labyrinthe gouverne : son joueur rejoue après le tour de chacun des autres joueurs. À quatre joueurs, il joue trois fois par tour de table.
+    Un cadavre sur le labyrinthe le bloque ; un chef otage posé là ne gouverne personne.
+    Tant qu'il reste trois joueurs ou plus, le tour normal de celui qui gouverne est sauté et personne ne joue deux fois de suite ; à deux joueurs, il joue deux fois de suite.
+rules-maze-act-title = Agir sur le labyrinthe
+rules-maze-act-text = Un assassin peut tuer le chef du labyrinthe, un diplomate le soulever, un nécromobile y soulever un cadavre. La pièce doit alors quitter le labyrinthe dans le même coup, en ligne droite, vers une case vide.
+rules-chief-killed-title = Tuer un chef
+rules-chief-killed-text = Quand un chef est tué, son joueur est éliminé et chaque parti qu'il menait passe au tueur : ses pièces vivantes jouent désormais pour vous.
+rules-surround-title = Les chefs encerclés
+rules-surround-text = Un chef meurt encerclé quand aucune case vide ne le touche, ni le groupe de ses propres pièces autour de lui, et que seuls des cadavres et le bord du plateau les touchent. Un joueur qui a encore un nécromobile vivant est à l'abri.
+    Son parti passe à celui qui gouverne ; sans personne au labyrinthe, ses pièces deviennent orphelines.
+rules-orphans-title = Les orphelins
+rules-orphans-text = Les pièces orphelines ne bougent pas, ne peuvent être ni tuées ni soulevées : elles sont comme des murs. Le prochain chef à se poster sur le labyrinthe les prend toutes, pour de bon.
+rules-hostages-title = À trois joueurs : les otages
+rules-hostages-text = À trois joueurs, le parti de la place vide est otage dès le début. Les pièces otages ne bougent jamais seules ; tout le monde peut les tuer ou les soulever.
+    Tuez le chef otage et son parti est à vous. Le premier joueur assis dans l'ordre Rouge, Bleu, Jaune, Vert commence.
+rules-end-title = La fin de la partie
+rules-end-text = La partie finit quand il ne reste qu'un joueur : il gagne. Les autres sont classés dans l'ordre inverse de leur élimination.
+    Vous pouvez abandonner à tout moment (vos pièces deviennent otages), et les joueurs peuvent tous s'accorder sur une nulle.
+rules-notation-title = Écrire les coups
+rules-notation-text = Un coup s'écrit avec sa case de départ, un tiret (ou x s'il finit sur une pièce), et sa case d'arrivée : C8-D7, B9xD6.
+    Puis, au besoin : x et la victime du reporter (A8-D5xD6), une barre oblique et la sortie du labyrinthe (B9xE5/F4), et > avec la case où va le cadavre ou la pièce soulevée (C8xD6>A5).
+lesson-page-title = Leçons
+lesson-intro = Chaque leçon est une position et une tâche. Tapez votre coup comme la page des règles écrit les coups (par exemple D4xD6>A5) et appuyez sur Vérifier : le moteur du jeu le vérifie.
+    Un essai manqué montre un indice. Votre progression reste dans ce navigateur seulement ; pas besoin de compte.
+lesson-reset = Recommencer les leçons
+lesson-to-rules = Lire les règles
+lesson-next-title = Prêt pour une partie ?
+lesson-next-text = Créez un compte et jouez contre trois joueurs de l'ordinateur au niveau de votre choix.
+lesson-your-move = Votre coup
+lesson-check = Vérifier
+lesson-hint = Indice : { $hint }
+lesson-read-rule = Lire cette règle
+lesson-picture = La position de la leçon, { $seat } au trait. Pièces : { $pieces }.
+lesson-militant-title = Le militant
+lesson-militant-task = Vous êtes Rouge. Tuez le militant bleu avec votre militant, et posez son cadavre où vous voulez.
+lesson-militant-hint = Un militant va à une ou deux cases : de D4 à D6. Écrivez où va le cadavre après >, par exemple D4xD6>A5.
+lesson-militant-done = Réussi : le militant a tué, et vous avez posé le cadavre.
+lesson-chief-title = Le chef prend le pouvoir
+lesson-chief-task = Vous êtes Rouge. Postez votre chef sur le labyrinthe pour gouverner.
+lesson-chief-hint = Le labyrinthe est E5, tout droit au-dessus de votre chef en E2.
+lesson-chief-done = Réussi : vous gouvernez, et vous rejouerez après chacun des autres joueurs.
+lesson-assassin-title = L'assassin
+lesson-assassin-task = Vous êtes Rouge. Tuez le chef bleu avec votre assassin.
+lesson-assassin-hint = L'assassin peut traverser le labyrinthe vide. Le cadavre revient seul en B5 : écrivez seulement B5xF5.
+lesson-assassin-done = Réussi : Bleu est éliminé et son parti est à vous.
+lesson-reporter-title = Le reporter
+lesson-reporter-task = Vous êtes Rouge. Tuez le militant bleu en D5 avec votre reporter, sans aller sur sa case.
+lesson-reporter-hint = Placez le reporter à côté de D5 (nord, sud, est ou ouest, pas le labyrinthe), puis ajoutez x et la victime : B4-D4xD5.
+lesson-reporter-done = Réussi : le reporter a tué depuis la case voisine de sa victime.
+lesson-diplomat-title = Le diplomate
+lesson-diplomat-task = Vous êtes Rouge. Soulevez le militant bleu en F6 avec votre diplomate et posez-le où vous voulez.
+lesson-diplomat-hint = Le diplomate traverse le labyrinthe vide jusqu'en F6. Écrivez où va le militant après >, par exemple C3xF6>H2.
+lesson-diplomat-done = Réussi : le diplomate a déplacé une pièce ennemie.
+lesson-necromobile-title = Le nécromobile
+lesson-necromobile-task = Vous êtes Rouge. Déplacez le cadavre en E4 avec votre nécromobile.
+lesson-necromobile-hint = Le nécromobile va sur le cadavre, puis vous posez le cadavre : C2xE4>G6, par exemple.
+lesson-necromobile-done = Réussi : le nécromobile a déplacé un cadavre.
+lesson-corpses-title = Poser un cadavre
+lesson-corpses-task = Vous êtes Rouge. L'assassin bleu en I5 menace votre chef en A5 à travers le labyrinthe vide. Tuez le militant bleu en C6 avec votre militant et posez son cadavre là où il bloque l'assassin.
+lesson-corpses-hint = Le cadavre doit se trouver sur la rangée 5 entre I5 et A5, pas sur le labyrinthe : par exemple C7xC6>D5.
+lesson-corpses-done = Réussi : le cadavre protège votre chef de l'assassin.
+lesson-maze-title = Tuer celui qui gouverne
+lesson-maze-task = Vous êtes Rouge. Le chef bleu gouverne depuis le labyrinthe. Tuez-le avec votre assassin, et quittez le labyrinthe dans le même coup.
+lesson-maze-hint = Écrivez la case de sortie après une barre oblique : B5xE5/E8 tue sur le labyrinthe et en sort vers E8.
+lesson-maze-done = Réussi : le chef qui gouvernait est mort et le labyrinthe est libre.
+lesson-surround-title = Encercler un chef
+lesson-surround-task = Vous êtes Rouge. Le chef bleu en I9 n'a plus qu'une case libre. Tuez le militant bleu et servez-vous de son cadavre pour encercler le chef.
+lesson-surround-hint = La seule case libre à côté du chef bleu est H8 : posez-y le cadavre, D4xD6>H8.
+lesson-surround-done = Réussi : le chef bleu est mort encerclé ; personne ne gouverne, ses pièces sont orphelines.
+lesson-hostages-title = Trois joueurs et un otage
+lesson-hostages-task = Vous êtes Rouge, dans une partie à trois : le parti vert est otage. Tuez le chef vert otage pour prendre son parti.
+lesson-hostages-hint = Votre militant en A3 atteint A1 en deux cases. Posez le cadavre après >, par exemple A3xA1>E3.
+lesson-hostages-done = Réussi : le parti vert est à vous.
+js-live-board = Le plateau d'une partie en cours : { $players }
+js-live-watch = Regarder cette partie
+js-live-count = Parties en cours : { $count }. Chaque plateau suit sa partie en direct.
+js-live-none = Aucune partie publique n'est en cours en ce moment.
+js-live-failed = Chargement impossible : { $error }
+js-top-rating = classement { $rating }, { $games } parties
+js-top-none = Personne n'est encore classé.
+js-lesson-finished = (réussie)
+js-lesson-progress = Leçons réussies : { $done } sur { $total }.
+js-lesson-unreadable = « { $move } » n'est pas un coup : écrivez-le comme D4xD6>A5.
+js-lesson-checking = Vérification…
+js-lesson-illegal = { $move } n'est pas un coup légal ici : { $detail }
+js-lesson-failed = Le coup n'a pas pu être vérifié : { $error }
+js-lesson-wrong = { $move } est un coup légal, mais il ne fait pas ce que demande la tâche.
+js-lesson-right = Bravo : { $move } y parvient.
+js-first-game-title = Votre première partie
+js-first-game-text = Vous jouez les pièces de votre couleur. Cliquez sur l'une d'elles : les cases où elle peut aller s'éclairent. Cliquez sur l'une, puis sur Confirmer. Les joueurs de l'ordinateur répondent d'eux-mêmes.
+js-first-game-rules = Lire les règles
+js-first-game-learn = S'exercer avec les leçons
+js-playnow-failed = La partie n'a pas pu être créée : { $error }
+js-first-game-close = Compris
+# Conditional moves (api/src/games/conditional.rs).
+js-kind-conditional_played = Coup conditionnel joué
+js-kind-conditional_discarded = Coups conditionnels abandonnés
+
+## OAuth 2.0 : la page de consentement où une application envoie le joueur, et les applications dans les réglages.
+oauth-title = Autoriser cette application à utiliser votre compte ?
+oauth-app = L'application « { $client } » demande à utiliser votre compte Djambi.
+oauth-redirect = Après votre réponse, vous retournez à :
+oauth-scopes-intro = Si vous l'autorisez, elle pourra :
+oauth-scope-read = voir vos parties, leurs positions et les données de votre compte
+oauth-scope-play = jouer vos parties à votre place : jouer des coups, prendre des places, proposer la nulle, abandonner
+oauth-note = L'application ne voit jamais votre mot de passe. Vous pouvez lui retirer l'accès à tout moment dans vos réglages.
+oauth-allow = Autoriser
+oauth-deny = Refuser
+oauth-invalid-title = La demande de cette application ne peut pas être acceptée
+oauth-invalid = L'application a envoyé une demande que ce serveur ne peut pas accepter : vous n'y êtes donc pas renvoyé. Son auteur voudra peut-être savoir pourquoi : { $reason }
+oauth-form-expired = Votre session a pris fin ou ce formulaire n'est plus à jour. Retournez dans l'application et recommencez.
+settings-apps-title = Applications et jetons
+settings-apps-intro = Les applications que vous avez autorisées et les jetons d'accès personnels que vous avez créés. Révoquez-en un et il cesse aussitôt de fonctionner.
+settings-apps-none = Aucune application ni aucun jeton ne peut utiliser votre compte.
+settings-apps-name = Nom
+settings-apps-kind = Type
+settings-apps-app = Application
+settings-apps-token = Jeton personnel
+settings-apps-scopes = Peut
+settings-apps-last-used = Dernière utilisation
+settings-apps-never = Jamais
+settings-apps-revoke = Révoquer
+settings-apps-revoke-label = Révoquer « { $name } »
+settings-apps-scope-read = lire
+settings-apps-scope-play = jouer
+
+## Tournois (/tournaments, /tournaments/{id})
+page-nav-tournaments = Tournois
+page-no-such-tournament = Ce tournoi n'existe pas.
+tour-intro = Poules toutes rondes et tournois suisses : beaucoup de parties, un seul classement, et chaque joueur occupe chaque place autour du plateau aussi souvent que les autres. Les tournois s'organisent et se rejoignent par l'API (POST /v1/tournaments).
+tour-none = Aucun tournoi pour l'instant.
+tour-col-event = Tournoi
+tour-col-organiser = Organisateur
+tour-col-format = Formule
+tour-col-status = État
+tour-col-players = Joueurs
+tour-format-round_robin = Toutes rondes
+tour-format-swiss = Système suisse
+tour-status-open = Inscriptions ouvertes
+tour-status-running = En cours
+tour-status-finished = Terminé
+tour-status-cancelled = Annulé
+tour-players-of = { $players } joueurs sur { $capacity }
+tour-organised-by = organisé par { $organiser }
+tour-standings = Classement
+tour-no-standings = Le classement commence avec la première ronde. Inscrits à ce jour :
+tour-col-place = Rang
+tour-col-player = Joueur
+tour-col-points = Points
+tour-col-games = Parties
+tour-col-wins = Victoires
+tour-col-buchholz = Buchholz
+tour-withdrawn = (retiré)
+tour-crosstable = Grille croisée
+tour-crosstable-caption = Les points marqués par chaque joueur (ligne) aux tables partagées avec un autre (colonne) ; vide : jamais rencontrés.
+tour-rounds = Rondes
+tour-round = Ronde { $round }
+tour-table = Table { $table }
+tour-bye = Exemptés :
+tour-back = Tous les tournois
+js-judgement-inaccuracy = — imprécision
+js-judgement-mistake = — erreur
+js-judgement-blunder = — gaffe

@@ -11,7 +11,7 @@
 //! extra request), posts it with `expected_version`, and applies it locally once accepted.
 //! A finished game is replaced by a new one (set-up requests are not counted). Only move
 //! requests are timed; the first `--warmup` seconds are not counted. The last line is
-//! machine-readable: `RESULT moves_per_sec=... p50_ms=... p99_ms=... errors=...`.
+//! machine-readable: `RESULT moves_per_sec=... p50_ms=... p99_ms=... max_ms=... errors=...`.
 //!
 //! `--history PLIES` measures reading history instead: it plays one game of at least
 //! PLIES moves (the seats left resign to finish it), then `--concurrency` clients ask for
@@ -351,9 +351,10 @@ async fn run(o: Opts) -> Result<(), String> {
         lat.len()
     );
     println!(
-        "RESULT moves_per_sec={rate:.1} p50_ms={:.2} p99_ms={:.2} errors={}",
+        "RESULT moves_per_sec={rate:.1} p50_ms={:.2} p99_ms={:.2} max_ms={:.2} errors={}",
         percentile(lat, 0.50),
         percentile(lat, 0.99),
+        percentile(lat, 1.0),
         total.errors
     );
     Ok(())

@@ -133,6 +133,15 @@ def run(base, game, outdir, chromium, timeout, waiting=None):
             raise Failed(f"the page lists {shown['items']} steps (data-steps "
                          f"{shown['steps']}), the events give {last} actions and the start")
         page = browser.first
+        # The engine's analysis, when the game has one: each judged move of its section is
+        # marked beside the move in the list (issue 37).
+        marks = browser.eval(
+            "(() => ({judged: document.querySelectorAll('#analysis-judged li').length,"
+            " marks: document.querySelectorAll('#move-list .judgement').length,"
+            " curve: !!document.querySelector('svg.analysis-curve')}))()")
+        if marks["judged"] != marks["marks"]:
+            raise Failed(f"{marks['judged']} judged moves, {marks['marks']} marked in the list")
+        print(f"analysis: curve {marks['curve']}, {marks['marks']} judged moves marked")
         page.check_axe("the replay page at the last step")
         page.check_console()
         browser.key("Home", "Home", 36)

@@ -15,6 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
+import httpx
 from djambi_client import AuthenticatedClient, Client
 from djambi_client.api.accounts import register
 from djambi_client.api.games import (
@@ -97,7 +98,13 @@ def new_player(name: str) -> tuple[str, AuthenticatedClient]:
         TokenResponse,
     )
     assert tokens.user.id == profile.id
-    return username, AuthenticatedClient(base_url=BASE, token=tokens.access_token)
+    # A kept-alive connection is dropped by the client before the server's keep-alive
+    # (actix: 5 s) can close it under a request in flight (a player idle while the others
+    # move would otherwise race the server's close now and then).
+    limits = httpx.Limits(keepalive_expiry=2.0)
+    return username, AuthenticatedClient(
+        base_url=BASE, token=tokens.access_token, httpx_args={"limits": limits}
+    )
 
 
 def etag(version: int) -> str:

@@ -1,5 +1,6 @@
 //! A real HTTP receiver for webhook tests: a minimal HTTP/1.1 server on 127.0.0.1 that
-//! records every request and answers with the status the test scripts.
+//! records every request and answers with the status (and `Retry-After`) the test
+//! scripts, keeping connections alive (it counts them), or never answers under a path.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -18,16 +19,24 @@ pub struct Received {
     /// The body's bytes (an encrypted push is not text).
     #[allow(dead_code)]
     pub raw: Vec<u8>,
-    /// What the receiver answered.
+    /// What the receiver answered (0: nothing, the path hangs).
     pub answered: u16,
+    /// When it arrived.
+    #[allow(dead_code)]
+    pub at: Instant,
 }
 
 #[derive(Default)]
 struct Inner {
     got: Vec<Received>,
-    /// Answers for the next requests, in order; then `otherwise`.
-    script: Vec<u16>,
+    /// Answers for the next requests, in order (a status and its `Retry-After`); then
+    /// `otherwise`.
+    script: Vec<(u16, Option<String>)>,
     otherwise: u16,
+    /// Requests under these paths get no answer (their connection is held open).
+    hang: Vec<String>,
+    /// Connections accepted.
+    connections: usize,
 }
 
 #[derive(Clone)]
@@ -54,6 +63,7 @@ impl Receiver {
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
+                i.lock().unwrap().connections += 1;
                 let i = i.clone();
                 std::thread::spawn(move || serve(stream, &i));
             }
@@ -68,8 +78,32 @@ impl Receiver {
     /// Answers the next requests with these statuses, then `otherwise`.
     pub fn script(&self, statuses: &[u16], otherwise: u16) {
         let mut g = self.inner.lock().unwrap();
-        g.script = statuses.to_vec();
+        g.script = statuses.iter().map(|s| (*s, None)).collect();
         g.otherwise = otherwise;
+    }
+
+    /// Answers the next requests with these statuses and `Retry-After` values, then
+    /// `otherwise`.
+    #[allow(dead_code)]
+    pub fn script_retry_after(&self, answers: &[(u16, &str)], otherwise: u16) {
+        let mut g = self.inner.lock().unwrap();
+        g.script = answers
+            .iter()
+            .map(|(s, r)| (*s, Some(r.to_string())))
+            .collect();
+        g.otherwise = otherwise;
+    }
+
+    /// Never answers requests whose path starts with `prefix` (a hung push endpoint).
+    #[allow(dead_code)]
+    pub fn hang(&self, prefix: &str) {
+        self.inner.lock().unwrap().hang.push(prefix.to_string());
+    }
+
+    /// How many connections were accepted (kept-alive ones are reused).
+    #[allow(dead_code)]
+    pub fn connections(&self) -> usize {
+        self.inner.lock().unwrap().connections
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -103,19 +137,48 @@ impl Receiver {
     }
 }
 
+/// Serves the requests of one connection, one after the other, until the client closes it.
 fn serve(stream: TcpStream, inner: &Mutex<Inner>) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    // Longer than the client keeps an idle connection (90 s): the client closes first.
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(120)));
     let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut s = stream;
+    while let Some((status, retry_after)) = serve_one(&mut reader, inner) {
+        if status == 0 {
+            // Hung: hold the connection, answer nothing.
+            std::thread::sleep(Duration::from_secs(60));
+            return;
+        }
+        let retry = retry_after
+            .map(|r| format!("retry-after: {r}\r\n"))
+            .unwrap_or_default();
+        let written = write!(
+            s,
+            "HTTP/1.1 {status} X\r\ncontent-length: 2\r\n{retry}\r\nok"
+        );
+        if written.and_then(|()| s.flush()).is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads and records one request; returns the answer (status 0: none), or `None` when
+/// the connection closed.
+fn serve_one(
+    reader: &mut BufReader<TcpStream>,
+    inner: &Mutex<Inner>,
+) -> Option<(u16, Option<String>)> {
     let mut line = String::new();
     if reader.read_line(&mut line).is_err() || line.is_empty() {
-        return;
+        return None;
     }
+    let at = Instant::now();
     let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
     let mut headers = HashMap::new();
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h).is_err() {
-            return;
+            return None;
         }
         let h = h.trim_end();
         if h.is_empty() {
@@ -131,30 +194,25 @@ fn serve(stream: TcpStream, inner: &Mutex<Inner>) {
         .unwrap_or(0);
     let mut body = vec![0u8; len];
     if reader.read_exact(&mut body).is_err() {
-        return;
+        return None;
     }
-    let status = {
-        let mut g = inner.lock().unwrap();
-        let status = if g.script.is_empty() {
-            g.otherwise
-        } else {
-            g.script.remove(0)
-        };
-        g.got.push(Received {
-            path,
-            headers,
-            body: String::from_utf8_lossy(&body).into_owned(),
-            raw: body.clone(),
-            answered: status,
-        });
-        status
+    let mut g = inner.lock().unwrap();
+    let answer = if g.hang.iter().any(|p| path.starts_with(p.as_str())) {
+        (0, None)
+    } else if g.script.is_empty() {
+        (g.otherwise, None)
+    } else {
+        g.script.remove(0)
     };
-    let mut s = stream;
-    let _ = write!(
-        s,
-        "HTTP/1.1 {status} X\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
-    );
-    let _ = s.flush();
+    g.got.push(Received {
+        path,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+        raw: body,
+        answered: answer.0,
+        at,
+    });
+    Some(answer)
 }
 
 /// Verifies a Standard Webhooks signature header against one secret, written from the

@@ -121,7 +121,8 @@
 
   function safeNext() {
     var next = new URLSearchParams(window.location.search).get("next") || "/";
-    return /^\/(?!\/)[A-Za-z0-9\/_\-]*$/.test(next) ? next : "/";
+    // A path of this site, with a query of encoded characters only (an app's consent page).
+    return /^\/(?!\/)[A-Za-z0-9\/_\-]*(\?[A-Za-z0-9%&=+*._\-]*)?$/.test(next) ? next : "/";
   }
 
   async function logIn(username, password) {
@@ -160,6 +161,11 @@
         if (form.language && form.language.value) account.language = form.language.value;
         await api("POST", "/v1/accounts", account);
         await logIn(form.username.value, form.password.value);
+        // "Play now" (`/signup?play=1`): a game against three computer players, opened at once.
+        if (form.level && window.DjambiNewcomer) {
+          window.location.assign(await window.DjambiNewcomer.playNow(form.level.value));
+          return;
+        }
         window.location.assign("/lobby");
       } catch (error) {
         var errors = error.problem && error.problem.errors;
@@ -205,6 +211,15 @@
     return names.length ? t("js-variant", { options: names.join(", ") }) : t("js-standard-rules");
   }
 
+  // What the table talk of a game does with private messages, said before anyone joins:
+  // revealed to all at the end, or kept private; and whether players out may write.
+  function talkText(game) {
+    if (!game || !game.press) return "";
+    var text = t(game.press === "revealed_at_end" ? "js-talk-revealed" : "js-talk-private");
+    if (game.eliminated_may_write === false) text += " " + t("js-talk-out-silent");
+    return text;
+  }
+
   function gameItem(game, me) {
     var turn = "";
     if (game.status === "active" && game.to_move) {
@@ -222,6 +237,7 @@
       game.deadline ? el("span", { className: "deadline", text: " · " + t("js-deadline", { when: when(game.deadline) }) }) : null,
       el("div", { className: "who", text: players(game) }),
       el("div", { className: "rules", text: rulesText(game) }),
+      el("div", { className: "talk-rules", text: talkText(game) }),
     ]);
   }
 
@@ -616,14 +632,14 @@
   }
 
   window.Djambi = {
-    api: api, el: el, when: when, rulesText: rulesText, seatName: seatName, seatLabel: seatLabel, setText: setText,
+    api: api, el: el, when: when, rulesText: rulesText, talkText: talkText, seatName: seatName, seatLabel: seatLabel, setText: setText,
     t: t, language: LANGUAGE,
     SEAT_GLYPHS: SEAT_GLYPHS,
   };
 
   function start() {
     logoutButton();
-    var pages = { login: loginPage, signup: signupPage, home: homePage, lobby: lobbyPage, settings: settingsPage };
+    var pages = { login: loginPage, welcome: loginPage, signup: signupPage, home: homePage, lobby: lobbyPage, settings: settingsPage };
     var page = pages[document.body.getAttribute("data-page")];
     if (page) page();
   }

@@ -470,6 +470,7 @@
     var title = (summary.seats || []).map(function (s) { return s.username || (s.bot ? T("js-bot") : D.seatName(s.seat)); }).join(", ");
     D.setText("game-title", T("js-game-title", { game: gameId.slice(0, 8), players: title }));
     D.setText("rules", D.rulesText(summary));
+    D.setText("talk-rules", D.talkText(summary));
     document.getElementById("resign-row").hidden = !(summary.status === "active" && mySeats().some(function (s) { return current.active_seats.indexOf(s) >= 0; }));
     textForm.hidden = !myTurn();
     renderDraw();

@@ -1,7 +1,8 @@
 //! Closing an account, with the current password. In this order:
 //!
 //! 1. **ends** at once, in one transaction, everything that lets the account act or be
-//!    reached: sessions and refresh tokens, personal access tokens, mailed links,
+//!    reached: sessions and refresh tokens, personal access tokens, mailed links, the
+//!    reply addresses of turn mails (moves by mail),
 //!    webhooks, Web Push subscriptions, notification settings, vacations, the feed and
 //!    the queued mails and pushes (a move the account sends after this fails its session
 //!    check inside its own write);
@@ -9,7 +10,8 @@
 //!    game in progress resigns ([`Command::Resign`]), each seat of a game still open is
 //!    left ([`Command::LeaveSeat`]). Finished games keep their logs as they are;
 //! 3. **erases** the personal data: the name shows as `[deleted]`, the address and the
-//!    password hash are gone, and the name cannot be registered again for
+//!    password hash are gone (the address also from the records of replies by mail), and
+//!    the name cannot be registered again for
 //!    [`NAME_HOLD`] (only a hash of its look-alike skeleton is kept, until then).
 //!
 //! Step 2 runs again after step 3, for a seat taken by a write that raced step 1.
@@ -103,15 +105,24 @@ pub async fn close(
 
     let cache = games.cache.clone();
     let clock = games.clock.clone();
-    let (user_id, username, skeleton) = (
+    let (user_id, username, skeleton, email) = (
         user.id.clone(),
         user.username.clone(),
         user.username_skeleton.clone(),
+        user.email.clone(),
     );
     let closed = store::run(ctx.pool, move |conn| {
+        // A closed account withdraws from its tournaments (their games are resigned
+        // through the game command, as the player).
+        if let Err(e) =
+            crate::tournaments::command::withdraw_everywhere(conn, &cache, &*clock, &user_id)
+        {
+            tracing::warn!(error = %e, "closing: a tournament withdrawal failed");
+        }
         let mut closed = leave_games(conn, &cache, &*clock, &user_id)?;
         store::transaction(conn, |conn| {
             store::erasure::erase_user(conn, &user_id, &username, now)?;
+            store::mail_moves::erase_sender(conn, &email)?;
             let hash = store::erasure::skeleton_hash(&skeleton);
             store::erasure::hold_name(conn, &hash, now + NAME_HOLD)
         })?;

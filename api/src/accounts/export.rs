@@ -1,9 +1,12 @@
 //! The account export: everything the service holds about one account, as one JSON
 //! document its owner downloads (`GET /v1/me/export`; the format is in the README).
 //!
-//! Secrets are left out (the password hash, token hashes, webhook signing secrets); the
-//! games are every game the account holds a seat in, each with its record (the text of
-//! `GET /v1/games/{id}/record`), its settings and the account's seats.
+//! Secrets are left out (the password hash, token hashes, webhook signing secrets, a push
+//! subscription's `auth`); the games are every game the account holds a seat in, each
+//! with its record (the text of `GET /v1/games/{id}/record`), its settings and the
+//! account's seats; then what the account wrote or set at game tables: its messages
+//! (private ones too: their text is the author's; never others' messages to it), its
+//! mutes and its reports.
 
 use serde_json::{Value, json};
 
@@ -87,6 +90,7 @@ pub async fn export(
             for row in rows.iter().take(PAGE as usize) {
                 let state = store::games::current_state(conn, &cache, &row.id)?;
                 let players = store::games::players_of(conn, std::slice::from_ref(&row.id))?;
+                let players = record::players_for_record(conn, &state, players)?;
                 let text = record::text(&state, &players, &site)
                     .map_err(|e| StoreError::Corrupt(format!("record of {}: {e}", row.id)))?;
                 let seats: Vec<&str> = players
@@ -116,11 +120,53 @@ pub async fn export(
                 .map(|r| (r.created_at, r.id.clone()));
         }
 
+        // A `message` notification carries another player's text: it is theirs, so the
+        // export keeps which message it was (`message_id`, `seq`, seat, game) but not it.
         let notifications: Vec<FeedItem> =
             store::feed::oldest_since(conn, &user.id, None, i64::MAX)?
                 .iter()
                 .map(FeedItem::of)
+                .map(|mut item| {
+                    if item.kind == "message" {
+                        if let Some(payload) = item.payload.as_object_mut() {
+                            payload.remove("text");
+                        }
+                    }
+                    item
+                })
                 .collect();
+        // What the account wrote at game tables, private messages included (their text
+        // is the author's own); never what others wrote to it.
+        let messages: Vec<Value> = store::messages::written_by(conn, &user.id)?
+            .into_iter()
+            .map(|m| {
+                let to: Option<Vec<String>> = (!m.recipients.is_empty())
+                    .then(|| m.recipients.chars().map(String::from).collect());
+                json!({"id": m.id, "game_id": m.game_id, "seq": m.seq, "seat": m.sender_seat,
+                       "to": to, "text": m.body, "game_version": m.game_version,
+                       "created_at": time(m.created_at), "hidden": m.hidden_at.is_some()})
+            })
+            .collect();
+        let mutes: Vec<Value> = store::messages::mutes_of(conn, &user.id)?
+            .into_iter()
+            .map(|(username, since)| json!({"username": username, "created_at": time(since)}))
+            .collect();
+        let reports: Vec<Value> = store::messages::reports_by(conn, &user.id)?
+            .into_iter()
+            .map(|r| {
+                json!({"id": r.id, "message_id": r.message_id, "reason": r.reason,
+                       "created_at": time(r.created_at)})
+            })
+            .collect();
+        // The browser's push keys: the endpoint and its public key; `auth` is a secret
+        // shared with the push service, left out like the other secrets.
+        let push_subscriptions: Vec<Value> = store::push_subscriptions::list(conn, &user.id)?
+            .into_iter()
+            .map(|p| {
+                json!({"id": p.id, "endpoint": p.endpoint, "p256dh": p.p256dh,
+                       "created_at": time(p.created_at)})
+            })
+            .collect();
         Ok(json!({
             "format": FORMAT,
             "exported_at": time(now),
@@ -132,7 +178,10 @@ pub async fn export(
             "vacations": vacations,
             "games": game_list,
             "notifications": notifications,
-            "messages": [],
+            "messages": messages,
+            "mutes": mutes,
+            "message_reports": reports,
+            "push_subscriptions": push_subscriptions,
         }))
     })
     .await

@@ -52,8 +52,15 @@ impl Purpose {
     }
 }
 
-/// Issues a token for `purpose` to the user's current address (earlier unused ones of the
-/// same purpose stop working) and queues its mail; inside the caller's transaction.
+/// Links of one purpose live at once per account: a new one retires the oldest beyond.
+/// Above what the owner's own requests make in a link's lifetime (three reset mails an
+/// hour, each good for an hour), so that a stranger who asks for mails in the owner's
+/// name cannot make the owner's link stop working.
+pub const MAX_LIVE_LINKS: usize = 5;
+
+/// Issues a token for `purpose` to the user's current address and queues its mail;
+/// inside the caller's transaction. Earlier links stay good until used or expired (using
+/// one retires the others), at most [`MAX_LIVE_LINKS`] of them.
 pub fn issue(
     conn: &mut DbConnection,
     user: &User,
@@ -61,7 +68,13 @@ pub fn issue(
     secret: &str,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    store::account_tokens::retire_all(conn, &user.id, purpose.as_str(), now)?;
+    store::account_tokens::retire_beyond(
+        conn,
+        &user.id,
+        purpose.as_str(),
+        MAX_LIVE_LINKS - 1,
+        now,
+    )?;
     let id = tokens::random_id();
     let token = tokens::mailed(secret, purpose.prefix(), &id);
     store::account_tokens::insert(

@@ -20,6 +20,7 @@
 //! - [`mail`]: the mailed tokens and the outbox rows of account mails;
 //! - [`authenticate`]: what the extractor asks: a personal access token, an access token's
 //!   or a cookie's session;
+//! - [`oauth`]: OAuth 2.0 for third-party apps: codes (PKCE), their exchange, revocation;
 //! - [`names`]: the username profile (what may be registered, what a login matches);
 //! - [`password_policy`]: password normalisation and strength.
 
@@ -31,6 +32,7 @@ pub mod login;
 pub mod logout;
 pub mod mail;
 pub mod names;
+pub mod oauth;
 pub mod password_policy;
 pub mod password_reset;
 pub mod profile;

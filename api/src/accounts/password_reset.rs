@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::TimeDelta;
 
 use super::mail::{self, Purpose};
-use super::verification::{MAX_PRESENTED_LEN, take};
+use super::verification::{MAX_PRESENTED_LEN, peek, take};
 use super::{AccountError, Accounts, MailTokenRejected, names, profile::PasswordChanged};
 use crate::auth::{SecretString, tokens};
 use crate::store::{self, StoreError, models::User};
@@ -173,4 +173,23 @@ pub async fn reset(
     })
     .await?;
     Ok(changed)
+}
+
+/// Whether a reset link still works, without using it (the reset page shows its form
+/// only then), and the language of the account it is for.
+pub async fn check_link(
+    ctx: &Accounts<'_>,
+    presented: SecretString,
+) -> Result<Option<String>, AccountError> {
+    let now = ctx.clock.now();
+    let presented = presented.expose().to_string();
+    store::run(ctx.pool, move |conn| {
+        let row = match peek(conn, &presented, Purpose::PasswordReset, now)? {
+            Ok(row) => row,
+            Err(e) => return Ok(Err(e.into())),
+        };
+        let user = store::users::find(conn, &row.user_id)?;
+        Ok::<_, StoreError>(user.map(|u| u.language).ok_or(AccountError::AccountGone))
+    })
+    .await?
 }

@@ -50,6 +50,7 @@ pub async fn create(ctx: &Accounts<'_>, new: NewToken) -> Result<CreatedToken, A
             .map(|d| now + TimeDelta::days(i64::from(d))),
         last_used_at: None,
         revoked_at: None,
+        client_id: None,
     };
     let row = store::run(ctx.pool, move |conn| {
         store::transaction(conn, |conn| {

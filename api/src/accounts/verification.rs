@@ -17,7 +17,7 @@ pub const RESEND_PER_DAY: usize = 5;
 /// The longest string looked up as a mailed token; longer ones are simply unknown.
 pub(super) const MAX_PRESENTED_LEN: usize = 200;
 
-/// Sends the verification mail again (earlier links stop working).
+/// Sends the verification mail again (earlier links stay good until one is used).
 /// [`AccountError::AlreadyVerified`] when the address is verified, `Throttled` past the
 /// limits.
 pub async fn resend(ctx: &Accounts<'_>, user_id: String) -> Result<(), AccountError> {
@@ -77,6 +77,13 @@ pub async fn confirm(ctx: &Accounts<'_>, presented: SecretString) -> Result<User
             if !store::users::verify_email(conn, &row.user_id, &row.email, now)? {
                 return Ok(Err(MailTokenRejected::AddressChanged.into()));
             }
+            // The other links of the account have done their work.
+            store::account_tokens::retire_all(
+                conn,
+                &row.user_id,
+                Purpose::VerifyEmail.as_str(),
+                now,
+            )?;
             let user = store::users::find(conn, &row.user_id)?;
             Ok::<_, StoreError>(user.ok_or(AccountError::AccountGone))
         })?
@@ -85,9 +92,33 @@ pub async fn confirm(ctx: &Accounts<'_>, presented: SecretString) -> Result<User
     .inspect(|u| tracing::info!(user_id = %u.id, "address verified"))
 }
 
-/// Checks a presented mailed token for `purpose` and marks it used (once: of two racing
-/// uses one wins); the refusal says why.
-pub(super) fn take(
+/// Whether a verification link still works, without using it (the page that the mail
+/// links to shows its button only then), and the language of the account it is for
+/// (the page speaks the recipient's language).
+pub async fn check_link(
+    ctx: &Accounts<'_>,
+    presented: SecretString,
+) -> Result<Option<String>, AccountError> {
+    let now = ctx.clock.now();
+    let presented = presented.expose().to_string();
+    store::run(ctx.pool, move |conn| {
+        let row = match peek(conn, &presented, Purpose::VerifyEmail, now)? {
+            Ok(row) => row,
+            Err(e) => return Ok(Err(e.into())),
+        };
+        let Some(user) = store::users::find(conn, &row.user_id)? else {
+            return Ok(Err(AccountError::AccountGone));
+        };
+        if user.email != row.email {
+            return Ok(Err(MailTokenRejected::AddressChanged.into()));
+        }
+        Ok::<_, StoreError>(Ok(user.language))
+    })
+    .await?
+}
+
+/// Checks a presented mailed token for `purpose` without using it; the refusal says why.
+pub(super) fn peek(
     conn: &mut DbConnection,
     presented: &str,
     purpose: Purpose,
@@ -108,6 +139,21 @@ pub(super) fn take(
     if row.expires_at <= now {
         return Ok(Err(MailTokenRejected::Expired));
     }
+    Ok(Ok(row))
+}
+
+/// Checks a presented mailed token for `purpose` and marks it used (once: of two racing
+/// uses one wins); the refusal says why.
+pub(super) fn take(
+    conn: &mut DbConnection,
+    presented: &str,
+    purpose: Purpose,
+    now: NaiveDateTime,
+) -> Result<Result<store::account_tokens::AccountTokenRow, MailTokenRejected>, StoreError> {
+    let row = match peek(conn, presented, purpose, now)? {
+        Ok(row) => row,
+        Err(e) => return Ok(Err(e)),
+    };
     if !store::account_tokens::mark_used(conn, &row.id, now)? {
         return Ok(Err(MailTokenRejected::Used));
     }

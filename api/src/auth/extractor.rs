@@ -23,7 +23,7 @@ use std::pin::Pin;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, http::header, web};
 
 use super::Scope;
-use super::tokens::PAT_PREFIX;
+use super::tokens::is_stored_access_token;
 use super::web_session;
 use crate::accounts::authenticate;
 use crate::error::ApiError;
@@ -104,7 +104,7 @@ async fn authenticate(
     token: String,
 ) -> Result<Authenticated, ApiError> {
     let accounts = state.accounts();
-    if token.starts_with(PAT_PREFIX) {
+    if is_stored_access_token(&token) {
         let caller = authenticate::personal_token(&accounts, &token).await?;
         return Ok(Authenticated {
             user_id: caller.user_id,

@@ -10,6 +10,18 @@ use sha2::{Digest, Sha256};
 
 /// Prefix of personal access tokens.
 pub const PAT_PREFIX: &str = "djp_";
+/// Prefix of the access tokens apps get through OAuth 2.0 (`POST /oauth/token`); stored
+/// and checked as personal access tokens are.
+pub const OAUTH_PREFIX: &str = "djo_";
+/// Prefix of OAuth 2.0 authorization codes.
+pub const CODE_PREFIX: &str = "djc_";
+
+/// Whether a bearer token is one of the opaque, stored kinds (a personal access token or
+/// an app's OAuth token) rather than a login's JWT.
+pub fn is_stored_access_token(token: &str) -> bool {
+    token.starts_with(PAT_PREFIX) || token.starts_with(OAUTH_PREFIX)
+}
+
 /// Prefix of refresh tokens.
 pub const REFRESH_PREFIX: &str = "djr_";
 

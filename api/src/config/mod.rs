@@ -152,6 +152,8 @@ pub struct Config {
     /// Registrations per client address: each costs a password hash.
     pub register_limit_per_ip: RateSpec,
     pub password_reset_limit_per_ip: RateSpec,
+    /// Requests to the analysis board (no login) per client address.
+    pub positions_limit_per_ip: RateSpec,
     /// How long the answer stored under an `Idempotency-Key` is kept.
     pub idempotency_retention: Duration,
     /// How often the due-work worker looks for passed deadlines.
@@ -170,6 +172,11 @@ pub struct Config {
     pub bot_draw_plies: u32,
     /// How often the listening PostgreSQL connection is read (see `workers::listen`).
     pub notify_poll: Duration,
+    /// How long the write path's signals are gathered before one NOTIFY (see
+    /// `workers::listen`).
+    pub signal_every: Duration,
+    /// How often the hub re-reads its watched topics' newest rows (see `live`).
+    pub live_recheck: Duration,
     /// Open streams per account (or client address) on an instance (see `live`).
     pub streams_per_account: usize,
     /// Open streams per instance (see `live`).
@@ -214,6 +221,8 @@ pub struct Config {
     pub retention: Retention,
     /// What one account (and the whole site) may hold or create.
     pub quotas: Quotas,
+    /// The engine's analyses of games.
+    pub analysis: AnalysisConfig,
     /// Deprecated setting names that were used, as warnings (see [`Config::deprecations`]).
     deprecations: Vec<String>,
 }
@@ -241,6 +250,10 @@ pub struct MailMoves {
     /// `DJAMBI_SMTP_LISTEN`: the SMTP listener's address, if any.
     pub smtp_listen: Option<std::net::SocketAddr>,
     pub smtp_idle_timeout: Duration,
+    /// `DJAMBI_SMTP_IDLE_TIMEOUT_BEFORE_MAIL`.
+    pub smtp_idle_before_mail: Duration,
+    /// `DJAMBI_SMTP_CONNECTIONS_PER_ADDRESS`.
+    pub smtp_per_address: usize,
     pub smtp_session_timeout: Duration,
     /// `DJAMBI_SMTP_XFORWARD_FROM`: the relaying MTAs whose XFORWARD is believed.
     pub smtp_xforward_from: Vec<ipnet::IpNet>,
@@ -283,8 +296,11 @@ pub struct Retention {
     pub deliveries: Duration,
     /// Ended sessions (revoked, or unused longer than the refresh tokens live).
     pub sessions: Duration,
-    /// Used or expired refresh, account and move-by-mail tokens.
+    /// Used or expired refresh, account and move-by-mail tokens; the records of replies
+    /// by mail.
     pub tokens: Duration,
+    /// Finished analyses of games, after they finished.
+    pub analyses: Duration,
 }
 
 /// Per-account quotas on games, and the site-wide cap on games of bots alone (the
@@ -309,6 +325,18 @@ impl Default for Quotas {
             bot_games_total: settings::BOT_GAMES_TOTAL.default_value(),
         }
     }
+}
+
+/// The engine's analyses of games (`DJAMBI_ANALYSIS_*`; see `analysis`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnalysisConfig {
+    /// The level whose node budget analyses each position.
+    pub level: domain::Level,
+    /// Analyses worked on at once per instance.
+    pub concurrency: usize,
+    pub per_account_per_day: u64,
+    /// Analyses waiting or running at once, site-wide.
+    pub queue_max: u64,
 }
 
 /// How log lines are written (`DJAMBI_LOG_FORMAT`).
@@ -405,12 +433,15 @@ impl Config {
             login_limit_per_ip: src.value(&LOGIN_LIMIT_PER_IP)?,
             register_limit_per_ip: src.value(&REGISTER_LIMIT_PER_IP)?,
             password_reset_limit_per_ip: src.value(&PASSWORD_RESET_LIMIT_PER_IP)?,
+            positions_limit_per_ip: src.value(&POSITIONS_LIMIT_PER_IP)?,
             idempotency_retention: src.value(&IDEMPOTENCY_RETENTION)?,
             due_interval: src.value(&DUE_INTERVAL)?,
             due_lease: src.value(&DUE_LEASE)?,
             bot_delay: src.value(&BOT_DELAY)?,
             bot_draw_plies: src.value(&BOT_DRAW_PLIES)?,
             notify_poll: src.value(&NOTIFY_POLL)?,
+            signal_every: src.value(&SIGNAL_EVERY)?,
+            live_recheck: src.value(&LIVE_RECHECK)?,
             streams_per_account: src.value(&STREAMS_PER_ACCOUNT)?,
             streams_per_instance: src.value(&STREAMS_PER_INSTANCE)?,
             stream_recheck: src.value(&STREAM_RECHECK)?,
@@ -445,6 +476,8 @@ impl Config {
                 inbound_secret: src.optional(&INBOUND_MAIL_SECRET)?,
                 smtp_listen: src.optional(&SMTP_LISTEN)?,
                 smtp_idle_timeout: src.value(&SMTP_IDLE_TIMEOUT)?,
+                smtp_idle_before_mail: src.value(&SMTP_IDLE_TIMEOUT_BEFORE_MAIL)?,
+                smtp_per_address: src.value(&SMTP_CONNECTIONS_PER_ADDRESS)?,
                 smtp_session_timeout: src.value(&SMTP_SESSION_TIMEOUT)?,
                 smtp_xforward_from: src.optional(&SMTP_XFORWARD_FROM)?.unwrap_or_default(),
                 dns: src.optional(&MAIL_DNS)?.unwrap_or_default(),
@@ -462,6 +495,7 @@ impl Config {
                 deliveries: src.value(&DELIVERY_RETENTION)?,
                 sessions: src.value(&SESSION_RETENTION)?,
                 tokens: src.value(&TOKEN_RETENTION)?,
+                analyses: src.value(&ANALYSIS_RETENTION)?,
             },
             quotas: Quotas {
                 open_games: src.value(&QUOTA_OPEN_GAMES)?,
@@ -469,6 +503,13 @@ impl Config {
                 imports_per_day: src.value(&QUOTA_IMPORTS_PER_DAY)?,
                 bot_games_per_account: src.value(&BOT_GAMES_PER_ACCOUNT)?,
                 bot_games_total: src.value(&BOT_GAMES_TOTAL)?,
+            },
+            analysis: AnalysisConfig {
+                level: domain::Level::new(src.value(&ANALYSIS_LEVEL)?)
+                    .unwrap_or(domain::search::analysis::DEFAULT_ANALYSIS_LEVEL),
+                concurrency: src.value(&ANALYSIS_CONCURRENCY)?,
+                per_account_per_day: src.value(&ANALYSIS_PER_ACCOUNT_PER_DAY)?,
+                queue_max: src.value(&ANALYSIS_QUEUE_MAX)?,
             },
             deprecations: Vec::new(),
         };

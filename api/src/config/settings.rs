@@ -122,6 +122,14 @@ settings! {
         default: "10/1h",
         production: Optional,
     }
+    /// requests to the analysis board (`/v1/positions/...`, no login) allowed per client
+    /// address, as N/DURATION (per instance)
+    POSITIONS_LIMIT_PER_IP: Rate {
+        env: "DJAMBI_POSITIONS_LIMIT_PER_IP",
+        key: "positions_limit_per_ip",
+        default: "300/1m",
+        production: Optional,
+    }
     /// how long an Idempotency-Key's answer is kept
     IDEMPOTENCY_RETENTION: Dur<{ 1 * S }, { 400 * D }> {
         env: "DJAMBI_IDEMPOTENCY_RETENTION",
@@ -248,6 +256,25 @@ settings! {
         env: "DJAMBI_NOTIFY_POLL",
         key: "notify_poll",
         default: "50ms",
+        production: Optional,
+    }
+    /// how long an instance on PostgreSQL gathers the games and users its writes changed
+    /// before telling the other instances, in one NOTIFY on a connection of its own (no
+    /// write transaction notifies)
+    SIGNAL_EVERY: Dur<{ 1 * MS }, { 10 * M }> {
+        env: "DJAMBI_SIGNAL_EVERY",
+        key: "signal_every",
+        default: "5ms",
+        production: Optional,
+    }
+    /// how often an instance on PostgreSQL re-reads the newest version of the games and
+    /// users its streams watch (two queries, whatever the number of streams), so that an
+    /// event whose signal was lost (an instance died between its commit and its NOTIFY)
+    /// still arrives within this time
+    LIVE_RECHECK: Dur<{ 100 * MS }, { 1 * H }> {
+        env: "DJAMBI_LIVE_RECHECK",
+        key: "live_recheck",
+        default: "2s",
         production: Optional,
     }
     /// event streams (SSE) one account, or one client address without an account, may hold
@@ -382,7 +409,7 @@ settings! {
         default: "30s",
         production: Optional,
     }
-    /// longest wait between two attempts
+    /// longest wait between two attempts (a receiver's Retry-After included)
     DELIVERY_BACKOFF_MAX: Dur<{ 1 * MS }, { 7 * D }> {
         env: "DJAMBI_DELIVERY_BACKOFF_MAX",
         key: "delivery_backoff_max",
@@ -448,7 +475,8 @@ settings! {
         production: Optional,
     }
     /// attempts in flight at once per endpoint on one instance (a webhook endpoint, a push
-    /// service host, a mail address): a hung receiver holds no more than this many places
+    /// subscription, a mail address; a push service's host is not limited, since all its
+    /// users share it): a hung receiver holds no more than this many places
     DELIVERY_PER_ENDPOINT: Int<usize, 1, 64> {
         env: "DJAMBI_DELIVERY_PER_ENDPOINT",
         key: "delivery_per_endpoint",
@@ -575,12 +603,29 @@ settings! {
         key: "smtp_listen",
         production: Optional,
     }
-    /// the SMTP listener closes a connection silent for this long (RFC 5321 asks for at
-    /// least 5 minutes)
+    /// the SMTP listener closes a connection silent for this long once a mail has begun
+    /// (RFC 5321 asks for at least 5 minutes); a NOOP is not activity
     SMTP_IDLE_TIMEOUT: Dur<{ 100 * MS }, { 1 * H }> {
         env: "DJAMBI_SMTP_IDLE_TIMEOUT",
         key: "smtp_idle_timeout",
         default: "5m",
+        production: Optional,
+    }
+    /// the SMTP listener closes a connection that has not begun a mail (MAIL FROM) this long
+    /// after connecting or after its last mail, whatever else it sends (at most
+    /// DJAMBI_SMTP_IDLE_TIMEOUT)
+    SMTP_IDLE_TIMEOUT_BEFORE_MAIL: Dur<{ 100 * MS }, { 1 * H }> {
+        env: "DJAMBI_SMTP_IDLE_TIMEOUT_BEFORE_MAIL",
+        key: "smtp_idle_timeout_before_mail",
+        default: "30s",
+        production: Optional,
+    }
+    /// connections one client address (an IPv6 /64) may hold open to the SMTP listener at
+    /// once (the relays of DJAMBI_SMTP_XFORWARD_FROM are exempt); beyond, 421 and closed
+    SMTP_CONNECTIONS_PER_ADDRESS: Int<usize, 1, 64> {
+        env: "DJAMBI_SMTP_CONNECTIONS_PER_ADDRESS",
+        key: "smtp_connections_per_address",
+        default: "8",
         production: Optional,
     }
     /// the SMTP listener closes a connection open this long, whatever it does
@@ -680,7 +725,8 @@ settings! {
         production: Optional,
     }
     /// how long a used or expired refresh token (and a used or expired e-mail confirmation,
-    /// password reset or move-by-mail token) is kept
+    /// password reset or move-by-mail token) is kept, and the record of a reply by mail (its
+    /// Message-ID)
     TOKEN_RETENTION: Dur<{ 1 * S }, { 3650 * D }> {
         env: "DJAMBI_TOKEN_RETENTION",
         key: "token_retention",
@@ -739,6 +785,45 @@ settings! {
         env: "DJAMBI_BOT_GAMES_TOTAL",
         key: "bot_games_total",
         default: "50",
+        production: Optional,
+    }
+    // -- the engine's analyses of games (see `analysis`, `workers::analysis`) --
+    /// the search level (1 to 5) whose node budget analyses each position of a game;
+    /// changing it changes the engine version, and analysed games are analysed again
+    ANALYSIS_LEVEL: Int<u8, 1, 5> {
+        env: "DJAMBI_ANALYSIS_LEVEL",
+        key: "analysis_level",
+        default: "3",
+        production: Optional,
+    }
+    /// analyses one instance works on at once (each searches on the computer players'
+    /// threads, after every game with people and every game of bots alone)
+    ANALYSIS_CONCURRENCY: Int<usize, 1, 64> {
+        env: "DJAMBI_ANALYSIS_CONCURRENCY",
+        key: "analysis_concurrency",
+        default: "2",
+        production: Optional,
+    }
+    /// analyses one account may ask for in 24 hours; beyond, 429 rate-limited with
+    /// Retry-After
+    ANALYSIS_PER_ACCOUNT_PER_DAY: Int<u64, 0, 1_000_000> {
+        env: "DJAMBI_ANALYSIS_PER_ACCOUNT_PER_DAY",
+        key: "analysis_per_account_per_day",
+        default: "20",
+        production: Optional,
+    }
+    /// analyses that may wait or run at once on the whole site; beyond, 409 quota-exceeded
+    ANALYSIS_QUEUE_MAX: Int<u64, 1, 1_000_000> {
+        env: "DJAMBI_ANALYSIS_QUEUE_MAX",
+        key: "analysis_queue_max",
+        default: "200",
+        production: Optional,
+    }
+    /// how long a finished analysis is kept (after it finished)
+    ANALYSIS_RETENTION: Dur<{ 1 * S }, { 3650 * D }> {
+        env: "DJAMBI_ANALYSIS_RETENTION",
+        key: "analysis_retention",
+        default: "365d",
         production: Optional,
     }
 }

@@ -2,6 +2,7 @@
 
 use super::ApiError;
 use crate::games::commands::CommandError;
+use crate::games::positions::PositionError;
 use crate::games::queries::ReadError;
 
 impl From<CommandError> for ApiError {
@@ -67,6 +68,15 @@ impl From<domain::RecordError> for ApiError {
             line: e.line,
             reason,
             detail: e.to_string(),
+        }
+    }
+}
+
+impl From<PositionError> for ApiError {
+    fn from(e: PositionError) -> Self {
+        match e {
+            PositionError::Dfen(m) => ApiError::field("dfen", m),
+            PositionError::IllegalMove(m) => ApiError::field("move", m),
         }
     }
 }

@@ -16,6 +16,9 @@ impl From<MessageError> for ApiError {
             MessageError::RateLimited { retry_after_secs } => {
                 ApiError::RateLimited { retry_after_secs }
             }
+            e @ MessageError::IdempotencyKeyReused(_) => {
+                ApiError::IdempotencyKeyReused(e.to_string())
+            }
             MessageError::Store(e) => ApiError::from(e),
             MessageError::Run(e) => ApiError::from(e),
         }

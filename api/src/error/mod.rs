@@ -20,11 +20,14 @@ use utoipa::ToSchema;
 use crate::store::StoreError;
 
 mod accounts;
+mod analysis;
+mod conditional;
 mod games;
 mod live;
 mod messages;
 mod notifications;
 mod ratings;
+mod tournaments;
 
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";

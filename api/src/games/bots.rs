@@ -184,6 +184,7 @@ mod tests {
                 seat: Seat::Red,
                 mv,
                 text,
+                conditional: false,
             },
             t(20),
         )
@@ -265,8 +266,16 @@ mod tests {
             let moves = position.legal_moves();
             let mv = moves[(at as usize * 7) % moves.len()];
             let text = position.move_text(&mv).to_string();
-            s.apply(&Event::MovePlayed { seat, mv, text }, t(at))
-                .unwrap();
+            s.apply(
+                &Event::MovePlayed {
+                    seat,
+                    mv,
+                    text,
+                    conditional: false,
+                },
+                t(at),
+            )
+            .unwrap();
             at += 1;
             assert!(at < 400, "no bot ever stood better");
         };
@@ -343,8 +352,16 @@ mod tests {
                     Command::BotMove { seat, mv } => {
                         assert!(s.game.position().legal_moves().contains(&mv));
                         let text = s.game.position().move_text(&mv).to_string();
-                        s.apply(&Event::MovePlayed { seat, mv, text }, t(at))
-                            .unwrap();
+                        s.apply(
+                            &Event::MovePlayed {
+                                seat,
+                                mv,
+                                text,
+                                conditional: false,
+                            },
+                            t(at),
+                        )
+                        .unwrap();
                         if let Some(result) =
                             crate::model::game_state::result_of(&s.game, s.actions.last().unwrap())
                         {

@@ -19,8 +19,10 @@
 
 pub mod bots;
 pub mod commands;
+pub mod conditional;
 pub mod deadlines;
 pub mod player_command;
+pub mod positions;
 pub mod queries;
 pub mod quotas;
 pub mod record;

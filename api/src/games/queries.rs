@@ -118,6 +118,7 @@ pub async fn state_with_players(
     store::run(ctx.pool, move |conn| {
         let state = game_store::current_state(conn, &cache, &id)?;
         let (_, players) = game_lists::summary(conn, &id)?;
+        let players = super::record::players_for_record(conn, &state, players)?;
         Ok((state, players))
     })
     .await

@@ -3,9 +3,39 @@
 
 use chrono::NaiveDateTime;
 
-use crate::model::events::GameKind;
+use crate::model::events::{GameKind, Status};
 use crate::model::game_state::GameState;
+use crate::ratings::model::Skill;
 use crate::store::games::PlayerRow;
+use crate::store::{DbConnection, StoreError, ratings as rating_store};
+
+/// The players as a record names them. A finished rated game's `<Seat>Rating` is the
+/// rating each player had when its result was applied (before it, as PGN's `WhiteElo`),
+/// read from the game's stored changes: the record of a finished game never changes.
+/// A game still running shows the current ratings.
+pub fn players_for_record(
+    conn: &mut DbConnection,
+    state: &GameState,
+    mut players: Vec<PlayerRow>,
+) -> Result<Vec<PlayerRow>, StoreError> {
+    if !state.rated || state.status != Status::Finished {
+        return Ok(players);
+    }
+    let changes = rating_store::changes_of_game(conn, &state.id)?;
+    for p in &mut players {
+        p.rating = changes
+            .iter()
+            .find(|c| c.user_id == p.user_id && c.game_id == p.game_id)
+            .map(|c| {
+                Skill {
+                    mu: c.mu_before,
+                    sigma: c.sigma_before,
+                }
+                .display()
+            });
+    }
+    Ok(players)
+}
 
 /// The record of `state`, its players named as `players` say, `site` in its headers.
 pub fn text(state: &GameState, players: &[PlayerRow], site: &str) -> Result<String, String> {
@@ -56,6 +86,7 @@ fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(
         headers.push((seat.name().into(), name));
     }
     if state.rated {
+        // The ratings of `players` (see [`players_for_record`]).
         headers.push(("Rated".into(), "yes".into()));
         for p in players {
             if let (Some(seat), Some(r)) = (crate::games::queries::seat_of(&p.seat), p.rating) {

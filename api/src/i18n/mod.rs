@@ -66,12 +66,25 @@ pub struct Lang(usize);
 impl Lang {
     /// English: the fallback.
     pub const EN: Lang = Lang(0);
+    /// French (the order of [`languages!`]).
+    pub const FR: Lang = Lang(1);
+    /// Spanish.
+    pub const ES: Lang = Lang(2);
 
-    /// The language of a code (`"fr"`, `"es"`, …; case-insensitive), if the site speaks it.
+    /// The language of a code (`"fr"`, `"es"`, …; case-insensitive), if the site speaks
+    /// it; a regional tag falls back to its language (`"fr-CA"` is French).
     pub fn from_code(code: &str) -> Option<Lang> {
+        let code = code.trim();
+        let mut subtags = code.split('-');
+        let primary = subtags.next()?;
+        let well_formed = subtags
+            .all(|s| (1..=8).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric()));
+        if !well_formed {
+            return None;
+        }
         LANGUAGES
             .iter()
-            .position(|l| l.code.eq_ignore_ascii_case(code.trim()))
+            .position(|l| l.code.eq_ignore_ascii_case(primary))
             .map(Lang)
     }
 
@@ -104,6 +117,9 @@ pub fn codes() -> Vec<&'static str> {
 pub enum Arg {
     Text(String),
     Number(i64),
+    /// A decimal number shown with this many fraction digits, in the language's way
+    /// ("25.00", "25,00").
+    Decimal(f64, usize),
 }
 
 impl From<&str> for Arg {
@@ -139,6 +155,23 @@ impl From<u32> for Arg {
 
 type Bundle = FluentBundle<FluentResource>;
 
+/// The languages that write decimals with a comma ("25,00").
+const DECIMAL_COMMA: &[&str] = &["fr", "es"];
+
+/// Fluent's number formatting for [`DECIMAL_COMMA`]: the decimal separator a comma.
+fn decimal_comma<M>(value: &FluentValue<'_>, _: &M) -> Option<String> {
+    match value {
+        FluentValue::Number(n) => Some(n.as_string().replace('.', ",")),
+        _ => None,
+    }
+}
+
+/// A decimal number in the reader's language, `digits` after the separator: "25.00",
+/// "25,00".
+pub fn decimal(lang: Lang, x: f64, digits: usize) -> String {
+    tr(lang, "number", &[("n", Arg::Decimal(x, digits))])
+}
+
 fn bundles() -> &'static [Bundle] {
     static BUNDLES: OnceLock<Vec<Bundle>> = OnceLock::new();
     BUNDLES.get_or_init(|| {
@@ -152,6 +185,9 @@ fn bundles() -> &'static [Bundle] {
                 bundle.set_use_isolating(false);
                 // NUMBER(), for ordinals ("21st").
                 let _ = bundle.add_builtins();
+                if DECIMAL_COMMA.contains(&language.code) {
+                    bundle.set_formatter(Some(decimal_comma));
+                }
                 for (area, source) in language.files {
                     // A file that does not parse keeps the entries it could read (the
                     // tests refuse any parse error).
@@ -194,6 +230,15 @@ fn fluent_args<'a>(args: &'a [(&'a str, Arg)]) -> FluentArgs<'a> {
         match value {
             Arg::Text(s) => out.set(*name, FluentValue::from(s.as_str())),
             Arg::Number(n) => out.set(*name, FluentValue::from(*n)),
+            Arg::Decimal(x, digits) => {
+                let mut number = fluent_bundle::types::FluentNumber::from(*x);
+                number.options.minimum_fraction_digits = Some(*digits);
+                number.options.maximum_fraction_digits = Some(*digits);
+                // FluentNumber pads to the minimum but does not round to the maximum.
+                let factor = 10f64.powi(i32::try_from(*digits).unwrap_or(0));
+                number.value = (x * factor).round() / factor;
+                out.set(*name, FluentValue::Number(number))
+            }
         }
     }
     out
@@ -221,29 +266,98 @@ pub fn has(lang: Lang, id: &str) -> bool {
     all[lang.0].has_message(id) || all[Lang::EN.0].has_message(id)
 }
 
-/// The best language for an `Accept-Language` header: negotiated over the site's
-/// languages (`fr-CA` finds `fr`; the header's order is the fallback chain), English when
-/// nothing matches or there is no header.
+/// One language range of an `Accept-Language` header and its weight in thousandths
+/// (RFC 9110, 12.5.4: `range *( OWS ";" OWS "q=" qvalue )`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LanguageRange {
+    /// Lower case: `fr`, `fr-ca`, `*`.
+    pub range: String,
+    /// 0 to 1000; 0: "not acceptable".
+    pub weight: u16,
+}
+
+/// The most ranges read from one header (the rest is ignored).
+const MAX_RANGES: usize = 32;
+
+/// Parses an `Accept-Language` header into its ranges, highest weight first (equal
+/// weights keep the header's order). Malformed members are skipped.
+pub fn parse_accept_language(header: &str) -> Vec<LanguageRange> {
+    let mut out: Vec<LanguageRange> = header
+        .split(',')
+        .filter_map(|member| {
+            let mut parts = member.split(';');
+            let range = parts.next()?.trim().to_ascii_lowercase();
+            let valid_range = range == "*"
+                || (!range.is_empty()
+                    && range.split('-').enumerate().all(|(i, sub)| {
+                        (1..=8).contains(&sub.len())
+                            && if i == 0 {
+                                sub.bytes().all(|b| b.is_ascii_alphabetic())
+                            } else {
+                                sub.bytes().all(|b| b.is_ascii_alphanumeric())
+                            }
+                    }));
+            if !valid_range {
+                return None;
+            }
+            let mut weight = 1000;
+            for param in parts {
+                let (name, value) = param.split_once('=')?;
+                if name.trim().eq_ignore_ascii_case("q") {
+                    weight = qvalue(value.trim())?;
+                }
+            }
+            Some(LanguageRange { range, weight })
+        })
+        .take(MAX_RANGES)
+        .collect();
+    out.sort_by_key(|r| std::cmp::Reverse(r.weight));
+    out
+}
+
+/// `qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )`, in thousandths.
+fn qvalue(v: &str) -> Option<u16> {
+    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
+    if frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let thousandths: u16 = format!("{frac:0<3}").parse().ok()?;
+    match int {
+        "0" => Some(thousandths),
+        "1" if thousandths == 0 => Some(1000),
+        _ => None,
+    }
+}
+
+/// The best language for an `Accept-Language` header, by RFC 9110 (12.5.4): the ranges
+/// by weight, a range matching a language of the site or a more specific tag of it
+/// (`fr-CA` finds `fr`), `*` any language not refused; `q=0` refuses a language. English
+/// when nothing matches (or the first language not refused, when English is).
 pub fn negotiate(accept_language: Option<&str>) -> Lang {
     let Some(header) = accept_language else {
         return Lang::EN;
     };
-    let requested = fluent_langneg::accepted_languages::parse(header);
-    let available: Vec<fluent_langneg::LanguageIdentifier> = LANGUAGES
-        .iter()
-        .filter_map(|l| l.code.parse().ok())
-        .collect();
-    let default: fluent_langneg::LanguageIdentifier = "en".parse().unwrap_or_default();
-    let chosen = fluent_langneg::negotiate_languages(
-        &requested,
-        &available,
-        Some(&default),
-        fluent_langneg::NegotiationStrategy::Filtering,
-    );
-    chosen
-        .first()
-        .and_then(|l| Lang::from_code(&l.to_string()))
-        .unwrap_or(Lang::EN)
+    let ranges = parse_accept_language(header);
+    let refused = |lang: Lang| {
+        ranges
+            .iter()
+            .any(|r| r.weight == 0 && r.range == lang.code())
+    };
+    let primary = |r: &LanguageRange| r.range.split('-').next().map(str::to_string);
+    for r in ranges.iter().filter(|r| r.weight > 0) {
+        if r.range == "*" {
+            if let Some(lang) = Lang::all().find(|l| !refused(*l)) {
+                return lang;
+            }
+            continue;
+        }
+        if let Some(lang) = primary(r).as_deref().and_then(Lang::from_code)
+            && !refused(lang)
+        {
+            return lang;
+        }
+    }
+    Lang::all().find(|l| !refused(*l)).unwrap_or(Lang::EN)
 }
 
 /// The reader's language: the account's preference, else the request's

@@ -127,6 +127,53 @@ fn negotiation_follows_the_header_then_falls_back_to_english() {
     assert_eq!(choose(Some("es"), Some("fr")).code(), "es");
     assert_eq!(choose(None, Some("fr")).code(), "fr");
     assert_eq!(choose(Some("xx"), None), Lang::EN);
+    assert_eq!(choose(Some("fr-CA"), None), Lang::FR);
+}
+
+#[test]
+fn negotiation_weighs_q_values_by_rfc_9110() {
+    for (header, want) in [
+        ("en;q=0.2, es;q=0.8", "es"),
+        ("fr;q=0", "en"),
+        ("es ; q=0.9", "es"),
+        ("es;Q=0.9, fr;q=0.95", "fr"),
+        ("fr-CA;q=0.5, es-MX;q=0.6", "es"),
+        ("fr, es", "fr"),
+        ("es;q=0.5, fr;q=0.5", "es"),
+        ("en;q=0, *", "fr"),
+        ("*;q=0.1, es;q=0.2", "es"),
+        ("en;q=0, fr;q=0, es;q=0", "en"),
+        ("de;q=1.0, fr;q=0.001", "fr"),
+        ("fr;q=1.5, es", "es"),
+        ("fr;q=abc, es;q=0.1", "es"),
+        ("fr;q=0.1234, es;q=0.1", "es"),
+        ("fr;q=0, fr-CA", "en"),
+        ("en;q=0, de", "fr"),
+        ("", "en"),
+        (",,;,", "en"),
+    ] {
+        assert_eq!(negotiate(Some(header)).code(), want, "{header:?}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn accept_language_never_panics_and_q0_is_never_chosen(header in "[a-zA-Z*;=., 0-9-]{0,80}") {
+        let chosen = negotiate(Some(&header));
+        let ranges = parse_accept_language(&header);
+        let refused = |l: Lang| ranges.iter().any(|r| r.weight == 0 && r.range == l.code());
+        if Lang::all().any(|l| !refused(l)) {
+            proptest::prop_assert!(!refused(chosen), "{header:?} chose {chosen:?}");
+        }
+        for r in &ranges {
+            proptest::prop_assert!(r.weight <= 1000);
+        }
+    }
+
+    #[test]
+    fn accept_language_of_any_text_never_panics(header in "\\PC{0,200}") {
+        let _ = negotiate(Some(&header));
+    }
 }
 
 #[test]
@@ -200,7 +247,17 @@ fn dates_and_durations_in_the_readers_language_and_zone() {
     assert_eq!(duration(Lang::EN, span), "2 days 1 hour");
     assert_eq!(duration(fr, TimeDelta::minutes(1)), "1 minute");
     assert_eq!(duration(es, TimeDelta::hours(3)), "3 horas");
-    assert_eq!(duration(es, TimeDelta::zero()), "0 minutos");
+    assert_eq!(duration(es, TimeDelta::zero()), "menos de un minuto");
+    // A reminder a minute before the deadline never says "in 0 minutes".
+    assert_eq!(duration(Lang::EN, TimeDelta::seconds(59)), "1 minute");
+    assert_eq!(duration(Lang::EN, TimeDelta::seconds(61)), "2 minutes");
+    assert_eq!(duration(Lang::EN, TimeDelta::seconds(3599)), "1 hour");
+    assert_eq!(duration(fr, TimeDelta::seconds(30)), "1 minute");
+    // French: 0 and 1 take the singular.
+    assert_eq!(
+        tr(fr, "duration-hours", &[("n", Arg::Number(0))]),
+        "0 heure"
+    );
     assert!(parse_time_zone("Mars/Olympus").is_none());
     assert!(parse_time_zone("UTC").is_some());
 }
@@ -230,4 +287,42 @@ fn ordinals_follow_the_languages_rules() {
     assert_eq!(place(Lang::EN, 13), "13th of 4");
     assert_eq!(place(Lang::from_code("fr").unwrap(), 1), "1re sur 4");
     assert_eq!(place(Lang::from_code("fr").unwrap(), 3), "3e sur 4");
+}
+
+#[test]
+fn decimals_and_plurals_follow_the_language() {
+    assert_eq!(decimal(Lang::EN, 25.0, 2), "25.00");
+    assert_eq!(decimal(Lang::FR, 25.0, 2), "25,00");
+    assert_eq!(decimal(Lang::ES, 8.333_333, 2), "8,33");
+    assert_eq!(decimal(Lang::FR, 0.0, 1), "0,0");
+    assert_eq!(decimal(Lang::EN, -1.25, 1), "-1.3");
+    let line = |lang, games: i64, wins: i64| {
+        tr(
+            lang,
+            "rating-line",
+            &[
+                ("mu", Arg::Decimal(25.0, 2)),
+                ("sigma", Arg::Decimal(8.333, 2)),
+                ("games", Arg::Number(games)),
+                ("wins", Arg::Number(wins)),
+            ],
+        )
+    };
+    // French: 0 and 1 take the singular.
+    assert_eq!(
+        line(Lang::FR, 0, 1),
+        "(μ 25,00, σ 8,33) · 0 partie classée · 1 victoire"
+    );
+    assert_eq!(
+        line(Lang::FR, 2, 5),
+        "(μ 25,00, σ 8,33) · 2 parties classées · 5 victoires"
+    );
+    assert_eq!(
+        line(Lang::EN, 0, 1),
+        "(μ 25.00, σ 8.33) · 0 rated games · 1 win"
+    );
+    assert_eq!(
+        line(Lang::ES, 1, 0),
+        "(μ 25,00, σ 8,33) · 1 partida puntuada · 0 victorias"
+    );
 }

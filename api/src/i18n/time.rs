@@ -59,8 +59,14 @@ pub fn date(lang: Lang, day: NaiveDate) -> String {
 }
 
 /// A duration in its two largest units: "2 days 3 hours", "1 jour 5 minutes", "45 minutos".
+/// Seconds round up to the next minute (59 seconds left is "1 minute", never "0
+/// minutes"); nothing left at all is "less than a minute".
 pub fn duration(lang: Lang, span: TimeDelta) -> String {
     let secs = span.num_seconds().max(0);
+    if secs == 0 {
+        return tr(lang, "duration-less-than-a-minute", &[]);
+    }
+    let secs = (secs + 59) / 60 * 60;
     let (days, hours, minutes) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60);
     let parts: Vec<(&str, i64)> = [
         ("duration-days", days),

@@ -82,6 +82,8 @@ pub struct Hub {
     credentials: Mutex<HashMap<String, watch::Sender<u64>>>,
     /// Database reads made for signals (for the tests and the benchmark).
     reads: std::sync::atomic::AtomicU64,
+    /// Periodic re-reads of the watched topics ([`Hub::recheck`]).
+    rechecks: std::sync::atomic::AtomicU64,
     /// Woken by every game signal (a game changed somewhere): the due-work worker looks
     /// again when its next work is due.
     pub games_changed: Arc<tokio::sync::Notify>,
@@ -107,6 +109,7 @@ impl Hub {
             checks: Mutex::new(HashMap::new()),
             credentials: Mutex::new(HashMap::new()),
             reads: Default::default(),
+            rechecks: Default::default(),
             games_changed: Arc::default(),
         }
     }
@@ -318,6 +321,98 @@ impl Hub {
                 return;
             }
         }
+    }
+
+    /// Every `every` until `stop`, [`Hub::recheck`].
+    pub async fn recheck_every(
+        self: Arc<Self>,
+        every: Duration,
+        stop: tokio_util::sync::CancellationToken,
+    ) {
+        loop {
+            let stopped = std::pin::pin!(stop.cancelled());
+            let rest = std::pin::pin!(tokio::time::sleep(every));
+            if let futures_util::future::Either::Left(_) =
+                futures_util::future::select(stopped, rest).await
+            {
+                return;
+            }
+            self.recheck().await;
+        }
+    }
+
+    /// The safety net under the signals of other instances (one may be lost: see
+    /// `store::live`): reads the newest version of every watched game and the recent
+    /// notifications of every watched user, in one round trip whatever the number of
+    /// streams, and reads again the topics that have something their streams lack.
+    /// Nothing is read when nothing is watched.
+    pub async fn recheck(self: &Arc<Self>) {
+        let games: Vec<(String, i64)> = lock(&self.games)
+            .iter()
+            .filter(|(_, t)| t.tx.receiver_count() > 0)
+            .map(|(g, t)| (g.clone(), t.last))
+            .collect();
+        let users: Vec<(String, chrono::NaiveDateTime)> = lock(&self.users)
+            .iter()
+            .filter(|(_, t)| t.tx.receiver_count() > 0)
+            .map(|(u, t)| {
+                let since = t
+                    .cursor
+                    .newest
+                    .map_or(chrono::DateTime::UNIX_EPOCH.naive_utc(), |n| {
+                        n - crate::notifications::feed::LOOK_BACK
+                    });
+                (u.clone(), since)
+            })
+            .collect();
+        if games.is_empty() && users.is_empty() {
+            return;
+        }
+        self.rechecks
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let read = store::run(&self.pool, move |conn| {
+            let games = store::live::games_past(conn, &games)?;
+            let notes = store::live::notifications_since(conn, &users)?;
+            Ok::<_, StoreError>((games, notes))
+        })
+        .await;
+        let (games, notes) = match read {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "live: the periodic re-read failed");
+                return;
+            }
+        };
+        let mut topics: HashSet<String> = games.into_iter().map(|g| format!("g:{g}")).collect();
+        {
+            let users = lock(&self.users);
+            for (user, id) in notes {
+                if users
+                    .get(&user)
+                    .is_some_and(|t| !t.cursor.sent.contains_key(&id))
+                {
+                    topics.insert(format!("u:{user}"));
+                }
+            }
+        }
+        if topics.is_empty() {
+            return;
+        }
+        tracing::debug!(
+            topics = topics.len(),
+            "live: the periodic re-read found news"
+        );
+        futures_util::stream::iter(topics)
+            .for_each_concurrent(READS_AT_ONCE, |t| {
+                let hub = self.clone();
+                async move { hub.refresh(&t).await }
+            })
+            .await;
+    }
+
+    /// Periodic re-reads made so far ([`Hub::recheck`]).
+    pub fn rechecks(&self) -> u64 {
+        self.rechecks.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn count_read(&self) {

@@ -4,6 +4,9 @@
 //! `Authentication-Results` inside the mail is never read: whoever sent the mail may have
 //! written it.
 //!
+//! - **One `From`**: the mail has exactly one `From` as the DKIM verifier reads it too, and
+//!   it is the player's verified address (the use case has already refused a mail with a
+//!   second `From` or a malformed field name, which parsers read differently).
 //! - **DKIM** counts when the signature verifies, its `h=` covers `From`, it has no `l=`
 //!   (a body length tag would let text be added after the signed part), and its `d=` is
 //!   aligned with the `From` domain. Both ways of delivery check it: the SMTP listener
@@ -90,25 +93,34 @@ impl Authenticator {
             .as_ref()
     }
 
-    /// The first aligned pass of the mail whose single `From` is `from`, if any.
+    /// The first aligned pass of the mail whose single `From` is `from` (the player's
+    /// verified address), if any.
+    ///
+    /// The `From` is read again here, as the DKIM verifier reads it: unless that reading
+    /// too finds exactly one `From`, equal to `from`, nothing passes. So a signature (or an
+    /// SPF pass) counts only for the very `From` the use case matched against the player,
+    /// never for another `From` beside it that a different parser would have read.
     pub async fn check(&self, raw: &[u8], from: &str, envelope: Option<&Envelope>) -> Option<Pass> {
         let from_domain = domain_of(from)?;
+        let msg = AuthenticatedMessage::parse(raw)?;
+        if !matches!(msg.from.as_slice(), [only] if only.eq_ignore_ascii_case(from.trim())) {
+            tracing::debug!(froms = msg.from.len(), "the DKIM reading of From differs");
+            return None;
+        }
         let resolver = self.resolver().await?;
-        if let Some(msg) = AuthenticatedMessage::parse(raw) {
-            for out in resolver.verify_dkim(&msg).await {
-                let Some(sig) = out.signature() else {
-                    continue;
-                };
-                let covers_from = sig.h.iter().any(|h| h.eq_ignore_ascii_case("from"));
-                if *out.result() == DkimResult::Pass
-                    && covers_from
-                    && sig.l == 0
-                    && aligned(&sig.d, &from_domain)
-                {
-                    return Some(Pass::Dkim(sig.d.to_ascii_lowercase()));
-                }
-                tracing::debug!(result = ?out.result(), d = %sig.d, "a DKIM signature that does not count");
+        for out in resolver.verify_dkim(&msg).await {
+            let Some(sig) = out.signature() else {
+                continue;
+            };
+            let covers_from = sig.h.iter().any(|h| h.eq_ignore_ascii_case("from"));
+            if *out.result() == DkimResult::Pass
+                && covers_from
+                && sig.l == 0
+                && aligned(&sig.d, &from_domain)
+            {
+                return Some(Pass::Dkim(sig.d.to_ascii_lowercase()));
             }
+            tracing::debug!(result = ?out.result(), d = %sig.d, "a DKIM signature that does not count");
         }
         let env = envelope?;
         let mail_from_domain = domain_of(&env.mail_from)?;

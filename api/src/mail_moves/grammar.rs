@@ -7,6 +7,10 @@
 //! ```
 //!
 //! Surrounding white space and a final `.` or `!` are ignored; nothing else is read.
+//!
+//! A line may also hold a conditional line ([`conditional`]): `[move] if SEAT MOVE ...
+//! then MOVE ...` (README, "Conditional moves"): the move of this turn, if any, then one
+//! line of conditional moves stored for the seat after it.
 
 use domain::Move;
 
@@ -20,13 +24,20 @@ pub fn first_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).find(|l| !l.is_empty())
 }
 
+/// What is wrong with a line (worded for the player by [`super::wording`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrammarError {
+    /// Longer than [`MAX_LINE`].
+    TooLong,
+    /// Neither a move nor a command word: the line as read.
+    NotACommand(String),
+}
+
 /// The command of a line, or what is wrong with it.
-pub fn parse(line: &str) -> Result<Command, String> {
+pub fn parse(line: &str) -> Result<Command, GrammarError> {
     let line = line.trim().trim_end_matches(['.', '!']).trim();
     if line.len() > MAX_LINE {
-        return Err(format!(
-            "the first line is longer than {MAX_LINE} characters"
-        ));
+        return Err(GrammarError::TooLong);
     }
     let words: Vec<String> = line
         .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
@@ -41,15 +52,56 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ["draw", "decline"] => return Ok(Command::Draw(DrawAction::Decline)),
         _ => {}
     }
-    line.parse::<Move>().map(Command::Play).map_err(|e| {
-        format!("{line:?} is neither a move (like C8-D7) nor resign, draw offer, draw accept, draw decline ({e})")
-    })
+    line.parse::<Move>()
+        .map(Command::Play)
+        .map_err(|_| GrammarError::NotACommand(line.to_string()))
+}
+
+/// A line with a conditional part, `[move] if SEAT MOVE ... then MOVE ...`: the move of
+/// this turn if any, and the tree's one line (from its `if` on, as written). `None` when
+/// the line has no word `if`.
+pub fn conditional(line: &str) -> Option<Result<(Option<Move>, String), GrammarError>> {
+    let line = line.trim().trim_end_matches(['.', '!']).trim();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| w.eq_ignore_ascii_case("if"))?;
+    let mv = match &words[..at] {
+        [] => None,
+        [one] => match one.parse::<Move>() {
+            Ok(mv) => Some(mv),
+            Err(_) => return Some(Err(GrammarError::NotACommand(line.to_string()))),
+        },
+        _ => return Some(Err(GrammarError::NotACommand(line.to_string()))),
+    };
+    Some(Ok((mv, words[at..].join(" "))))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn conditional_lines() {
+        assert_eq!(conditional("C8-D7"), None);
+        assert_eq!(conditional("resign"), None);
+        let Some(Ok((None, tree))) = conditional("if B G8-E6 Y H3-F5 G C2-D3 then C7-D7.") else {
+            panic!("a tree");
+        };
+        assert_eq!(tree, "if B G8-E6 Y H3-F5 G C2-D3 then C7-D7");
+        let Some(Ok((Some(mv), tree))) = conditional("c8-d7  IF b g8-e6 then c7-d6") else {
+            panic!("a move and a tree");
+        };
+        assert_eq!(mv, "C8-D7".parse().unwrap());
+        assert_eq!(tree, "IF b g8-e6 then c7-d6");
+        assert!(matches!(
+            conditional("play C8-D7 if B G8-E6 then C7-D7"),
+            Some(Err(GrammarError::NotACommand(_)))
+        ));
+        assert!(matches!(
+            conditional("Z9-D7 if B G8-E6 then C7-D7"),
+            Some(Err(GrammarError::NotACommand(_)))
+        ));
+    }
 
     #[test]
     fn words_and_moves() {

@@ -16,6 +16,7 @@ pub mod grammar;
 pub mod message;
 pub mod receive;
 pub mod token;
+pub mod wording;
 
 use std::net::IpAddr;
 use std::sync::Arc;

@@ -1,14 +1,17 @@
 //! Receiving one reply: read it, decide who sent it and for which turn, run the command,
 //! queue the answer. Top to bottom:
 //!
-//! 1. parse (not a mail: dropped); auto-replies, bounces, list mail: dropped silently;
+//! 1. parse (not a mail: dropped); a header section parsers could read differently (a
+//!    second `From`, a malformed field name), auto-replies, bounces, reports, list mail:
+//!    dropped silently;
 //! 2. the Message-ID seen before: dropped (the same message delivered twice is applied
 //!    once);
 //! 3. the recipient's token: unknown, or a `From` that is not exactly the bound
 //!    player's verified address: dropped silently (nothing goes to a forged sender);
 //! 4. with `DJAMBI_MAIL_AUTH=aligned`, a reply without an aligned DKIM or SPF pass
 //!    ([`super::authenticate`], checked only now, so unknown tokens cost no DNS) is
-//!    dropped too;
+//!    dropped too. Until here nothing is written: only an authenticated reply's
+//!    Message-ID is recorded (`inbound_mails`, pruned after `DJAMBI_TOKEN_RETENTION`);
 //! 5. the rate limits (`DJAMBI_MAIL_LIMIT_PER_TOKEN`, `_PER_SEAT`, `_PER_SENDER`), counted
 //!    over the authenticated replies: past one, dropped silently;
 //! 6. the token used ("already played"), expired, locked, or the game moved on or
@@ -29,10 +32,11 @@ use super::authenticate::Pass;
 use super::grammar;
 use super::message::{self, Inbound};
 use super::token;
+use super::wording;
 use super::{Envelope, MailMovesCtx};
 use crate::auth::tokens;
 use crate::config::MailAuth;
-use crate::games::commands::{self, Actor, Command, CommandError, Write};
+use crate::games::commands::{self, Actor, Command, CommandError, DrawAction, Write};
 use crate::i18n::{self, Arg, Lang, TimeZone};
 use crate::model::events::{Event, Status};
 use crate::model::game_state::GameState;
@@ -87,20 +91,40 @@ pub enum ReceiveError {
     Run(#[from] RunError),
 }
 
+/// What a recipient address is to the SMTP listener's `RCPT` check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recipient {
+    /// A token that exists and is neither used, expired nor locked.
+    Live,
+    /// A token that exists but can take no reply any more.
+    Spent,
+    /// Not a reply address of ours, or no such token.
+    Unknown,
+}
+
 /// Does the recipient name a live reply address? (The SMTP listener's `RCPT` check.)
-pub async fn known_recipient(ctx: &MailMovesCtx, address: &str) -> Result<bool, ReceiveError> {
+pub async fn recipient(ctx: &MailMovesCtx, address: &str) -> Result<Recipient, ReceiveError> {
     let Some(domain) = ctx.domain.clone() else {
         return Err(ReceiveError::Off);
     };
     let Some(t) = token::from_address(address, &domain) else {
-        return Ok(false);
+        return Ok(Recipient::Unknown);
     };
     let hash = tokens::hash(&t);
     let found = store::run(&ctx.pool, move |conn| {
         Ok::<_, ReceiveError>(tokens_store::find(conn, &hash)?)
     })
     .await?;
-    Ok(found.is_some())
+    let now = ctx.clock.now();
+    Ok(match found {
+        None => Recipient::Unknown,
+        Some(row)
+            if row.used_at.is_none() && now < row.expires_at && row.failures < MAX_FAILURES =>
+        {
+            Recipient::Live
+        }
+        Some(_) => Recipient::Spent,
+    })
 }
 
 /// What the first look at a reply found.
@@ -140,24 +164,25 @@ async fn receive_inner(
         .as_ref()
         .map(|e| e.rcpt.clone())
         .unwrap_or_default();
+    // Read first: parsers differ on such a header section, so nothing of it is read.
+    if let Some(problem) = message::header_problem(&raw) {
+        return Ok(Outcome::Dropped(problem));
+    }
     let Some(mail) = message::parse(&raw, sender.as_deref(), &rcpt) else {
         return Ok(Outcome::Dropped("malformed"));
     };
+    if mail.automatic.is_some() {
+        return Ok(Outcome::Dropped("automatic"));
+    }
     let mail = std::sync::Arc::new(mail);
-    let (ctx2, domain2, mail2) = (ctx.clone(), domain.to_string(), mail.clone());
+    let (domain2, mail2) = (domain.to_string(), mail.clone());
+    // Nothing is written before the sender is authenticated: a forger can neither fill
+    // the table nor take a Message-ID that a genuine reply then reuses.
     let identified = store::run(&ctx.pool, move |conn| {
-        let now = ctx2.clock.now();
-        if mail2.automatic.is_some() {
-            return Ok::<_, ReceiveError>(Identified::Done(Outcome::Dropped("automatic")));
+        if tokens_store::seen(conn, &mail2.message_id)? {
+            return Ok::<_, ReceiveError>(Identified::Done(Outcome::Dropped("duplicate")));
         }
-        if !tokens_store::first_sight(conn, &mail2.message_id, now, "received")? {
-            return Ok(Identified::Done(Outcome::Dropped("duplicate")));
-        }
-        let found = identify(conn, &domain2, &mail2)?;
-        if let Identified::Done(outcome) = &found {
-            tokens_store::set_outcome(conn, &mail2.message_id, &outcome.as_str())?;
-        }
-        Ok(found)
+        identify(conn, &domain2, &mail2)
     })
     .await?;
     let (row, email) = match identified {
@@ -175,12 +200,18 @@ async fn receive_inner(
             None => Authenticated::None,
         },
     };
+    if ctx.auth == MailAuth::Aligned && auth == Authenticated::None {
+        return Ok(Outcome::Dropped("not_authenticated"));
+    }
     let ctx2 = ctx.clone();
     store::run(&ctx.pool, move |conn| {
         let now = ctx2.clock.now();
+        if !tokens_store::first_sight(conn, &mail.message_id, now, "received")? {
+            return Ok(Outcome::Dropped("duplicate"));
+        }
         // Fresh: another reply may have used the token meanwhile.
         let row = tokens_store::find(conn, &row.token_hash)?.unwrap_or(*row);
-        let outcome = decide(conn, &ctx2, &mail, &row, &email, auth, now)?;
+        let outcome = decide(conn, &ctx2, &mail, &row, &email, now)?;
         tokens_store::set_outcome(conn, &mail.message_id, &outcome.as_str())?;
         Ok(outcome)
     })
@@ -226,12 +257,8 @@ fn decide(
     mail: &Inbound,
     row: &MailTokenRow,
     email: &str,
-    auth: Authenticated,
     now: NaiveDateTime,
 ) -> Result<Outcome, ReceiveError> {
-    if ctx.auth == MailAuth::Aligned && auth == Authenticated::None {
-        return Ok(Outcome::Dropped("not_authenticated"));
-    }
     // The rate limits count authenticated replies only, so a forger cannot use up a
     // player's.
     let hash = row.token_hash.clone();
@@ -256,6 +283,7 @@ fn decide(
     let answer = Answer {
         to: email,
         row,
+        mail,
         message_id: &mail.message_id,
         now,
         cap: limits.error_replies,
@@ -292,11 +320,25 @@ fn decide(
         let text = format!("{}\n\n{grammar_help}", t("move-answer-empty"));
         return answer.failure(conn, "empty", "empty", &text);
     };
-    let command = match grammar::parse(line) {
+    // `[move] if ... then ...`: a conditional line, after this turn's move if any.
+    let (parsed, tree_line) = match grammar::conditional(line) {
+        Some(Ok((Some(mv), tree))) => (Ok(Command::Play(mv)), Some(tree)),
+        Some(Ok((None, tree))) => {
+            return match tree_by_mail(conn, ctx, row, row.version, &tree, lang, now)? {
+                Ok(text) => {
+                    answer.queue(conn, "conditional", &text)?;
+                    Ok(Outcome::Played)
+                }
+                Err(text) => answer.failure(conn, "conditional", "conditional", &text),
+            };
+        }
+        Some(Err(why)) => (Err(why), None),
+        None => (grammar::parse(line), None),
+    };
+    let command = match parsed {
         Ok(c) => c,
         Err(why) => {
-            // What was wrong stays in English, like a problem's detail.
-            let text = format!("{why}.\n\n{grammar_help}");
+            let text = format!("{}\n\n{grammar_help}", wording::grammar_error(lang, &why));
             return answer.failure(conn, "grammar", "grammar", &text);
         }
     };
@@ -338,21 +380,39 @@ fn decide(
                     Event::DrawDeclined { seat } => {
                         line("move-answer-draw-declined", &[("seat", seat_of(seat))])
                     }
-                    // The result and the effects in their canonical (debug) form.
                     Event::Ended { result } => line(
                         "move-answer-ended",
-                        &[("result", Arg::Text(format!("{result:?}")))],
+                        &[("result", Arg::Text(wording::result(lang, result)))],
                     ),
                     _ => {}
                 }
             }
             for step in &written.steps {
-                for effect in &step.effects {
-                    line(
-                        "move-answer-effect",
-                        &[("effect", Arg::Text(format!("{effect:?}")))],
-                    );
+                if let Some(effects) = wording::effects(lang, &step.effects) {
+                    text.push_str(&effects);
+                    text.push('\n');
                 }
+            }
+            // A draw offer or decline leaves the turn where it was: the same turn mail
+            // plays the move (its address follows the game to the new version).
+            let turn_stays = matches!(
+                command,
+                Command::Draw(DrawAction::Offer | DrawAction::Decline)
+            ) && written.state.status == Status::Active
+                && written.state.to_move().map(|s| s.letter().to_string())
+                    == Some(row.seat.clone());
+            if turn_stays {
+                tokens_store::rearm(conn, &hash, written.state.version)?;
+                text.push('\n');
+                text.push_str(&t("move-answer-turn-stays"));
+                text.push('\n');
+            }
+            if let Some(tree) = &tree_line {
+                let version = written.state.version;
+                let said = tree_by_mail(conn, ctx, row, version, tree, lang, now)?;
+                text.push('\n');
+                text.push_str(&said.unwrap_or_else(|e| e));
+                text.push('\n');
             }
             text.push('\n');
             text.push_str(&position_text(ctx, &written.state, lang, zone));
@@ -364,13 +424,21 @@ fn decide(
             match e {
                 CommandError::IllegalMove { detail, .. } => {
                     let moves = legal_moves_hint(&state, &command, lang);
+                    // The rules' own reason, worded for the reader.
+                    let detail = match &command {
+                        Command::Play(mv) => match state.game.position().play(mv) {
+                            Err(e) => wording::move_error(lang, &e),
+                            Ok(_) => i18n::t(lang, "move-answer-refused"),
+                        },
+                        _ => {
+                            tracing::debug!(%detail, "illegal command by mail");
+                            i18n::t(lang, "move-answer-refused")
+                        }
+                    };
                     let why = i18n::tr(
                         lang,
                         "move-answer-illegal",
-                        &[
-                            ("line", Arg::Text(format!("{line:?}"))),
-                            ("detail", Arg::from(detail)),
-                        ],
+                        &[("line", Arg::from(line)), ("detail", Arg::Text(detail))],
                     );
                     answer.failure(conn, "illegal", "illegal", &format!("{why}\n\n{moves}"))
                 }
@@ -383,20 +451,71 @@ fn decide(
                     );
                     answer.error(conn, "stale", "stale", &text)
                 }
-                CommandError::GameOver(d) => answer.error(conn, "game_over", "game-over", &d),
-                CommandError::NotYourTurn(d)
-                | CommandError::Forbidden(d)
-                | CommandError::Conflict(d) => answer.failure(conn, "refused", "refused", &d),
+                CommandError::GameOver(_) => {
+                    answer.error(conn, "game_over", "game-over", &t("move-answer-game-over"))
+                }
                 CommandError::Store(e) => Err(e.into()),
-                other => answer.failure(conn, "refused", "refused", &other.to_string()),
+                other => {
+                    tracing::debug!(error = %other, "a command by mail was refused");
+                    let seat = row
+                        .seat
+                        .parse::<char>()
+                        .ok()
+                        .and_then(domain::Seat::from_letter);
+                    let why = wording::refusal(lang, &state, &command, seat);
+                    answer.failure(conn, "refused", "refused", &why)
+                }
             }
         }
     }
 }
 
-/// A seat's colour in the reader's language.
-fn seat_name(lang: Lang, seat: domain::Seat) -> String {
-    i18n::t(lang, &format!("seat-{}", seat.letter()))
+use super::wording::seat_name;
+
+/// Stores the one line of conditional moves of a reply for the token's seat, built at
+/// `version`: `Ok` with the stored line, `Err` with why not, both worded for the reader.
+fn tree_by_mail(
+    conn: &mut DbConnection,
+    ctx: &MailMovesCtx,
+    row: &MailTokenRow,
+    version: i64,
+    tree: &str,
+    lang: Lang,
+    now: NaiveDateTime,
+) -> Result<Result<String, String>, StoreError> {
+    use crate::games::conditional::{ConditionalError, store_tree};
+    let Some(seat) = row
+        .seat
+        .parse::<char>()
+        .ok()
+        .and_then(domain::Seat::from_letter)
+    else {
+        return Ok(Err(i18n::t(lang, "move-answer-refused")));
+    };
+    let lines = [tree.to_string()];
+    let stored = store_tree(
+        conn,
+        &ctx.cache,
+        now,
+        &row.user_id,
+        &row.game_id,
+        seat,
+        Some(version),
+        &lines,
+    );
+    match stored {
+        Ok(view) => Ok(Ok(i18n::tr(
+            lang,
+            "move-answer-conditional-stored",
+            &[("line", Arg::Text(view.lines.join(" / ")))],
+        ))),
+        Err(ConditionalError::Store(e)) => Err(e),
+        Err(e) => Ok(Err(i18n::tr(
+            lang,
+            "move-answer-conditional-refused",
+            &[("detail", Arg::Text(e.to_string()))],
+        ))),
+    }
 }
 
 /// Whose turn, the deadline (in the reader's zone), the links.
@@ -418,14 +537,10 @@ fn position_text(ctx: &MailMovesCtx, state: &GameState, lang: Lang, zone: TimeZo
                 None => i18n::tr(lang, "move-answer-to-move", &[("seat", seat)]),
             });
         }
-        // The status word is the API's (`finished`, `open`).
         _ => t.push_str(&i18n::tr(
             lang,
             "move-answer-status",
-            &[(
-                "status",
-                Arg::Text(format!("{:?}", state.status).to_lowercase()),
-            )],
+            &[("status", Arg::Text(wording::status(lang, state.status)))],
         )),
     }
     t.push('\n');
@@ -486,9 +601,19 @@ fn legal_moves_hint(state: &GameState, command: &Command, lang: Lang) -> String 
     )
 }
 
+/// The `References` of an answer to `mail`: its own, then its Message-ID (RFC 5322
+/// §3.6.4).
+fn references(mail: &Inbound) -> Vec<String> {
+    let mut refs = mail.references.clone();
+    refs.extend(mail.thread_id.clone());
+    refs
+}
+
 struct Answer<'a> {
     to: &'a str,
     row: &'a MailTokenRow,
+    /// The reply answered (the answer threads under it).
+    mail: &'a Inbound,
     message_id: &'a str,
     now: NaiveDateTime,
     /// `DJAMBI_MAIL_ERROR_REPLY_LIMIT`.
@@ -544,6 +669,8 @@ impl Answer<'_> {
                 "to": self.to,
                 "subject": subject,
                 "body": body,
+                "in_reply_to": self.mail.thread_id,
+                "references": references(self.mail),
             })
             .to_string(),
             created_at: self.now,

@@ -20,6 +20,9 @@ pub enum MessageError {
     Forbidden(String),
     #[error("the game is over: its table talk is closed")]
     GameOver,
+    /// The `Idempotency-Key` was used before for another request.
+    #[error("the Idempotency-Key {0:?} was already used for a different request")]
+    IdempotencyKeyReused(String),
     #[error("too many messages; retry after {retry_after_secs} s")]
     RateLimited { retry_after_secs: u64 },
     #[error(transparent)]

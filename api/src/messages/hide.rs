@@ -3,30 +3,19 @@
 //! taken out of the notifications that carried it.
 
 use chrono::NaiveDateTime;
-use domain::Seat;
 
-use super::{MessageError, notification_id};
-use crate::store::cache::GameCache;
-use crate::store::{self, DbConnection, games as game_store, messages as store_messages};
+use super::MessageError;
+use crate::store::{self, DbConnection, messages as store_messages};
 
-/// Hides message `id`; `MessageError::MessageNotFound` when there is none.
-pub fn hide(
-    conn: &mut DbConnection,
-    cache: &GameCache,
-    id: &str,
-    now: NaiveDateTime,
-) -> Result<(), MessageError> {
-    let msg = store_messages::find(conn, id)?
-        .ok_or_else(|| MessageError::MessageNotFound(id.chars().take(64).collect()))?;
-    let state = game_store::current_state(conn, cache, &msg.game_id)?;
-    let ids: Vec<String> = Seat::ALL
-        .into_iter()
-        .filter_map(|s| state.player(s))
-        .map(|u| notification_id(&msg.id, u))
-        .collect();
-    store::transaction(conn, |conn| {
-        store_messages::hide(conn, id, now, &ids).map(|_| ())
-    })?;
+/// Hides message `id`; `MessageError::MessageNotFound` when there is none. The text
+/// leaves every `message` notification of it, whoever holds the seats now: those of
+/// players who left the game since keep no copy either, and deliveries still queued
+/// (webhooks, mail, push) read the notification when they go, so they carry no text.
+pub fn hide(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<(), MessageError> {
+    let hidden = store::transaction(conn, |conn| store_messages::hide(conn, id, now))?;
+    if !hidden {
+        return Err(MessageError::MessageNotFound(id.chars().take(64).collect()));
+    }
     Ok(())
 }
 
@@ -41,6 +30,6 @@ pub fn hide_command(
     let pool = store::build_pool(&config.database).map_err(|e| e.to_string())?;
     store::run_migrations(&pool).map_err(|e| e.to_string())?;
     let mut conn = store::checkout(&pool).map_err(|e| e.to_string())?;
-    hide(&mut conn, &GameCache::new(4), id, clock.now()).map_err(|e| e.to_string())?;
+    hide(&mut conn, id, clock.now()).map_err(|e| e.to_string())?;
     writeln!(out, "message {id} hidden").map_err(|e| e.to_string())
 }

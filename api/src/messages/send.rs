@@ -9,12 +9,14 @@
 
 use chrono::TimeDelta;
 use domain::{Seat, SeatSet};
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::{MAX_TEXT_CHARS, MessageError, notification_id, seats_of};
+use super::{MAX_TEXT_CHARS, MessageError, notification_id, recipient_ids_at, seats_of};
 use crate::games::Ctx;
+use crate::games::player_command::IdempotencyKey;
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
+use crate::store::idempotency::{self, Lookup};
 use crate::store::messages::{self as store_messages, MessageRow};
 use crate::store::outbox::NotificationRow;
 use crate::store::{self, StoreError, games as game_store};
@@ -130,23 +132,54 @@ pub fn check(state: &GameState, user: &str, new: &NewMessage) -> Result<Checked,
     })
 }
 
-/// Sends a message; answers it as stored.
+/// How a send is answered: the stored message rendered by the caller (a pure function,
+/// so the answer stored under an `Idempotency-Key` is the one a retry gets).
+pub type Render = fn(&MessageRow) -> Value;
+
+/// A send's answer: the rendered message, and whether it is the answer of an earlier
+/// request with the same `Idempotency-Key` (nothing was written this time).
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub answer: Value,
+    pub replayed: bool,
+}
+
+/// Sends a message; answers it as stored, rendered by `render`. With an
+/// `Idempotency-Key`, the same request again gets the first answer (nothing is
+/// written), and the key with another request is refused; the lookup and the storing
+/// of the answer are in the message's transaction, after the game's talk lock.
 pub async fn send(
     ctx: Ctx<'_>,
     game_id: String,
     user: String,
     new: NewMessage,
-) -> Result<MessageRow, MessageError> {
+    key: Option<IdempotencyKey>,
+    render: Render,
+) -> Result<Sent, MessageError> {
     let cache = ctx.cache.clone();
     let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
         let state = game_store::current_state(conn, &cache, &game_id)?;
-        let checked = check(&state, &user, &new)?;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let written = store::transaction(conn, |conn| -> Result<MessageRow, MessageError> {
+            let written = store::transaction(conn, |conn| -> Result<Sent, MessageError> {
                 store_messages::lock_game_talk(conn, &game_id)?;
+                if let Some(key) = &key {
+                    match idempotency::lookup(conn, &user, &key.key, &key.request_hash)? {
+                        Lookup::New => {}
+                        Lookup::Replay(answer) => {
+                            return Ok(Sent {
+                                answer,
+                                replayed: true,
+                            });
+                        }
+                        Lookup::Reused => {
+                            return Err(MessageError::IdempotencyKeyReused(key.key.clone()));
+                        }
+                    }
+                }
+                let checked = check(&state, &user, &new)?;
                 let (in_game, by_sender) =
                     store_messages::sent_since(conn, &game_id, &user, now - RATE_WINDOW)?;
                 if in_game >= MAX_PER_GAME || by_sender >= MAX_PER_PLAYER {
@@ -165,6 +198,9 @@ pub async fn send(
                     game_version: game_store::current_version(conn, &game_id)?,
                     created_at: now,
                     hidden_at: None,
+                    // Addressed to the accounts of now: a later holder of the seat
+                    // does not read it.
+                    recipient_ids: recipient_ids_at(checked.recipients, |s| state.player(s)),
                 };
                 store_messages::insert(conn, &row)?;
                 let readers: Vec<String> = Seat::ALL
@@ -183,7 +219,16 @@ pub async fn send(
                     .map(|u| notification(&row, u))
                     .collect();
                 store::outbox::enqueue(conn, &rows)?;
-                Ok(row)
+                let answer = render(&row);
+                if let Some(key) = &key {
+                    // A twin request that stored first fails this (`VersionMoved`): the
+                    // retry below then finds its answer.
+                    idempotency::store(conn, &user, &key.key, &key.request_hash, &answer, now)?;
+                }
+                Ok(Sent {
+                    answer,
+                    replayed: false,
+                })
             });
             match written {
                 Err(MessageError::Store(StoreError::VersionMoved | StoreError::Transient(_)))

@@ -6,7 +6,10 @@
 //! - a message whose sender the reader muted is not shown to that reader;
 //! - a message to the whole table is seen by everyone who can see the game (players and
 //!   spectators);
-//! - a private message is seen by its sender and by the players of its recipient seats;
+//! - a private message is seen by its sender and by the accounts that held its recipient
+//!   seats when it was sent (stored with it): whoever takes a seat later (the seat was
+//!   left, or its holder closed the account) does not read what was said to the one
+//!   before, and the one before still does;
 //! - once the game is over, with `press: revealed_at_end`, by everyone as well.
 
 use domain::SeatSet;
@@ -19,15 +22,16 @@ pub struct MessageMeta<'a> {
     pub sender_id: &'a str,
     /// The recipient seats; empty: the whole table.
     pub recipients: SeatSet,
+    /// The accounts that held the recipient seats when the message was sent.
+    pub recipient_ids: &'a [&'a str],
     pub hidden: bool,
 }
 
-/// Who reads: an account (or nobody signed in), the seats it holds in the game, and
-/// the accounts it muted.
+/// Who reads: an account (or nobody signed in) and the accounts it muted. The seats it
+/// holds now do not count: a private message is addressed to accounts, not to seats.
 #[derive(Debug, Clone, Copy)]
 pub struct Viewer<'a> {
     pub user_id: Option<&'a str>,
-    pub seats: SeatSet,
     pub muted: &'a [String],
 }
 
@@ -46,11 +50,10 @@ pub fn may_see(msg: &MessageMeta<'_>, viewer: &Viewer<'_>, table: Table) -> bool
     if msg.recipients.is_empty() {
         return true;
     }
-    if viewer.user_id == Some(msg.sender_id) {
-        return true;
-    }
-    if msg.recipients.iter().any(|s| viewer.seats.contains(s)) {
-        return true;
+    if let Some(user) = viewer.user_id {
+        if user == msg.sender_id || msg.recipient_ids.contains(&user) {
+            return true;
+        }
     }
     table.finished && table.press == Press::RevealedAtEnd
 }
@@ -76,7 +79,7 @@ mod tests {
         #[test]
         fn the_rule_is_the_documented_matrix(
             recipients in seats(),
-            viewer_seats in seats(),
+            viewer_addressed in any::<bool>(),
             viewer_is_sender in any::<bool>(),
             signed_in in any::<bool>(),
             hidden in any::<bool>(),
@@ -88,20 +91,27 @@ mod tests {
             let muted = if muted_sender { vec!["s".to_string()] } else { Vec::new() };
             let viewer = Viewer {
                 user_id: signed_in.then_some(viewer_id),
-                seats: if signed_in { viewer_seats } else { SeatSet::EMPTY },
                 muted: &muted,
             };
-            let msg = MessageMeta { sender_id: "s", recipients, hidden };
+            // The accounts of the recipient seats when sent: "v" among them or not.
+            let addressed: Vec<&str> = if recipients.is_empty() {
+                Vec::new()
+            } else if viewer_addressed {
+                vec!["w", "v"]
+            } else {
+                vec!["w"]
+            };
+            let msg = MessageMeta { sender_id: "s", recipients, recipient_ids: &addressed, hidden };
             let table = Table {
                 finished,
                 press: if revealed { Press::RevealedAtEnd } else { Press::Private },
             };
             let seen = may_see(&msg, &viewer, table);
             let public = recipients.is_empty();
-            let addressed = signed_in
-                && (viewer_is_sender || recipients.iter().any(|s| viewer_seats.contains(s)));
+            let is_addressed = signed_in
+                && (viewer_is_sender || (!public && viewer_addressed));
             let expected = !hidden && !muted_sender
-                && (public || addressed || (finished && revealed));
+                && (public || is_addressed || (finished && revealed));
             prop_assert_eq!(seen, expected);
             // Monotone in the end: what one saw before the end one still sees after it.
             let after_end = Table { finished: true, ..table };
@@ -110,7 +120,7 @@ mod tests {
                 prop_assert!(still_seen);
             }
             // A spectator sees the table's messages, and the private ones only revealed.
-            let spectator = Viewer { user_id: None, seats: SeatSet::EMPTY, muted: &[] };
+            let spectator = Viewer { user_id: None, muted: &[] };
             let spectator_sees = may_see(&msg, &spectator, table);
             prop_assert_eq!(spectator_sees, !hidden && (public || (finished && revealed)));
         }
@@ -121,11 +131,11 @@ mod tests {
         let msg = MessageMeta {
             sender_id: "a",
             recipients: SeatSet::from_letters("B").unwrap(),
+            recipient_ids: &["b"],
             hidden: false,
         };
         let spectator = Viewer {
             user_id: None,
-            seats: SeatSet::EMPTY,
             muted: &[],
         };
         let private = Table {

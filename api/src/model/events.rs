@@ -11,7 +11,7 @@
 //! | `seat_left` | `seat`, `user_id` | a player left before the start |
 //! | `bot_seated` | `seat`, `level` (1 to 5) | a computer player took the seat (for the whole game) |
 //! | `started` | `{}` | every seat in play is taken |
-//! | `move_played` | `seat`, `move` (JSON form), `text` (canonical) | a move (domain action); a bot's move has no actor (the server writes it) |
+//! | `move_played` | `seat`, `move` (JSON form), `text` (canonical); `conditional: true` for a stored conditional answer | a move (domain action); a bot's move has no actor (the server writes it); a conditional answer's actor is its player |
 //! | `resigned` | `seat` | a resignation (domain action) |
 //! | `timed_out` | `seat` | the seat to move let its deadline pass (domain action, a resignation's effect; written by the server) |
 //! | `draw_offered` | `seat` | a seat offers a draw (it counts as that seat's acceptance) |
@@ -250,6 +250,10 @@ pub enum Event {
         mv: Move,
         /// The canonical text in the position it was played in.
         text: String,
+        /// The player's stored conditional answer, played by the server for them (see
+        /// [`crate::model::conditional`]); absent (false) for every other move.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        conditional: bool,
     },
     Resigned {
         seat: Seat,
@@ -368,6 +372,7 @@ mod tests {
                 seat: Seat::Red,
                 mv: "C8-D7".parse().unwrap(),
                 text: "C8-D7".into(),
+                conditional: false,
             },
             Event::Ended {
                 result: GameResult {
@@ -386,6 +391,7 @@ mod tests {
             seat: Seat::Red,
             mv: "C8-D7".parse().unwrap(),
             text: "C8-D7".into(),
+            conditional: false,
         };
         assert_eq!(
             mv.payload(),

@@ -616,7 +616,16 @@ mod tests {
             let mv = moves[(rng >> 33) as usize % moves.len()];
             let seat = s.game.position().to_move().unwrap();
             let text = s.game.position().move_text(&mv).to_string();
-            s.apply(&Event::MovePlayed { seat, mv, text }, t()).unwrap();
+            s.apply(
+                &Event::MovePlayed {
+                    seat,
+                    mv,
+                    text,
+                    conditional: false,
+                },
+                t(),
+            )
+            .unwrap();
             if let Some(r) = result_of(&s.game, s.actions.last().unwrap()) {
                 s.apply(&Event::Ended { result: r }, t()).unwrap();
             }
@@ -653,6 +662,7 @@ mod tests {
                 seat: Seat::Red,
                 mv,
                 text: String::new(),
+                conditional: false,
             },
             t(),
         )

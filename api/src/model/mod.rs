@@ -5,6 +5,8 @@
 //! the same form is what clients read, so they carry their OpenAPI schema (`ToSchema`)
 //! as data-only derives: the one place outside `routes/` that names utoipa.
 
+pub mod analysis;
+pub mod conditional;
 pub mod events;
 pub mod game_state;
 pub mod talk;

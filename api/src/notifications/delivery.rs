@@ -17,13 +17,14 @@
 //!    work and each delivery is attempted by one instance at a time;
 //! 3. **sends** them (outside any transaction) and **records** each outcome as soon as it
 //!    finishes, guarded by its lease: delivered; or failed, to be tried again after
-//!    `backoff * 2^(attempts-1)` (at most `backoff_max`); or dead after `max_attempts`.
+//!    `backoff * 2^(attempts-1)` (at most `backoff_max`), or after the `Retry-After` of a
+//!    429 or 503 answer (at most `backoff_max` too); or dead after `max_attempts`.
 //!
 //! Sending is a continuous stream under bounds, not rounds: two lanes (HTTP: webhooks and
 //! Web Push; mail: mails and digests), each claimed and sent on its own with its own number
 //! of places (`DJAMBI_DELIVERY_CONCURRENCY`, `DJAMBI_MAIL_CONCURRENCY`), claiming more as
 //! places free; at most `DJAMBI_DELIVERY_PER_ENDPOINT` attempts in flight per endpoint (a
-//! webhook endpoint, a push service host, a mail address), whose further deliveries are
+//! webhook endpoint, a push subscription, a mail address), whose further deliveries are
 //! left out of the claims meanwhile; short connect and first-byte timeouts
 //! (`DJAMBI_WEBHOOK_CONNECT_TIMEOUT`, `DJAMBI_WEBHOOK_FIRST_BYTE_TIMEOUT`). A receiver that
 //! accepts connections and never answers thus holds its own places only, for the
@@ -83,8 +84,32 @@ pub fn backoff(cfg: &NotifyConfig, attempts: u32) -> Duration {
     cfg.backoff.saturating_mul(factor).min(cfg.backoff_max)
 }
 
+/// The wait after the `attempts`-th failed attempt: what the receiver asked for
+/// (`Retry-After`), bounded by `backoff_max`; else the back-off.
+pub fn wait_after(cfg: &NotifyConfig, attempts: u32, asked: Option<Duration>) -> Duration {
+    match asked {
+        Some(asked) => asked.min(cfg.backoff_max),
+        None => backoff(cfg, attempts),
+    }
+}
+
 pub fn delta(d: Duration) -> TimeDelta {
     TimeDelta::from_std(d).unwrap_or(TimeDelta::MAX)
+}
+
+/// The wait a `Retry-After` value asks for at `now` (RFC 9110, section 10.2.3): delay
+/// seconds, or an HTTP-date (a date in the past: no wait). `None` when it is neither.
+pub fn retry_after(value: &str, now: NaiveDateTime) -> Option<Duration> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        // Absurdly many digits saturate (the caller bounds the wait anyway).
+        return Some(Duration::from_secs(value.parse().unwrap_or(u64::MAX)));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    let now = std::time::UNIX_EPOCH
+        + Duration::from_secs(now.and_utc().timestamp().max(0) as u64)
+        + Duration::from_nanos(u64::from(now.and_utc().timestamp_subsec_nanos()));
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// Fans out up to [`BATCH`] notifications; returns how many.
@@ -103,6 +128,7 @@ pub fn fan_out(
             Vec<WebhookRow>,
             String,
             Vec<PushSubscriptionRow>,
+            crate::i18n::TimeZone,
         );
         let mut by_user: HashMap<String, Targets> = HashMap::new();
         let mut created = 0;
@@ -119,9 +145,10 @@ pub fn fan_out(
                 } else {
                     Vec::new()
                 };
-                by_user.insert(n.user_id.clone(), (s, hooks, email, subs));
+                let (_, zone) = email::reader(conn, &n.user_id)?;
+                by_user.insert(n.user_id.clone(), (s, hooks, email, subs, zone));
             }
-            let (s, hooks, email, subs) = &by_user[&n.user_id];
+            let (s, hooks, email, subs, zone) = &by_user[&n.user_id];
             let mut targets: Vec<(&str, &str)> = Vec::new();
             let to_address;
             if account_mail::is_account_mail(&n.kind) {
@@ -145,9 +172,9 @@ pub fn fan_out(
                 }
             }
             for (channel, endpoint) in targets {
-                // A digest item waits for the next midnight (see `email`).
+                // A digest item waits for the reader's next midnight (see `email`).
                 let due = if channel == "digest" {
-                    (now.date() + chrono::Days::new(1)).and_time(chrono::NaiveTime::MIN)
+                    email::digest_due(now, *zone)
                 } else {
                     now
                 };
@@ -267,6 +294,9 @@ pub enum Outcome {
     Failed {
         status: Option<i32>,
         error: String,
+        /// The wait the receiver asked for (`Retry-After` of a 429 or 503), instead of
+        /// the back-off; at most `DJAMBI_DELIVERY_BACKOFF_MAX`.
+        retry_after: Option<Duration>,
     },
     /// Never to be tried again.
     Dead(String),
@@ -312,9 +342,13 @@ pub fn record(
                 }
                 tracing::info!(delivery = %d.id, channel = %d.channel, notification = %d.notification_id, "delivered");
             }
-            Outcome::Failed { status, error } => {
+            Outcome::Failed {
+                status,
+                error,
+                retry_after,
+            } => {
                 let dead = attempts as u32 >= cfg.max_attempts;
-                let next = now + delta(backoff(cfg, attempts as u32));
+                let next = now + delta(wait_after(cfg, attempts as u32, *retry_after));
                 store::deliveries::failed(
                     conn,
                     &d.id,
@@ -400,5 +434,39 @@ mod tests {
         let cfg = NotifyConfig::parse(&get).unwrap();
         let secs: Vec<u64> = (1..=6).map(|n| backoff(&cfg, n).as_secs()).collect();
         assert_eq!(secs, [10, 20, 40, 60, 60, 60]);
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        let now = chrono::DateTime::from_timestamp(1_445_412_480, 0)
+            .unwrap()
+            .naive_utc(); // Wed, 21 Oct 2015 07:28:00 GMT
+        let secs = |v: &str| retry_after(v, now).map(|d| d.as_secs());
+        assert_eq!(secs("120"), Some(120));
+        assert_eq!(secs(" 0 "), Some(0));
+        assert_eq!(secs("Wed, 21 Oct 2015 07:30:00 GMT"), Some(120));
+        // A date already past asks for no wait.
+        assert_eq!(secs("Wed, 21 Oct 2015 07:00:00 GMT"), Some(0));
+        assert_eq!(secs("99999999999999999999999"), Some(u64::MAX));
+        for bad in ["", "-5", "1.5", "soon", "Wed, 21 Oct 2015"] {
+            assert_eq!(secs(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_long_retry_after_is_bounded_by_the_longest_back_off() {
+        let get = |n: &str| match n {
+            "DJAMBI_DELIVERY_BACKOFF_MAX" => Some("1h".to_string()),
+            _ => None,
+        };
+        let cfg = NotifyConfig::parse(&get).unwrap();
+        let asked = |s: u64| Some(Duration::from_secs(s));
+        assert_eq!(
+            wait_after(&cfg, 1, asked(86_400)),
+            Duration::from_secs(3600)
+        );
+        // A short one is taken as asked, shorter than the back-off (30 s by default).
+        assert_eq!(wait_after(&cfg, 1, asked(2)), Duration::from_secs(2));
+        assert_eq!(wait_after(&cfg, 1, None), Duration::from_secs(30));
     }
 }

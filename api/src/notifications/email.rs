@@ -57,6 +57,20 @@ pub struct Mail {
     pub reply_to: Option<String>,
     /// The language it is written in (its recipient's; `Content-Language`).
     pub lang: Lang,
+    /// Its recipient's time zone (the digest's day).
+    pub zone: TimeZone,
+    /// The mail this one answers, if it is an answer (a reply by mail's).
+    pub answers: Option<Answering>,
+}
+
+/// What an answer says of the mail it answers (RFC 3834 §3.1.5, RFC 5322 §3.6.4): it
+/// threads under it (`In-Reply-To`, `References`) and says `Auto-Submitted: auto-replied`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Answering {
+    /// The answered mail's Message-ID (without `<>`), when it had a usable one.
+    pub in_reply_to: Option<String>,
+    /// Its `References` (without `<>`), then its Message-ID.
+    pub references: Vec<String>,
 }
 
 impl Mail {
@@ -203,7 +217,6 @@ pub fn compose(
     let mut reply_to = None;
     if let Some(game_id) = &note.game_id {
         let state = game_store::current_state(conn, ctx.games, game_id)?;
-        let short = &game_id[..game_id.len().min(8)];
         let mut names = Vec::new();
         for s in domain::Seat::ALL {
             if let Some(u) = state.player(s) {
@@ -211,19 +224,19 @@ pub fn compose(
             }
         }
         let list: Vec<String> = names.iter().map(|(_, n)| n.clone()).collect();
+        // A game is known by its players, not by its id.
         subject = tr(
             lang,
             "mail-subject-game",
             &[
                 ("what", what.as_str().into()),
-                ("game", short.into()),
                 ("players", list.join(", ").into()),
             ],
         );
         body.push_str(&tr(
             lang,
             "mail-intro-game",
-            &[("what", what.as_str().into()), ("game", short.into())],
+            &[("what", what.as_str().into())],
         ));
         body.push_str("\n\n");
         let players = names
@@ -425,6 +438,8 @@ pub fn compose(
         unsubscribe_url: Some(unsubscribe_url),
         reply_to,
         lang,
+        zone,
+        answers: None,
     })
 }
 
@@ -458,21 +473,13 @@ fn account(
         }
         account_mail::PASSWORD_RESET => {
             let token = tokens::mailed(ctx.signing_secret, tokens::RESET_PREFIX, token_id);
+            // A page to open, not an API call to make (programs use
+            // `POST /v1/password-resets/{token}` with the same token).
             (
                 t(lang, "mail-reset-subject"),
                 format!(
-                    "{hello}\n\n{}\n\n{token}\n\n{}\n{}\n{}\n",
+                    "{hello}\n\n{}\n\n{public}/reset-password/{token}\n\n{}\n",
                     named("mail-reset-ask"),
-                    tr(
-                        lang,
-                        "mail-reset-how",
-                        &[("url", format!("{public}/v1/password-resets/{token}").into())]
-                    ),
-                    tr(
-                        lang,
-                        "mail-reset-with",
-                        &[("json", "{\"new_password\": \"...\"}".into())]
-                    ),
                     t(lang, "mail-reset-ignore"),
                 ),
             )
@@ -498,19 +505,43 @@ fn account(
             format!("{}\n", t(lang, "mail-account-body")),
         ),
     };
+    // The payload's ids were checked when the reply was read (`mail_moves::message`).
+    let answers = (note.kind == account_mail::MAIL_MOVE_ANSWER).then(|| {
+        let ids = |k: &str| -> Vec<String> {
+            payload
+                .get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Answering {
+            in_reply_to: payload
+                .get("in_reply_to")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            references: ids("references"),
+        }
+    });
     Mail {
         subject,
         body,
         unsubscribe_url: None,
         reply_to: None,
         lang,
+        zone,
+        answers,
     }
 }
 
-/// The mail collecting several items (the daily digest of `day`), in the language of
-/// its items (one recipient's).
+/// The mail collecting several items (the daily digest of `day`, a day of the
+/// recipient's zone), in the language of its items (one recipient's).
 pub fn digest(mails: &[&Mail], day: NaiveDate) -> Mail {
     let lang = mails.first().map_or(Lang::EN, |m| m.lang);
+    let zone = mails.first().map_or(TimeZone::UTC, |m| m.zone);
     let day = i18n::date(lang, day);
     let count = || -> Vec<(&str, Arg)> {
         vec![("day", day.as_str().into()), ("count", mails.len().into())]
@@ -536,7 +567,34 @@ pub fn digest(mails: &[&Mail], day: NaiveDate) -> Mail {
         unsubscribe_url,
         reply_to: None,
         lang,
+        zone,
+        answers: None,
     }
+}
+
+/// When a digest item made at `now` goes out: the next midnight of the recipient's
+/// zone (as a UTC time, as stored). A midnight that a change of clocks skips is the
+/// first moment of the day.
+pub fn digest_due(now: NaiveDateTime, zone: TimeZone) -> NaiveDateTime {
+    use chrono::TimeZone as _;
+    let local_day = now.and_utc().with_timezone(&zone).date_naive();
+    let next = local_day + chrono::Days::new(1);
+    let mut at = next.and_time(chrono::NaiveTime::MIN);
+    for _ in 0..48 {
+        if let Some(t) = zone.from_local_datetime(&at).earliest() {
+            return t.naive_utc();
+        }
+        at += chrono::TimeDelta::minutes(30);
+    }
+    (now.date() + chrono::Days::new(1)).and_time(chrono::NaiveTime::MIN)
+}
+
+/// The day a digest sent at `due` is about: the recipient's day that ended then.
+pub fn digest_day(due: NaiveDateTime, zone: TimeZone) -> NaiveDate {
+    (due - chrono::TimeDelta::minutes(1))
+        .and_utc()
+        .with_timezone(&zone)
+        .date_naive()
 }
 
 #[cfg(test)]
@@ -552,6 +610,8 @@ mod tests {
             unsubscribe_url: Some("https://x.example/u".into()),
             reply_to: None,
             lang: Lang::EN,
+            zone: TimeZone::UTC,
+            answers: None,
         };
         let html = mail.html();
         assert!(
@@ -604,5 +664,37 @@ mod tests {
         ] {
             assert_eq!(check_unsubscribe_token(&secret, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_digest_waits_for_the_readers_midnight() {
+        let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().naive_utc();
+        let ny: TimeZone = "America/New_York".parse().unwrap();
+        let paris: TimeZone = "Europe/Paris".parse().unwrap();
+        // 1 March, 12:00 UTC: 07:00 in New York, the digest at 05:00 UTC on 2 March.
+        let due = digest_due(at("2031-03-01T12:00:00Z"), ny);
+        assert_eq!(due, at("2031-03-02T05:00:00Z"));
+        assert_eq!(
+            digest_day(due, ny),
+            NaiveDate::from_ymd_opt(2031, 3, 1).unwrap()
+        );
+        // 23:30 UTC on 1 March is already 2 March in Paris.
+        let due = digest_due(at("2031-03-01T23:30:00Z"), paris);
+        assert_eq!(due, at("2031-03-02T23:00:00Z"));
+        assert_eq!(
+            digest_day(due, paris),
+            NaiveDate::from_ymd_opt(2031, 3, 2).unwrap()
+        );
+        assert_eq!(
+            digest_due(at("2031-03-01T12:00:00Z"), TimeZone::UTC),
+            at("2031-03-02T00:00:00Z")
+        );
+        // Santiago skips its midnight when the clocks go forward (6 September 2031).
+        let santiago: TimeZone = "America/Santiago".parse().unwrap();
+        let due = digest_due(at("2031-09-06T12:00:00Z"), santiago);
+        assert!(
+            due > at("2031-09-06T12:00:00Z") && due < at("2031-09-07T12:00:00Z"),
+            "{due}"
+        );
     }
 }

@@ -18,6 +18,8 @@
 //! | `seat_eliminated` | the eliminated seat's player (unless it resigned) | `seat` |
 //! | `game_ended` | every player | `result` |
 //! | `message` | the recipients of a table-talk message but its sender and who muted it (written by [`crate::messages::send`]) | `message_id`, `seq`, `seat` (the sender's), `to` (seats, `null`: the table), `text` |
+//! | `conditional_played` | a seat's player whose stored conditional answer the server played (written by [`crate::games::conditional`]) | `seat`, `move` |
+//! | `conditional_discarded` | a seat's player whose conditional moves no line matched any more | `seat`, `because` (e.g. `Blue played G8-E6`) |
 //! | `webhook_disabled` | the endpoint's owner (written by [`delivery`]) | `webhook_id`, `url`, `reason` |
 //!
 //! Ids are stable: derived from the game, the version, the kind, the user and a counter,
@@ -63,7 +65,7 @@ pub struct Notifications<'a> {
 }
 
 /// Every kind of notification.
-pub const KINDS: [&str; 9] = [
+pub const KINDS: [&str; 11] = [
     "your_turn",
     "reminder",
     "timeout",
@@ -73,6 +75,8 @@ pub const KINDS: [&str; 9] = [
     "game_ended",
     "draw_offered",
     "message",
+    "conditional_played",
+    "conditional_discarded",
 ];
 
 /// A stable id: the same inputs always give the same id, formatted like a UUID.
@@ -239,3 +243,4 @@ pub fn plan(written: Wrote<'_>, actor: Option<&str>) -> Vec<NotificationRow> {
     }
     p.rows
 }
+

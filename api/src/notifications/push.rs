@@ -27,11 +27,17 @@ pub use crate::store::push_subscriptions::PushSubscriptionRow;
 
 /// How long a VAPID token is valid (RFC 8292 allows at most 24 h).
 pub const VAPID_TOKEN_SECS: i64 = 12 * 3600;
+/// Audiences whose tokens are kept (a few push services in practice; endpoints elsewhere
+/// could make many).
+const MAX_CACHED_TOKENS: usize = 256;
 
 /// The server's VAPID key pair.
 #[derive(Clone)]
 pub struct VapidKeys {
     signing: p256::ecdsa::SigningKey,
+    /// The last token per audience (origin) and its expiry: a push service sees one token
+    /// for hours, not an ECDSA signature per push.
+    tokens: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, (i64, String)>>>,
     /// The public key as browsers take it (`applicationServerKey`): the uncompressed
     /// point, base64url.
     pub public: String,
@@ -58,15 +64,38 @@ impl VapidKeys {
         let public = secret.public_key().as_affine().to_encoded_point(false);
         Ok(VapidKeys {
             signing: p256::ecdsa::SigningKey::from(secret),
+            tokens: Default::default(),
             public: B64URL.encode(public.as_bytes()),
             subject: cfg.subject.clone(),
         })
     }
 
-    /// The `Authorization` header of a push to `endpoint` at `now` (RFC 8292).
+    /// The `Authorization` header of a push to `endpoint` at `now` (RFC 8292): the
+    /// audience's token while it has more than half its life left, else a new one.
     pub fn authorization(&self, endpoint: &url::Url, now: NaiveDateTime) -> String {
         let aud = endpoint.origin().ascii_serialization();
-        let exp = now.and_utc().timestamp() + VAPID_TOKEN_SECS;
+        let at = now.and_utc().timestamp();
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        match tokens.get(&aud) {
+            // `exp` at most a full life ahead: a clock set back signs anew.
+            Some((exp, header))
+                if *exp - at > VAPID_TOKEN_SECS / 2 && *exp - at <= VAPID_TOKEN_SECS =>
+            {
+                header.clone()
+            }
+            _ => {
+                let header = self.sign(&aud, at + VAPID_TOKEN_SECS);
+                if tokens.len() >= MAX_CACHED_TOKENS {
+                    tokens.clear();
+                }
+                tokens.insert(aud, (at + VAPID_TOKEN_SECS, header.clone()));
+                header
+            }
+        }
+    }
+
+    /// A new `Authorization` header for the audience `aud`, expiring at `exp`.
+    fn sign(&self, aud: &str, exp: i64) -> String {
         let header = B64URL.encode(br#"{"typ":"JWT","alg":"ES256"}"#);
         let claims =
             B64URL.encode(json!({"aud": aud, "exp": exp, "sub": self.subject}).to_string());
@@ -142,6 +171,11 @@ fn browser_keys(
     let point = B64URL
         .decode(p256dh.trim_end_matches('='))
         .map_err(|_| "keys.p256dh: not base64url".to_string())?;
+    // RFC 8291 (section 3.1) takes the 65-byte uncompressed point; a compressed one
+    // (33 bytes) would decode but is not what the browser's key agreement uses.
+    if point.len() != 65 || point[0] != 0x04 {
+        return Err("keys.p256dh: must be the 65-byte uncompressed P-256 point".into());
+    }
     let public = web_push_native::p256::PublicKey::from_sec1_bytes(&point)
         .map_err(|_| "keys.p256dh: not a P-256 public key".to_string())?;
     let secret = B64URL
@@ -153,16 +187,23 @@ fn browser_keys(
     Ok((public, *web_push_native::Auth::from_slice(&secret)))
 }
 
-/// Whether an endpoint's host is one of the trusted push services (or below one).
-pub fn trusted_host(url: &url::Url, hosts: &[String]) -> bool {
+/// Whether an endpoint's host is one of the known push services (or below one), whatever
+/// its scheme and port.
+fn known_push_host(url: &url::Url, hosts: &[String]) -> bool {
     let Some(url::Host::Domain(d)) = url.host() else {
         return false;
     };
     let d = d.to_ascii_lowercase();
-    url.scheme() == "https"
-        && hosts
-            .iter()
-            .any(|h| d == *h || d.ends_with(&format!(".{h}")))
+    hosts
+        .iter()
+        .any(|h| d == *h || d.ends_with(&format!(".{h}")))
+}
+
+/// Whether an endpoint is one of the trusted push services: a known host, over https, on
+/// the default port (`url` drops an explicit `:443`). Push services listen there only;
+/// another port of their host is not what they serve.
+pub fn trusted_host(url: &url::Url, hosts: &[String]) -> bool {
+    url.scheme() == "https" && url.port().is_none() && known_push_host(url, hosts)
 }
 
 impl Notifications<'_> {
@@ -194,8 +235,15 @@ impl Notifications<'_> {
         let url = if endpoint.len() > MAX_URL_LEN {
             Err(format!("at most {MAX_URL_LEN} characters"))
         } else {
+            let hosts = &self.config.push_service_hosts;
             match url::Url::parse(endpoint.trim()) {
-                Ok(u) if trusted_host(&u, &self.config.push_service_hosts) => Ok(u),
+                Ok(u) if trusted_host(&u, hosts) => Ok(u),
+                // A known push service's host otherwise (another port, plain http) would
+                // pass the address rules (its addresses are public) and reach something
+                // the push service does not serve there.
+                Ok(u) if known_push_host(&u, hosts) => {
+                    Err("a known push service's endpoint must be https on the default port".into())
+                }
                 _ => check_url_resolving(endpoint, self.config.webhook_allow_private).await,
             }
         };
@@ -219,33 +267,19 @@ impl Notifications<'_> {
         };
         let limit = self.config.quota_push_subscriptions;
         store::run(self.pool, move |conn| {
-            store::transaction(conn, |conn| {
-                use crate::store::push_subscriptions as subs;
-                if let Some(old) = subs::by_endpoint(conn, &row.endpoint)? {
-                    if old.user_id == row.user_id {
-                        subs::set_keys(conn, &old.id, &row.p256dh, &row.auth)?;
-                        let again = subs::find(conn, &old.id)?.unwrap_or(old);
-                        return Ok((again, false));
-                    }
-                    subs::delete_in(conn, None, &old.id)?;
+            // The same endpoint sent at once by two accounts: the second insert meets the
+            // first's unique endpoint; once more, it finds it (and moves or renews it).
+            let mut tries = 0;
+            loop {
+                tries += 1;
+                match store_subscription(conn, &row, limit) {
+                    Err(NotificationError::Store(StoreError::VersionMoved)) if tries < 3 => {}
+                    other => return other,
                 }
-                if subs::count(conn, &row.user_id)? as u64 >= limit {
-                    return Err(NotificationError::Quota(crate::quota::Exceeded::held(
-                        "push_subscriptions",
-                        limit,
-                        format!(
-                            "an account may hold at most {limit} push subscriptions \
-                             (DJAMBI_QUOTA_PUSH_SUBSCRIPTIONS); delete one first"
-                        ),
-                    )));
-                }
-                subs::insert(conn, &row)?;
-                Ok((row, true))
-            })
+            }
         })
         .await
     }
-
     /// `GET /v1/me/push-subscriptions`: the user's devices, oldest first.
     pub async fn push_subscriptions(
         &self,
@@ -279,6 +313,41 @@ impl Notifications<'_> {
     }
 }
 
+/// Stores a subscription in one transaction: renews the caller's own endpoint, moves
+/// another account's, or inserts within the quota. The account's row is locked first
+/// (PostgreSQL; SQLite serialises writers), so one account's concurrent requests take
+/// turns: the quota holds, and the same endpoint sent at once is one insert, then renewals.
+fn store_subscription(
+    conn: &mut store::DbConnection,
+    row: &PushSubscriptionRow,
+    limit: u64,
+) -> Result<(PushSubscriptionRow, bool), NotificationError> {
+    store::transaction(conn, |conn| {
+        use crate::store::push_subscriptions as subs;
+        store::quotas::lock_account(conn, &row.user_id)?;
+        if let Some(old) = subs::by_endpoint(conn, &row.endpoint)? {
+            if old.user_id == row.user_id {
+                subs::set_keys(conn, &old.id, &row.p256dh, &row.auth)?;
+                let again = subs::find(conn, &old.id)?.unwrap_or(old);
+                return Ok((again, false));
+            }
+            subs::delete_in(conn, None, &old.id)?;
+        }
+        if subs::count(conn, &row.user_id)? as u64 >= limit {
+            return Err(NotificationError::Quota(crate::quota::Exceeded::held(
+                "push_subscriptions",
+                limit,
+                format!(
+                    "an account may hold at most {limit} push subscriptions \
+                     (DJAMBI_QUOTA_PUSH_SUBSCRIPTIONS); delete one first"
+                ),
+            )));
+        }
+        subs::insert(conn, row)?;
+        Ok((row.clone(), true))
+    })
+}
+
 fn push_off() -> NotificationError {
     NotificationError::NotFound("Web Push is not enabled on this server".into())
 }
@@ -300,6 +369,9 @@ mod tests {
         assert!(!t("https://evilpush.apple.com.example/x"));
         assert!(!t("https://xpush.apple.com/x"));
         assert!(!t("https://127.0.0.1/x"));
+        assert!(t("https://fcm.googleapis.com:443/fcm/send/x"));
+        assert!(!t("https://fcm.googleapis.com:22/fcm/send/x"));
+        assert!(!t("https://web.push.apple.com:8443/abc"));
     }
 
     #[test]
@@ -337,11 +409,44 @@ mod tests {
     }
 
     #[test]
+    fn a_token_serves_its_audience_for_half_its_life() {
+        let cfg = VapidConfig {
+            private_key: crate::config::Secret::new(
+                B64URL.encode(p256::SecretKey::random(&mut rand::rngs::OsRng).to_bytes()),
+            ),
+            subject: "mailto:ops@example.org".into(),
+            generated: false,
+        };
+        let keys = VapidKeys::of(&cfg).unwrap();
+        let at = |secs: i64| {
+            chrono::DateTime::from_timestamp(1_800_000_000 + secs, 0)
+                .unwrap()
+                .naive_utc()
+        };
+        let fcm = url::Url::parse("https://fcm.googleapis.com/fcm/send/a").unwrap();
+        let other = url::Url::parse("https://fcm.googleapis.com/fcm/send/b").unwrap();
+        let apple = url::Url::parse("https://web.push.apple.com/x").unwrap();
+        let first = keys.authorization(&fcm, at(0));
+        assert_eq!(keys.authorization(&other, at(3600)), first);
+        assert_ne!(keys.authorization(&apple, at(3600)), first);
+        assert_ne!(
+            keys.authorization(&fcm, at(VAPID_TOKEN_SECS / 2 + 1)),
+            first
+        );
+        // A clock set back gets a token valid from then.
+        let back = keys.authorization(&fcm, at(-VAPID_TOKEN_SECS));
+        assert_ne!(back, first);
+    }
+
+    #[test]
     fn bad_browser_keys_are_refused() {
         assert!(browser_keys("AAAA", "AAAAAAAAAAAAAAAAAAAAAA").is_err());
         let pk = p256::SecretKey::random(&mut rand::rngs::OsRng).public_key();
         let p = B64URL.encode(pk.as_affine().to_encoded_point(false).as_bytes());
         assert!(browser_keys(&p, "AAAAAAAAAAAAAAAAAAAAAA").is_ok());
         assert!(browser_keys(&p, "AAAA").is_err());
+        // The compressed form of the same point (33 bytes) is refused.
+        let compressed = B64URL.encode(pk.as_affine().to_encoded_point(true).as_bytes());
+        assert!(browser_keys(&compressed, "AAAAAAAAAAAAAAAAAAAAAA").is_err());
     }
 }

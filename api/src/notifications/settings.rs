@@ -189,3 +189,34 @@ impl Notifications<'_> {
         Ok(settings)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README names the kinds that push by default; it must name exactly those.
+    #[test]
+    fn the_readme_lists_the_default_push_kinds() {
+        let readme = include_str!("../../../README.md");
+        let start = readme
+            .find("`push` channel is on (default: ")
+            .expect("the README names the push defaults");
+        let rest = &readme[start..];
+        let list = &rest[rest.find(": ").unwrap() + 2..rest.find(')').unwrap()];
+        let mut documented: Vec<String> = list
+            .split(',')
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .collect();
+        documented.sort();
+        // `webhook_disabled` is not a setting's kind, but goes out by its defaults.
+        let mut actual: Vec<String> = KINDS
+            .iter()
+            .chain(&["webhook_disabled"])
+            .filter(|k| default_channels(k).push_on())
+            .map(|k| k.to_string())
+            .collect();
+        actual.sort();
+        assert_eq!(documented, actual);
+    }
+}

@@ -163,6 +163,23 @@ pub fn update(
     (changes, rows)
 }
 
+/// Locks the rating rows of a rated game's seated players (see [`rating_store::lock`])
+/// before a write that ends it reads the time: its `ended_at` is then stamped in the
+/// same serialised step that numbers its changes, so two games of one player ending at
+/// once end in the order their ratings changed.
+pub fn lock_players(
+    conn: &mut DbConnection,
+    state: &GameState,
+    at: NaiveDateTime,
+) -> Result<(), StoreError> {
+    let ids: Vec<String> = domain::Seat::ALL
+        .into_iter()
+        .filter_map(|s| state.player(s).map(str::to_string))
+        .collect();
+    rating_store::lock(conn, &ids, |id| fresh(id, at))?;
+    Ok(())
+}
+
 /// Applies a rated game's result to its players' ratings, inside the transaction that
 /// writes its `ended` event (so exactly once: the event is written once). Locks the
 /// players' rows first (see [`rating_store::lock`]). Does nothing for another game.

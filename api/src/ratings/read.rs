@@ -40,6 +40,18 @@ pub struct PlayerPage {
     pub recent: Vec<RatingChangeRow>,
     /// Oldest first: the player's changes in the covered games.
     pub history: Vec<RatingChangeRow>,
+    /// The games of `recent` and `history` the reader may not know of: invite-only
+    /// games the reader did not play. Their id opens them, so they are shown without it
+    /// ([`PlayerPage::shown_id`]).
+    pub unlisted: std::collections::HashSet<String>,
+}
+
+impl PlayerPage {
+    /// The id of `game_id` as this page may show it to its reader: `None` for an
+    /// invite-only game the reader did not play.
+    pub fn shown_id<'a>(&self, game_id: &'a str) -> Option<&'a str> {
+        (!self.unlisted.contains(game_id)).then_some(game_id)
+    }
 }
 
 /// Whether a rating is provisional (see [`super::model::PROVISIONAL_SIGMA`]).
@@ -51,8 +63,13 @@ pub fn provisional(row: &PlayerRatingRow) -> bool {
     .provisional()
 }
 
-/// The page of `username` (found by its login key: the name in ASCII lower case).
-pub async fn player(pool: &DbPool, username: String) -> Result<PlayerPage, RatingReadError> {
+/// The page of `username` (found by its login key: the name in ASCII lower case), as
+/// `reader` (`None`: nobody signed in) may see it.
+pub async fn player(
+    pool: &DbPool,
+    username: String,
+    reader: Option<String>,
+) -> Result<PlayerPage, RatingReadError> {
     store::run(pool, move |conn| {
         let key = crate::accounts::names::login_key(&username)
             .ok_or_else(|| RatingReadError::NoPlayer(username.clone()))?;
@@ -68,6 +85,8 @@ pub async fn player(pool: &DbPool, username: String) -> Result<PlayerPage, Ratin
             .cloned()
             .collect();
         history.reverse();
+        let ids: Vec<String> = history.iter().map(|c| c.game_id.clone()).collect();
+        let unlisted = store::game_lists::unlisted_for(conn, &ids, reader.as_deref())?;
         Ok(PlayerPage {
             user_id: user.id,
             username: user.username,
@@ -75,6 +94,7 @@ pub async fn player(pool: &DbPool, username: String) -> Result<PlayerPage, Ratin
             places,
             recent,
             history,
+            unlisted,
         })
     })
     .await

@@ -14,6 +14,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use super::me::PasswordChange;
 use crate::accounts::password_reset::{self, ResetFor};
 use crate::accounts::verification;
+use crate::accounts::{AccountError, MailTokenRejected};
 use crate::auth::{Authenticated, SecretString};
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
@@ -72,7 +73,9 @@ pub async fn resend_verification(
 /// Confirm an address with the token of its verification mail (no login).
 ///
 /// A token works once, for 48 hours, and only while the account's address is still the
-/// one it was sent to.
+/// one it was sent to. Sent by the page's button (a form post,
+/// `application/x-www-form-urlencoded`), the answer is a page (`text/html`, a 404 page
+/// for a link that does not work) in the account's language.
 #[utoipa::path(
     tag = "accounts",
     params(("token" = String, Path, description = "From the verification mail's link")),
@@ -84,48 +87,118 @@ pub async fn resend_verification(
 )]
 #[post("/email-verification/{token}")]
 pub async fn confirm_email(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = verification::confirm(&state.accounts(), path.into_inner().into()).await?;
-    Ok(HttpResponse::Ok().json(EmailVerified {
-        email_verified: true,
-        email: user.email,
-    }))
+    let from_page = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    let confirmed = verification::confirm(&state.accounts(), path.into_inner().into()).await;
+    if !from_page {
+        let user = confirmed?;
+        return Ok(HttpResponse::Ok().json(EmailVerified {
+            email_verified: true,
+            email: user.email,
+        }));
+    }
+    // A person pressed the page's button: a page answers.
+    match confirmed {
+        Ok(user) => {
+            let lang = super::language::of_request(&req, user.language.as_deref());
+            let text = crate::i18n::tr(
+                lang,
+                "confirm-done",
+                &[("email", user.email.as_str().into())],
+            );
+            Ok(super::pages::notice_page(
+                lang,
+                actix_web::http::StatusCode::OK,
+                "confirmed",
+                &crate::i18n::t(lang, "confirm-title"),
+                &format!(
+                    "<p role=\"status\">{}</p>\n<p><a href=\"/\">{}</a></p>",
+                    super::pages::escape_html(&text),
+                    super::pages::escape_html(&crate::i18n::t(lang, "confirm-open")),
+                ),
+            ))
+        }
+        Err(AccountError::MailToken(_) | AccountError::AccountGone) => Ok(
+            super::pages::not_found_page(super::web::page_lang(&req).await, "confirm-invalid"),
+        ),
+        Err(e) => Err(e.into()),
+    }
 }
 
-/// A page with the button that confirms the address (what the mail links to).
+/// A page with the button that confirms the address (what the mail links to), in the
+/// account's language; a link that does not work (unknown, used, expired, the address
+/// changed since) is a 404 page.
 #[utoipa::path(
     tag = "accounts",
     params(("token" = String, Path, description = "From the verification mail's link")),
     responses(
-        (status = 200, description = "A page with the button", content_type = "text/html", body = String)
+        (status = 200, description = "A page with the button (a link that does not work is a \
+            404: an HTML page saying so to a request that accepts `text/html`, else the \
+            `not-found` problem)", content_type = "text/html", body = String)
     )
 )]
 #[get("/email-verification/{token}")]
-pub async fn confirm_email_page(req: HttpRequest, path: web::Path<String>) -> HttpResponse {
-    let token: String = path
-        .into_inner()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-        .take(200)
-        .collect();
-    let lang = super::language::of_request(&req, None);
+pub async fn confirm_email_page(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let raw = path.into_inner();
+    let well_formed = raw.len() <= 200
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let preference = if well_formed {
+        verification::check_link(&state.accounts(), raw.clone().into()).await
+    } else {
+        Err(AccountError::MailToken(MailTokenRejected::Unknown))
+    };
+    let preference = match preference {
+        Ok(p) => p,
+        // A person gets the page saying so; a program, the documented problem.
+        Err(AccountError::MailToken(_) | AccountError::AccountGone)
+            if !super::fallback::accepts_html(&req) =>
+        {
+            return Err(ApiError::NotFound(
+                "no such verification link: unknown, used, expired, or its address changed".into(),
+            ));
+        }
+        Err(AccountError::MailToken(_) | AccountError::AccountGone) => {
+            return Ok(super::pages::not_found_page(
+                super::web::page_lang(&req).await,
+                "confirm-invalid",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let lang = super::language::of_request(&req, preference.as_deref());
     let text = |id: &str| super::pages::escape_html(&crate::i18n::t(lang, id));
-    let html = format!(
-        "<!doctype html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\
-         <body><form method=\"post\" action=\"/v1/email-verification/{token}\">\
-         <p>{}</p><button>{}</button></form></body></html>",
-        lang.code(),
-        text("confirm-title"),
+    let content = format!(
+        "<form method=\"post\" action=\"/v1/email-verification/{raw}\">\n\
+         <p>{}</p>\n<button type=\"submit\">{}</button>\n</form>",
         text("confirm-question"),
         text("confirm-button"),
     );
-    HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
-        .insert_header((header::CONTENT_LANGUAGE, lang.code()))
-        .insert_header((header::VARY, "Accept-Language"))
-        .body(html)
+    let mut response = super::pages::notice_page(
+        lang,
+        actix_web::http::StatusCode::OK,
+        "confirm",
+        &crate::i18n::t(lang, "confirm-title"),
+        &content,
+    );
+    // The link's token must not leave in a `Referer`.
+    response.headers_mut().insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
+    );
+    Ok(response)
 }
 
 /// Whom a reset is for: exactly one of `username` and `email`.

@@ -71,11 +71,21 @@ pub async fn translate_problems(
         account_language(res.request()).await
     };
     let lang = of_request(res.request(), preference.as_deref());
-    if lang == Lang::EN {
-        return Ok(res.map_into_boxed_body());
-    }
     let (req, res) = res.into_parts();
     let (mut head, body) = res.into_parts();
+    // The title follows the reader: caches must not hand one reader's to another.
+    let headers = head.headers_mut();
+    headers.append(header::VARY, HeaderValue::from_static("Accept-Language"));
+    if !headers.contains_key(header::CACHE_CONTROL) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    if lang == Lang::EN {
+        headers.insert(header::CONTENT_LANGUAGE, HeaderValue::from_static("en"));
+        return Ok(ServiceResponse::new(
+            req,
+            head.set_body(body).map_into_boxed_body(),
+        ));
+    }
     let Ok(bytes) = actix_web::body::to_bytes(body).await else {
         return Ok(ServiceResponse::new(req, head.set_body(BoxBody::new(()))));
     };
@@ -99,7 +109,5 @@ pub async fn translate_problems(
         }
         Err(_) => bytes.to_vec(),
     };
-    head.headers_mut()
-        .append(header::VARY, HeaderValue::from_static("Accept-Language"));
     Ok(ServiceResponse::new(req, head.set_body(BoxBody::new(body))))
 }

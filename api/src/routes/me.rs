@@ -282,9 +282,13 @@ pub async fn close_account(
 /// The account (name, address, whether verified), the notification settings, the live
 /// login sessions, the live personal access tokens (without their secrets), the webhook
 /// endpoints (without their signing secrets), the vacations, every game the account holds
-/// a seat in with its record and players, the notifications of the feed, and `messages`
-/// (empty until there are messages). `format` names the version of this layout; the
-/// README describes it. Answered as an attachment, never cached.
+/// a seat in with its record and players, the notifications of the feed (a `message`
+/// item without the other player's text), the table-talk messages the account wrote
+/// (`messages`, private ones included; not those others sent it), the players it muted
+/// (`mutes`), the messages it reported (`message_reports`) and its Web Push
+/// subscriptions (`push_subscriptions`, without the `auth` secret).
+/// `format` names the version of this layout; the README describes it. Answered as an
+/// attachment, never cached.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = ["session"])),
@@ -300,7 +304,13 @@ pub async fn close_account(
                 "webhooks": [], "vacations": [],
                 "games": [{"id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "kind": "played",
                     "status": "finished", "my_seats": ["R"], "record": "[Event \"Djambi correspondence game\"]\n..."}],
-                "notifications": [], "messages": []})),
+                "notifications": [],
+                "messages": [{"id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12",
+                    "game_id": "5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a", "seq": 3, "seat": "R",
+                    "to": ["B"], "text": "Leave my chief alone and I leave yours.",
+                    "game_version": 17, "created_at": "2026-12-01T10:00:00Z", "hidden": false}],
+                "mutes": [{"username": "mallory", "created_at": "2026-12-01T11:00:00Z"}],
+                "message_reports": [], "push_subscriptions": []})),
         (status = 401, description = "Missing or invalid token", body = Problem,
             content_type = "application/problem+json"),
         (status = 403, description = "Called with a personal access token", body = Problem,

@@ -1,7 +1,8 @@
 //! Table talk: `GET/POST /v1/games/{id}/messages`, `POST /v1/games/{id}/messages/{mid}/report`.
 //! The rules (who may write, who reads what) are in [`crate::messages`].
 
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -12,7 +13,8 @@ use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::messages::{self, Message};
 use crate::pagination::{PageParams, next_link};
-use crate::routes::games::{MaybeAuthenticated, game_id};
+use crate::routes::games::write::idempotency_key;
+use crate::routes::games::{MaybeAuthenticated, etag, game_id};
 use crate::state::AppState;
 
 const PROBLEM: &str = "application/problem+json";
@@ -115,7 +117,9 @@ pub struct ReportRequest {
 /// received; spectators (no token) the table's only. After the end, private messages
 /// become visible to everyone when the game was created with `press: revealed_at_end`,
 /// and stay private with `press: private` (the default). Messages of players the caller
-/// muted, and messages the operator hid, are left out.
+/// muted, and messages the operator hid, are left out. `ETag` is the game's current
+/// version (a new message does not change it: poll with `?after=`); a signed-in
+/// reader's list is `Cache-Control: private, no-store`.
 #[utoipa::path(
     tag = "messages",
     params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"), MessageParams),
@@ -149,17 +153,26 @@ pub async fn list_messages(
             .ok_or_else(|| ApiError::field("after", "must be a message's sequence number"))?,
     };
     let reader = viewer.0.map(|a| a.user_id);
+    // A signed-in reader's list holds private messages: no cache keeps it.
+    let cache_control = if reader.is_some() {
+        "private, no-store"
+    } else {
+        "no-cache"
+    };
     let page = messages::list::list(app.game_ctx(), id.clone(), reader, after, limit).await?;
     let next_cursor = page.next_after.map(|n| n.to_string());
     let next = next_cursor
         .as_deref()
         .map(|c| next_link(&format!("/v1/games/{id}/messages"), c, limit));
-    Ok(HttpResponse::Ok().json(MessagePage {
-        game_id: id,
-        items: page.items.iter().map(MessageView::of).collect(),
-        next_cursor,
-        next,
-    }))
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, etag(page.state.version)))
+        .insert_header((header::CACHE_CONTROL, cache_control))
+        .json(MessagePage {
+            game_id: id,
+            items: page.items.iter().map(MessageView::of).collect(),
+            next_cursor,
+            next,
+        }))
 }
 
 /// Send a message to the whole table (no `to`) or privately to some seats.
@@ -169,10 +182,14 @@ pub async fn list_messages(
 /// unless the game was created with `eliminated_may_write: false`. The table is closed
 /// once the game is over. At most 20 messages a minute per player and 60 per game.
 /// The recipients (but not those who muted the sender) get a `message` notification.
+/// `ETag` is the game's version when it was sent. Accepts `Idempotency-Key`.
 #[utoipa::path(
     tag = "messages",
     security(("bearer" = ["play"])),
-    params(("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$")),
+    params(
+        ("id" = String, Path, description = "The game's id", max_length = 64, pattern = "^[A-Za-z0-9-]+$"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the same request again gets the first answer (`Idempotent-Replayed: true`), nothing is sent twice")
+    ),
     request_body = SendMessageRequest,
     responses(
         (status = 201, description = "Sent", body = MessageView),
@@ -188,6 +205,7 @@ pub async fn list_messages(
 )]
 #[post("/games/{id}/messages")]
 pub async fn send_message(
+    req: HttpRequest,
     app: web::Data<AppState>,
     path: web::Path<String>,
     auth: Authenticated,
@@ -196,7 +214,12 @@ pub async fn send_message(
     auth.require(Scope::Play)?;
     let id = game_id(&path)?;
     let b = body.into_inner();
-    let row = messages::send::send(
+    // The key's request hash covers the request as parsed (the same text and seats in
+    // other JSON spacing are the same request).
+    let canonical = serde_json::to_vec(&serde_json::json!({"text": b.text, "to": b.to}))
+        .map_err(|e| ApiError::internal(format!("request hash: {e}")))?;
+    let key = idempotency_key(&req, &canonical)?;
+    let sent = messages::send::send(
         app.game_ctx(),
         id,
         auth.user_id,
@@ -204,9 +227,18 @@ pub async fn send_message(
             text: b.text,
             to: b.to,
         },
+        key,
+        |row| serde_json::to_value(MessageView::of(row)).unwrap_or_default(),
     )
     .await?;
-    Ok(HttpResponse::Created().json(MessageView::of(&row)))
+    let mut response = HttpResponse::Created();
+    if let Some(v) = sent.answer.get("game_version").and_then(|v| v.as_i64()) {
+        response.insert_header((header::ETAG, etag(v)));
+    }
+    if sent.replayed {
+        response.insert_header(("Idempotent-Replayed", "true"));
+    }
+    Ok(response.json(sent.answer))
 }
 
 /// Report a message to the operator.
@@ -265,6 +297,12 @@ pub struct RecordParams {
     /// lines after the moves (default `false`).
     #[serde(default)]
     pub messages: bool,
+    /// `true`: the engine's finished analysis as comments, `{eval R +0.40 B -0.12 ...;
+    /// mistake, best was G3-F4}` after each move (each seat's value after it, in
+    /// militants), `404` without one; re-importable (default `false`; not with
+    /// `messages`).
+    #[serde(default)]
+    pub analysis: bool,
 }
 
 /// One message of the record's table-talk section: a JSON object on one line.

@@ -19,13 +19,16 @@ pub mod mutes;
 pub mod my_games;
 pub mod notification_settings;
 pub mod notifications;
+pub mod oauth;
 pub mod pages;
 pub mod params;
 pub mod players;
+pub mod positions;
 pub mod push;
 pub mod sessions;
 pub mod sse;
 pub mod tokens;
+pub mod tournaments;
 pub mod unsubscribe;
 pub mod vacations;
 pub mod web;
@@ -52,6 +55,7 @@ where
     T: ServiceFactory<ServiceRequest, Config = (), Error = Error, InitError = ()>,
 {
     app.configure(health::configure)
+        .configure(oauth::configure)
         .service(scope("/v1").configure(configure_v1))
         .map(pages::register)
         .map(web::register)
@@ -76,4 +80,6 @@ pub fn configure_v1(cfg: &mut ServiceConfig) {
     messages::configure(cfg);
     mutes::configure(cfg);
     players::configure(cfg);
+    positions::configure(cfg);
+    tournaments::configure(cfg);
 }

@@ -58,7 +58,10 @@ fn yes() -> bool {
         "seat_eliminated": {"feed": true, "email": false, "webhook": true, "push": false},
         "game_started": {"feed": true, "email": false, "webhook": true, "push": false},
         "game_ended": {"feed": true, "email": true, "webhook": true, "push": true},
-        "draw_offered": {"feed": true, "email": true, "webhook": true, "push": true}
+        "draw_offered": {"feed": true, "email": true, "webhook": true, "push": true},
+        "message": {"feed": true, "email": false, "webhook": true, "push": true},
+        "conditional_played": {"feed": true, "email": false, "webhook": true, "push": false},
+        "conditional_discarded": {"feed": true, "email": false, "webhook": true, "push": false}
     },
     "reminder_offsets_secs": [86400, 3600],
     "email_digest": false

@@ -37,7 +37,8 @@ pub struct NotificationView {
     /// Stable: the same notification always has this id (de-duplicate by it).
     pub id: String,
     /// your_turn, reminder, timeout, chief_killed, seat_eliminated, game_started,
-    /// game_ended or draw_offered.
+    /// game_ended, draw_offered, message (table talk), webhook_disabled,
+    /// conditional_played or conditional_discarded.
     pub kind: String,
     pub game_id: Option<String>,
     /// The game's version that caused it.

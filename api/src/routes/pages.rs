@@ -206,18 +206,45 @@ pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {
 
 /// The HTML 404 page, saying the message `what` in `lang`.
 pub(crate) fn not_found_page(lang: Lang, what: &str) -> HttpResponse {
+    notice_page(
+        lang,
+        StatusCode::NOT_FOUND,
+        "not-found",
+        &t(lang, "page-not-found"),
+        &format!("<p>{}</p>", escape_html(&t(lang, what))),
+    )
+}
+
+/// A small page of the server (no script): a heading and `content` (HTML, its text
+/// escaped by the caller), in `lang`, with `Content-Language` and `Vary`.
+pub(crate) fn notice_page(
+    lang: Lang,
+    status: StatusCode,
+    id: &str,
+    heading: &str,
+    content: &str,
+) -> HttpResponse {
     let body = format!(
         "<!doctype html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          {{{{icon}}}}\n<title>{} · Djambi</title>\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n\
-         <body>\n<main id=\"not-found\">\n<h1>{}</h1>\n<p>{}</p>\n</main>\n</body>\n</html>\n",
+         <body>\n<main id=\"{id}\">\n<h1>{}</h1>\n{content}\n</main>\n</body>\n</html>\n",
         lang.code(),
-        escape_html(&t(lang, "page-not-found")),
+        escape_html(heading),
         css().link("/assets/replay.css"),
-        escape_html(&t(lang, "page-not-found")),
-        escape_html(&t(lang, what))
+        escape_html(heading),
     );
-    html(StatusCode::NOT_FOUND, body)
+    let mut response = html(status, body);
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_LANGUAGE,
+        header::HeaderValue::from_static(lang.code()),
+    );
+    headers.insert(
+        header::VARY,
+        header::HeaderValue::from_static("Accept-Language, Cookie"),
+    );
+    response
 }
 
 /// The page's title: the players of the seats in play (usernames, or the record's names
@@ -312,7 +339,10 @@ async fn messages_script(req: HttpRequest, path: web::Path<String>) -> HttpRespo
     let code = path.trim_end_matches(".js");
     match Lang::from_code(code) {
         Some(lang) if lang.code() == code => messages_js(lang).serve(&req),
-        _ => not_found_page(Lang::EN, "page-no-such-file"),
+        _ => not_found_page(
+            crate::routes::web::page_lang(&req).await,
+            "page-no-such-file",
+        ),
     }
 }
 
@@ -322,8 +352,8 @@ async fn replay_page(
     app: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    // No login here: the request's Accept-Language.
-    let lang = super::language::of_request(&req, None);
+    // No login needed; a signed-in reader's preference still wins.
+    let lang = crate::routes::web::page_lang(&req).await;
     let Ok(id) = super::games::game_id(&path) else {
         return Ok(not_found_page(lang, "page-no-such-game"));
     };
@@ -354,6 +384,16 @@ async fn replay_page(
     let page = page.replace(
         "{{table_talk}}",
         &super::messages::talk_section(&talk, lang),
+    );
+    // The engine's analysis, as anyone may read it (a public game's).
+    let analysis = match crate::analysis::read(app.analysis_ctx(), state.id.clone(), None).await {
+        Ok(a) => Some(a),
+        Err(crate::analysis::AnalysisError::Store(e)) => return Err(e.into()),
+        Err(_) => None,
+    };
+    let page = page.replace(
+        "{{analysis}}",
+        &super::web::analysis::section(analysis.as_ref(), lang),
     );
     let mut response = html(StatusCode::OK, page);
     response.headers_mut().insert(

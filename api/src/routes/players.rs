@@ -12,6 +12,7 @@ use crate::pagination::{check_limit, invalid_cursor, next_link};
 use crate::ratings::read::{
     self, PlayerPage, PlayerRatingRow, RatingChangeRow, decode_cursor, encode_cursor, provisional,
 };
+use crate::routes::games::MaybeAuthenticated;
 use crate::state::AppState;
 
 const PROBLEM: &str = "application/problem+json";
@@ -59,7 +60,8 @@ pub struct PlaceCount {
 /// A rated game of the player's and what it did to the rating.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RatedGameView {
-    pub game_id: String,
+    /// `null` for an invite-only game the caller did not play (its id opens it).
+    pub game_id: Option<String>,
     pub ended_at: DateTime<Utc>,
     /// 1 is first; players sharing a place share the number.
     pub place: i32,
@@ -69,9 +71,9 @@ pub struct RatedGameView {
 }
 
 impl RatedGameView {
-    fn of(c: &RatingChangeRow) -> RatedGameView {
+    fn of(p: &PlayerPage, c: &RatingChangeRow) -> RatedGameView {
         RatedGameView {
-            game_id: c.game_id.clone(),
+            game_id: p.shown_id(&c.game_id).map(str::to_string),
             ended_at: c.ended_at.and_utc(),
             place: c.place,
             players: c.players,
@@ -84,7 +86,8 @@ impl RatedGameView {
 /// A point of the rating history.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct HistoryPoint {
-    pub game_id: String,
+    /// `null` for an invite-only game the caller did not play (its id opens it).
+    pub game_id: Option<String>,
     pub ended_at: DateTime<Utc>,
     /// The shown rating after the game.
     pub rating: f64,
@@ -121,12 +124,12 @@ impl PlayerView {
                 .iter()
                 .map(|&(place, games)| PlaceCount { place, games })
                 .collect(),
-            recent_games: p.recent.iter().map(RatedGameView::of).collect(),
+            recent_games: p.recent.iter().map(|c| RatedGameView::of(p, c)).collect(),
             rating_history: p
                 .history
                 .iter()
                 .map(|c| HistoryPoint {
-                    game_id: c.game_id.clone(),
+                    game_id: p.shown_id(&c.game_id).map(str::to_string),
                     ended_at: c.ended_at.and_utc(),
                     rating: c.mu_after - 3.0 * c.sigma_after,
                 })
@@ -137,7 +140,8 @@ impl PlayerView {
 
 /// A player's rating page: rating and deviation, games, wins, places, the recent rated
 /// games and the rating history. A player without rated games has the prior (shown
-/// rating 0, provisional).
+/// rating 0, provisional). Invite-only games are listed without their id (`game_id`
+/// `null`) unless the caller played them.
 #[utoipa::path(
     tag = "players",
     params(("username" = String, Path, description = "The player's name (any case)", min_length = 1, max_length = 64)),
@@ -150,12 +154,14 @@ impl PlayerView {
 pub async fn player(
     app: web::Data<AppState>,
     path: web::Path<String>,
+    viewer: MaybeAuthenticated,
 ) -> Result<HttpResponse, ApiError> {
     let name = path.into_inner();
     if name.is_empty() || name.len() > 64 {
         return Err(ApiError::NotFound(format!("no player {name:?}")));
     }
-    let page = read::player(&app.pool, name).await?;
+    let reader = viewer.0.map(|a| a.user_id);
+    let page = read::player(&app.pool, name, reader).await?;
     Ok(HttpResponse::Ok().json(PlayerView::of(&page)))
 }
 

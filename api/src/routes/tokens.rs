@@ -49,7 +49,7 @@ pub struct CreateTokenRequest {
 #[schema(example = json!({
     "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12", "name": "my bot", "scopes": ["read", "play"],
     "token_hint": "djp_Zk3l…", "created_at": "2026-11-30T12:00:00Z",
-    "expires_at": "2027-02-28T12:00:00Z", "last_used_at": null
+    "expires_at": "2027-02-28T12:00:00Z", "last_used_at": null, "app": null
 }))]
 pub struct TokenInfo {
     pub id: String,
@@ -60,6 +60,9 @@ pub struct TokenInfo {
     pub created_at: DateTime<Utc>,
     pub expires_at: Option<DateTime<Utc>>,
     pub last_used_at: Option<DateTime<Utc>>,
+    /// The app the token was issued to through OAuth 2.0 (its `client_id`, also the
+    /// token's `name`); `null` for a token made by hand.
+    pub app: Option<String>,
 }
 
 impl From<&PersonalAccessToken> for TokenInfo {
@@ -72,6 +75,7 @@ impl From<&PersonalAccessToken> for TokenInfo {
             created_at: t.created_at.and_utc(),
             expires_at: t.expires_at.map(|x| x.and_utc()),
             last_used_at: t.last_used_at.map(|x| x.and_utc()),
+            app: t.client_id.clone(),
         }
     }
 }
@@ -81,7 +85,7 @@ impl From<&PersonalAccessToken> for TokenInfo {
 #[schema(example = json!({
     "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d12", "name": "my bot", "scopes": ["read", "play"],
     "token_hint": "djp_Zk3l…", "created_at": "2026-11-30T12:00:00Z",
-    "expires_at": null, "last_used_at": null,
+    "expires_at": null, "last_used_at": null, "app": null,
     "token": "djp_Zk3lq0t1N9QmJb2Hc0R7Yp4sVx8wKe6uAa5LdFgTnMo"
 }))]
 pub struct CreatedToken {
@@ -161,7 +165,8 @@ pub async fn create_token(
         }))
 }
 
-/// List one's live (unrevoked) personal access tokens, oldest first.
+/// List one's live (unrevoked) personal access tokens, oldest first, with the tokens apps
+/// got through OAuth 2.0 (`app` names the app; revoke them the same way).
 #[utoipa::path(
     tag = "tokens",
     security(("bearer" = ["session"])),

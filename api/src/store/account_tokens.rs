@@ -51,8 +51,8 @@ pub fn mark_used(
     Ok(n == 1)
 }
 
-/// Marks every unused token of a user for `purpose` used (a newer one, or a change of
-/// address, supersedes them).
+/// Marks every unused token of a user for `purpose` used (one of them was used: the
+/// others have no more work to do).
 pub fn retire_all(
     conn: &mut DbConnection,
     user_id: &str,
@@ -67,6 +67,31 @@ pub fn retire_all(
     )
     .set(t::used_at.eq(Some(now)))
     .execute(conn)?)
+}
+
+/// Marks used the unused tokens of a user for `purpose` but the newest `keep`, so that
+/// at most `keep` links of a kind are live at once; how many it marked.
+pub fn retire_beyond(
+    conn: &mut DbConnection,
+    user_id: &str,
+    purpose: &str,
+    keep: usize,
+    now: NaiveDateTime,
+) -> Result<usize, StoreError> {
+    let unused: Vec<String> = t::table
+        .filter(t::user_id.eq(user_id))
+        .filter(t::purpose.eq(purpose))
+        .filter(t::used_at.is_null())
+        .filter(t::expires_at.gt(now))
+        .order((t::created_at.desc(), t::id.desc()))
+        .select(t::id)
+        .load(conn)?;
+    let Some(older) = unused.get(keep..).filter(|o| !o.is_empty()) else {
+        return Ok(0);
+    };
+    Ok(diesel::update(t::table.filter(t::id.eq_any(older)))
+        .set(t::used_at.eq(Some(now)))
+        .execute(conn)?)
 }
 
 /// Tokens of a user for `purpose` made since `since`, oldest first (their times).

@@ -195,6 +195,58 @@ pub fn claim_lane(
     Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
+/// Claims until `until` the other due, unclaimed digest items of the addresses of the
+/// digest items among `claimed` (a day's digest goes as one mail); their ids.
+pub fn claim_digest_rest(
+    conn: &mut DbConnection,
+    claimed: &[String],
+    now: NaiveDateTime,
+    until: NaiveDateTime,
+) -> Result<Vec<String>, StoreError> {
+    if claimed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let addresses: Vec<String> = deliveries::table
+        .filter(deliveries::id.eq_any(claimed))
+        .filter(deliveries::channel.eq("digest"))
+        .select(deliveries::endpoint)
+        .distinct()
+        .load(conn)?;
+    if addresses.is_empty() {
+        return Ok(Vec::new());
+    }
+    let free = || {
+        deliveries::lease_until
+            .is_null()
+            .or(deliveries::lease_until.le(now))
+    };
+    let ids: Vec<String> = deliveries::table
+        .filter(deliveries::channel.eq("digest"))
+        .filter(deliveries::status.eq("pending"))
+        .filter(deliveries::endpoint.eq_any(&addresses))
+        .filter(deliveries::next_attempt_at.le(now))
+        .filter(free())
+        .filter(deliveries::id.ne_all(claimed))
+        .select(deliveries::id)
+        .load(conn)?;
+    if ids.is_empty() {
+        return Ok(ids);
+    }
+    // Only those still free when claimed (another instance may have taken some).
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::id.eq_any(&ids))
+            .filter(free()),
+    )
+    .set(deliveries::lease_until.eq(Some(until)))
+    .execute(conn)?;
+    Ok(deliveries::table
+        .filter(deliveries::id.eq_any(&ids))
+        .filter(deliveries::lease_until.eq(Some(until)))
+        .select(deliveries::id)
+        .load(conn)?)
+}
+
 /// When the next pending delivery that is not claimed is due (the `deliveries_due_idx`
 /// index, soonest first), if any.
 pub fn next_due(
@@ -214,25 +266,16 @@ pub fn next_due(
         .optional()?)
 }
 
-/// Gives a claimed delivery back unattempted (if its lease is still `lease`): due again
-/// at `at` (its endpoint had its share of attempts in flight).
+/// Gives a claimed delivery back unattempted (if its lease is still `lease`), due as it
+/// was (its endpoint had its share of attempts in flight, or the worker stopped).
 pub fn give_back(
     conn: &mut DbConnection,
     id: &str,
     lease: NaiveDateTime,
-    at: Option<NaiveDateTime>,
 ) -> Result<(), StoreError> {
-    match at {
-        Some(at) => diesel::update(mine!(id, lease))
-            .set((
-                deliveries::lease_until.eq(None::<NaiveDateTime>),
-                deliveries::next_attempt_at.eq(at),
-            ))
-            .execute(conn)?,
-        None => diesel::update(mine!(id, lease))
-            .set(deliveries::lease_until.eq(None::<NaiveDateTime>))
-            .execute(conn)?,
-    };
+    diesel::update(mine!(id, lease))
+        .set(deliveries::lease_until.eq(None::<NaiveDateTime>))
+        .execute(conn)?;
     Ok(())
 }
 

@@ -8,9 +8,9 @@ use diesel::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::schema::{
-    account_tokens, deliveries, game_players, games, idempotency_keys, notification_settings,
-    notifications, personal_access_tokens, push_subscriptions, retired_usernames, sessions, users,
-    vacations, webhooks,
+    account_tokens, deliveries, game_players, games, idempotency_keys, mail_move_tokens,
+    notification_settings, notifications, oauth_codes, personal_access_tokens, push_subscriptions,
+    retired_usernames, sessions, users, vacations, webhooks,
 };
 use super::{DbConnection, StoreError};
 
@@ -61,7 +61,7 @@ pub fn purge_held_names(conn: &mut DbConnection, now: NaiveDateTime) -> Result<u
 }
 
 /// Ends at once what lets the account act or be reached: its sessions (with their refresh
-/// tokens), personal access tokens, mailed tokens, webhooks, the browsers' Web Push
+/// tokens), personal access tokens, mailed tokens, the reply addresses of its turn mails, webhooks, the browsers' Web Push
 /// subscriptions, notification settings and vacations, and the delivery queue and feed of
 /// its notifications.
 pub fn end_everything(conn: &mut DbConnection, user_id: &str) -> Result<(), StoreError> {
@@ -81,7 +81,11 @@ pub fn end_everything(conn: &mut DbConnection, user_id: &str) -> Result<(), Stor
         personal_access_tokens::table.filter(personal_access_tokens::user_id.eq(user_id)),
     )
     .execute(conn)?;
+    diesel::delete(oauth_codes::table.filter(oauth_codes::user_id.eq(user_id))).execute(conn)?;
     diesel::delete(account_tokens::table.filter(account_tokens::user_id.eq(user_id)))
+        .execute(conn)?;
+    // The reply addresses of its turn mails: no move by mail after this.
+    diesel::delete(mail_move_tokens::table.filter(mail_move_tokens::user_id.eq(user_id)))
         .execute(conn)?;
     diesel::delete(deliveries::table.filter(deliveries::user_id.eq(user_id))).execute(conn)?;
     diesel::delete(notifications::table.filter(notifications::user_id.eq(user_id)))
@@ -94,6 +98,8 @@ pub fn end_everything(conn: &mut DbConnection, user_id: &str) -> Result<(), Stor
     diesel::delete(vacations::table.filter(vacations::user_id.eq(user_id))).execute(conn)?;
     diesel::delete(idempotency_keys::table.filter(idempotency_keys::user_id.eq(user_id)))
         .execute(conn)?;
+    // Its conditional moves: nothing is played for a closed account.
+    super::conditional_moves::delete_of_user(conn, user_id)?;
     Ok(())
 }
 

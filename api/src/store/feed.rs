@@ -8,7 +8,7 @@ use super::schema::notifications;
 use super::{DbConnection, StoreError};
 
 /// Account mails (verification, password reset) ride the outbox but are not in the feed.
-const ACCOUNT_MAILS: &str = "account.%";
+pub(crate) const ACCOUNT_MAILS: &str = "account.%";
 
 /// Newest first, after the keyset `after`; `limit + 1` rows.
 pub fn page(

@@ -168,3 +168,33 @@ fn seat_rows_of(state: &GameState) -> Vec<(String, String)> {
     seats.sort();
     seats
 }
+
+/// Among `ids`, the invite-only games `reader` (`None`: nobody signed in) did not play:
+/// their id is the key to them, so lists built for this reader leave it out.
+pub fn unlisted_for(
+    conn: &mut DbConnection,
+    ids: &[String],
+    reader: Option<&str>,
+) -> Result<std::collections::HashSet<String>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let mut unlisted: std::collections::HashSet<String> = games::table
+        .filter(games::id.eq_any(ids))
+        .filter(games::visibility.ne(Visibility::Public.as_str()))
+        .select(games::id)
+        .load::<String>(conn)?
+        .into_iter()
+        .collect();
+    if let (Some(reader), false) = (reader, unlisted.is_empty()) {
+        let played: Vec<String> = game_players::table
+            .filter(game_players::user_id.eq(reader))
+            .filter(game_players::game_id.eq_any(unlisted.iter()))
+            .select(game_players::game_id)
+            .load(conn)?;
+        for id in played {
+            unlisted.remove(&id);
+        }
+    }
+    Ok(unlisted)
+}

@@ -35,6 +35,7 @@ use domain::Seat;
 use super::cache::GameCache;
 use crate::model::events::Event;
 use crate::model::game_state::{FoldError, GameState};
+use crate::model::talk::Press;
 use crate::store::outbox::NotificationRow;
 use crate::store::schema::{game_events, game_players, games, player_ratings, sessions, users};
 use crate::store::{DbConnection, StoreError};
@@ -106,6 +107,10 @@ pub struct GameRow {
     /// The order in which due games are claimed (then by `due_at`): [`DUE_DEADLINE`],
     /// [`DUE_BOT_WITH_PEOPLE`] or [`DUE_BOTS_ONLY`].
     pub due_priority: i32,
+    /// The table-talk options: what becomes of private messages at the end (`private`
+    /// or `revealed_at_end`), and whether players out of the game may write.
+    pub press: String,
+    pub eliminated_may_write: bool,
 }
 
 /// Due work of the first kind claimed: a deadline (a person's turn running out).
@@ -176,6 +181,12 @@ impl GameRow {
                 .as_ref()
                 .and_then(|r| serde_json::to_string(r).ok()),
             due_priority: due_priority(state),
+            press: match state.talk.press {
+                Press::Private => "private",
+                Press::RevealedAtEnd => "revealed_at_end",
+            }
+            .into(),
+            eliminated_may_write: state.talk.eliminated_may_write,
         }
     }
 }
@@ -401,6 +412,7 @@ pub fn append(
         }
     }
     let at = new_state.updated_at;
+    super::live::note(format!("g:{id}"));
     // One statement per event: diesel's batch insert does not span both backends.
     for row in event_rows(id, expected, events, actor_id, at) {
         diesel::insert_into(game_events::table)
@@ -530,7 +542,13 @@ pub fn append_in_one_statement(
     };
     match statement.execute(conn)? {
         0 => Ok(false),
-        n if n == events.len() => Ok(true),
+        n if n == events.len() => {
+            super::live::note(format!("g:{}", new_state.id));
+            for n in notes {
+                super::live::note(format!("u:{}", n.user_id));
+            }
+            Ok(true)
+        }
         n => Err(StoreError::Database(format!(
             "one-statement append wrote {n} of {} events",
             events.len()

@@ -2,15 +2,25 @@
 //! rows. A signal names a topic, `g:<game id>` or `u:<user id>`, and says only "read
 //! again"; what is new is always read from the tables.
 //!
-//! - PostgreSQL: the triggers of migration `000050_live_signals` `NOTIFY djambi_live` at
-//!   commit; each instance holds one connection that `LISTEN`s ([`listen`], [`drain`]).
-//! - SQLite (one instance): the same triggers call `djambi_signal(topic)`, a function
-//!   registered on each pooled connection ([`register_sqlite`]); it notes the topic on the
-//!   writing thread, and [`flush`] (called by `store::transaction` after its commit and by
-//!   `store::run` after its closure) hands the notes to the instance's [`Signals`]. A note
-//!   of a write that rolled back only causes one needless read.
+//! The write path notes its topics itself ([`note`]: `store::games::append`, the outbox,
+//! reminders), on the writing thread; [`flush`] (called by `store::transaction` once its
+//! commit is done and by `store::run` after its closure) hands them to the instance's
+//! [`Signals`]: its own hub at once, in process, and on PostgreSQL the instance's
+//! [`Publisher`], which tells the other instances with one coalesced `NOTIFY` on a
+//! connection of its own. No write transaction sends a `NOTIFY` (PostgreSQL serialises
+//! the commits of notifying transactions on one cluster-wide lock). A note of a write
+//! that rolled back only causes one needless read.
+//!
+//! A signal to the other instances can be lost (the instance dies between its commit and
+//! its `NOTIFY`): each instance also re-reads, every `DJAMBI_LIVE_RECHECK`, the newest
+//! version of the games and users its streams watch (`crate::live::Hub::recheck`).
+//!
+//! Revoked or deleted credentials (`c:<user id>`, migration `000190`) still signal from
+//! triggers: those commits are rare, and on SQLite the trigger calls `djambi_signal`, a
+//! function registered on each pooled connection ([`register_sqlite`]).
 
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use diesel::prelude::*;
@@ -20,10 +30,17 @@ use super::StoreError;
 /// The PostgreSQL channel of the signals.
 pub const CHANNEL: &str = "djambi_live";
 
-/// Where an instance's signals go (the hub's inbox); set once the hub exists.
+/// The longest payload of one `NOTIFY` (PostgreSQL allows just under 8000 bytes).
+const PAYLOAD_MAX: usize = 7900;
+
+type Sink = Arc<Mutex<Option<tokio::sync::mpsc::UnboundedSender<String>>>>;
+
+/// Where an instance's signals go (the hub's inbox, and the publisher to the other
+/// instances); set once the hub exists.
 #[derive(Clone, Default)]
 pub struct Signals {
-    sink: Arc<Mutex<Option<tokio::sync::mpsc::UnboundedSender<String>>>>,
+    sink: Sink,
+    others: Arc<Mutex<Option<std::sync::mpsc::Sender<String>>>>,
 }
 
 impl std::fmt::Debug for Signals {
@@ -32,23 +49,73 @@ impl std::fmt::Debug for Signals {
     }
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 impl Signals {
     /// Sends every signal from now on to `tx`.
     pub fn connect(&self, tx: tokio::sync::mpsc::UnboundedSender<String>) {
-        *self.sink.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+        *lock(&self.sink) = Some(tx);
+    }
+
+    /// Also passes the write path's signals to `tx` (the [`Publisher`]'s queue).
+    pub fn publish_to(&self, tx: std::sync::mpsc::Sender<String>) {
+        *lock(&self.others) = Some(tx);
     }
 
     /// Passes one signal on (dropped when nothing listens).
     pub fn send(&self, topic: String) {
-        if let Some(tx) = &*self.sink.lock().unwrap_or_else(|p| p.into_inner()) {
+        if let Some(tx) = &*lock(&self.others) {
+            let _ = tx.send(topic.clone());
+        }
+        if let Some(tx) = &*lock(&self.sink) {
             let _ = tx.send(topic);
         }
     }
 }
 
 thread_local! {
-    /// Topics noted by the SQLite triggers on this thread, not yet handed on.
+    /// The signals of the connection this thread writes with (see [`enter`]).
+    static CURRENT: RefCell<Option<Signals>> = const { RefCell::new(None) };
+    /// Topics noted on this thread, not yet handed on.
     static PENDING: RefCell<Vec<(Signals, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// While the returned guard lives, [`note`] on this thread notes for `signals`.
+pub fn enter(signals: &Signals) -> Entered {
+    let before = CURRENT.with(|c| c.replace(Some(signals.clone())));
+    Entered { before }
+}
+
+/// See [`enter`].
+pub struct Entered {
+    before: Option<Signals>,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        let before = self.before.take();
+        CURRENT.with(|c| *c.borrow_mut() = before);
+    }
+}
+
+/// Notes that `topic` got new rows in the write under way on this thread; handed on by
+/// [`flush`] after the commit. Nothing happens outside [`enter`] (a command-line tool).
+pub fn note(topic: String) {
+    let Some(signals) = CURRENT.with(|c| c.borrow().clone()) else {
+        return;
+    };
+    note_for(signals, topic);
+}
+
+fn note_for(signals: Signals, topic: String) {
+    PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        if !p.iter().any(|(_, t)| *t == topic) {
+            p.push((signals, topic));
+        }
+    });
 }
 
 diesel::define_sql_function! {
@@ -63,13 +130,7 @@ pub fn register_sqlite(
 ) -> Result<(), diesel::result::Error> {
     let signals = std::panic::AssertUnwindSafe(signals.clone());
     djambi_signal_utils::register_impl(conn, move |topic: String| {
-        let signals = signals.0.clone();
-        PENDING.with(|p| {
-            let mut p = p.borrow_mut();
-            if !p.iter().any(|(_, t)| *t == topic) {
-                p.push((signals, topic));
-            }
-        });
+        note_for(signals.0.clone(), topic);
         0
     })
 }
@@ -82,6 +143,16 @@ pub fn flush() {
     }
 }
 
+/// Where the notes of this thread are now (see [`discard_since`]).
+pub fn mark() -> usize {
+    PENDING.with(|p| p.borrow().len())
+}
+
+/// Forgets the topics noted on this thread since [`mark`] gave `mark` (their write was
+/// rolled back).
+pub fn discard_since(mark: usize) {
+    PENDING.with(|p| p.borrow_mut().truncate(mark));
+}
 /// A PostgreSQL connection listening on [`CHANNEL`].
 pub fn listen(url: &str) -> Result<PgConnection, StoreError> {
     let mut conn = PgConnection::establish(url)
@@ -105,4 +176,136 @@ pub fn ping(conn: &mut PgConnection) -> Result<(), StoreError> {
     use diesel::connection::SimpleConnection;
     conn.batch_execute("SELECT 1")?;
     Ok(())
+}
+
+/// The payloads that tell the other instances about `topics`: `@<instance> <topic> ...`,
+/// each under PostgreSQL's limit.
+pub fn payloads(instance: &str, topics: &BTreeSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = format!("@{instance}");
+    for t in topics {
+        if current.len() + 1 + t.len() > PAYLOAD_MAX && current.contains(' ') {
+            out.push(std::mem::replace(&mut current, format!("@{instance}")));
+        }
+        current.push(' ');
+        current.push_str(t);
+    }
+    if current.contains(' ') {
+        out.push(current);
+    }
+    out
+}
+
+/// The topics of a payload that came from another instance than `instance` (a trigger's
+/// payload is one bare topic); none for one's own.
+pub fn topics_of<'a>(payload: &'a str, instance: &str) -> Vec<&'a str> {
+    let mut words = payload.split_whitespace().peekable();
+    if let Some(from) = words.peek().and_then(|w| w.strip_prefix('@')) {
+        if from == instance {
+            return Vec::new();
+        }
+        words.next();
+    }
+    words.collect()
+}
+
+/// Sends `payloads` on `conn` in one statement (one commit, outside any write).
+pub fn publish(conn: &mut PgConnection, payloads: &[String]) -> Result<(), StoreError> {
+    use diesel::sql_types::{Array, Text};
+    diesel::sql_query(format!(
+        "SELECT pg_notify('{CHANNEL}', p) FROM unnest($1::text[]) WITH ORDINALITY AS u(p, n) ORDER BY n"
+    ))
+    .bind::<Array<Text>, _>(payloads)
+    .execute(conn)?;
+    Ok(())
+}
+
+/// A connection for [`publish`].
+pub fn publisher_connection(url: &str) -> Result<PgConnection, StoreError> {
+    PgConnection::establish(url)
+        .map_err(|e| StoreError::Database(format!("signalling connection: {e}")))
+}
+
+/// The versions of the watched games that are past the version their streams were given
+/// (`watched`: game id, newest version passed on), as (game id, version).
+pub fn games_past(
+    conn: &mut super::DbConnection,
+    watched: &[(String, i64)],
+) -> Result<Vec<String>, StoreError> {
+    use super::schema::games;
+    let mut moved = Vec::new();
+    for chunk in watched.chunks(1000) {
+        let ids: Vec<&str> = chunk.iter().map(|(id, _)| id.as_str()).collect();
+        let now: Vec<(String, i64)> = games::table
+            .filter(games::id.eq_any(&ids))
+            .select((games::id, games::version))
+            .load(conn)?;
+        let passed: std::collections::HashMap<&str, i64> =
+            chunk.iter().map(|(id, v)| (id.as_str(), *v)).collect();
+        moved.extend(
+            now.into_iter()
+                .filter(|(id, v)| passed.get(id.as_str()).is_some_and(|p| v > p))
+                .map(|(id, _)| id),
+        );
+    }
+    Ok(moved)
+}
+
+/// The notification ids of the watched users written at or after each user's `since`
+/// (`watched`: user id, since), as (user id, notification id): the rows a stream of the
+/// user may not have been given yet (account mails are never streamed).
+pub fn notifications_since(
+    conn: &mut super::DbConnection,
+    watched: &[(String, chrono::NaiveDateTime)],
+) -> Result<Vec<(String, String)>, StoreError> {
+    use super::schema::notifications;
+    let mut out = Vec::new();
+    for chunk in watched.chunks(1000) {
+        let Some(oldest) = chunk.iter().map(|(_, t)| *t).min() else {
+            continue;
+        };
+        let ids: Vec<&str> = chunk.iter().map(|(id, _)| id.as_str()).collect();
+        let since: std::collections::HashMap<&str, chrono::NaiveDateTime> =
+            chunk.iter().map(|(id, t)| (id.as_str(), *t)).collect();
+        let rows: Vec<(String, String, chrono::NaiveDateTime)> = notifications::table
+            .filter(notifications::user_id.eq_any(&ids))
+            .filter(notifications::created_at.ge(oldest))
+            .filter(notifications::kind.not_like(super::feed::ACCOUNT_MAILS))
+            .select((
+                notifications::user_id,
+                notifications::id,
+                notifications::created_at,
+            ))
+            .load(conn)?;
+        out.extend(
+            rows.into_iter()
+                .filter(|(u, _, at)| since.get(u.as_str()).is_some_and(|s| at >= s))
+                .map(|(u, id, _)| (u, id)),
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_stay_under_the_limit_and_carry_every_topic() {
+        let topics: BTreeSet<String> = (0..1000).map(|i| format!("g:{i:036}")).collect();
+        let out = payloads("me", &topics);
+        assert!(out.len() > 1);
+        let mut back = BTreeSet::new();
+        for p in &out {
+            assert!(p.len() <= PAYLOAD_MAX, "{}", p.len());
+            assert!(
+                topics_of(p, "me").is_empty(),
+                "one's own payload is skipped"
+            );
+            back.extend(topics_of(p, "other").into_iter().map(str::to_string));
+        }
+        assert_eq!(back, topics);
+        assert_eq!(topics_of("c:u1", "me"), vec!["c:u1"]);
+        assert!(payloads("me", &BTreeSet::new()).is_empty());
+    }
 }

@@ -74,18 +74,37 @@ pub fn add_failure(conn: &mut DbConnection, token_hash: &str) -> Result<i32, Sto
         .first(conn)?)
 }
 
-/// Records a Message-ID; `false` when it was seen before.
+/// Whether a Message-ID was recorded (an authenticated reply seen before).
+pub fn seen(conn: &mut DbConnection, message_id: &str) -> Result<bool, StoreError> {
+    Ok(im::table
+        .filter(im::message_id.eq(message_id))
+        .count()
+        .get_result::<i64>(conn)?
+        > 0)
+}
+
+/// Forgets the address of a closed account in the replies it sent (the rate limits keyed
+/// by it): the rows stay, so a Message-ID is still applied once.
+pub fn erase_sender(conn: &mut DbConnection, address: &str) -> Result<usize, StoreError> {
+    let address = address.trim().to_ascii_lowercase();
+    if address.is_empty() {
+        return Ok(0);
+    }
+    Ok(
+        diesel::update(im::table.filter(im::sender.eq(Some(address))))
+            .set(im::sender.eq(None::<String>))
+            .execute(conn)?,
+    )
+}
+
+/// Records a Message-ID (of an authenticated reply); `false` when it was seen before.
 pub fn first_sight(
     conn: &mut DbConnection,
     message_id: &str,
     now: NaiveDateTime,
     outcome: &str,
 ) -> Result<bool, StoreError> {
-    let seen = im::table
-        .filter(im::message_id.eq(message_id))
-        .count()
-        .get_result::<i64>(conn)?;
-    if seen > 0 {
+    if seen(conn, message_id)? {
         return Ok(false);
     }
     match diesel::insert_into(im::table)
@@ -130,6 +149,15 @@ pub fn errors_since(conn: &mut DbConnection, since: NaiveDateTime) -> Result<i64
 pub fn unuse(conn: &mut DbConnection, token_hash: &str) -> Result<(), StoreError> {
     diesel::update(t::table.filter(t::token_hash.eq(token_hash)))
         .set(t::used_at.eq(None::<NaiveDateTime>))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Makes a used token good again for the game's new `version` (a draw offer or decline
+/// by mail leaves the same turn to play).
+pub fn rearm(conn: &mut DbConnection, token_hash: &str, version: i64) -> Result<(), StoreError> {
+    diesel::update(t::table.filter(t::token_hash.eq(token_hash)))
+        .set((t::used_at.eq(None::<NaiveDateTime>), t::version.eq(version)))
         .execute(conn)?;
     Ok(())
 }

@@ -26,6 +26,9 @@ pub struct MessageRow {
     pub game_version: i64,
     pub created_at: NaiveDateTime,
     pub hidden_at: Option<NaiveDateTime>,
+    /// The accounts that held the recipient seats when it was sent, space separated;
+    /// empty for a message to the table.
+    pub recipient_ids: String,
 }
 
 /// A row of `message_reports`.
@@ -118,35 +121,39 @@ pub fn sent_since(
 }
 
 /// Hides a message (the operator's command); `false`: no such message. The text is
-/// removed from the notifications that carried it, so no later delivery shows it.
-pub fn hide(
-    conn: &mut DbConnection,
-    id: &str,
-    at: NaiveDateTime,
-    notification_ids: &[String],
-) -> Result<bool, StoreError> {
-    let n = diesel::update(messages::table.find(id))
+/// removed from every `message` notification that carried it (found by the game, the
+/// time and the `message_id` of the payload, so whoever got one: players who left the game since as
+/// well), so no later read or delivery shows it.
+pub fn hide(conn: &mut DbConnection, id: &str, at: NaiveDateTime) -> Result<bool, StoreError> {
+    let Some((game, sent_at)) = messages::table
+        .find(id)
+        .select((messages::game_id, messages::created_at))
+        .first::<(String, NaiveDateTime)>(conn)
+        .optional()?
+    else {
+        return Ok(false);
+    };
+    diesel::update(messages::table.find(id))
         .set(messages::hidden_at.eq(Some(at)))
         .execute(conn)?;
-    if n == 0 {
-        return Ok(false);
-    }
-    for nid in notification_ids {
-        let payload: Option<String> = notifications::table
-            .find(nid)
-            .select(notifications::payload)
-            .first(conn)
-            .optional()?;
-        if let Some(p) = payload {
-            let mut v: serde_json::Value = serde_json::from_str(&p).unwrap_or_default();
-            if let Some(m) = v.as_object_mut() {
-                m.remove("text");
-                m.insert("hidden".into(), serde_json::Value::Bool(true));
-            }
-            diesel::update(notifications::table.find(nid))
-                .set(notifications::payload.eq(v.to_string()))
-                .execute(conn)?;
+    // Written with the message, at its time: the index on the time finds them.
+    let carried: Vec<(String, String)> = notifications::table
+        .filter(notifications::created_at.eq(sent_at))
+        .filter(notifications::game_id.eq(&game))
+        .filter(notifications::kind.eq("message"))
+        .select((notifications::id, notifications::payload))
+        .load(conn)?;
+    for (nid, payload) in carried {
+        let mut v: serde_json::Value = serde_json::from_str(&payload).unwrap_or_default();
+        let Some(m) = v.as_object_mut() else { continue };
+        if m.get("message_id").and_then(|x| x.as_str()) != Some(id) {
+            continue;
         }
+        m.remove("text");
+        m.insert("hidden".into(), serde_json::Value::Bool(true));
+        diesel::update(notifications::table.find(&nid))
+            .set(notifications::payload.eq(v.to_string()))
+            .execute(conn)?;
     }
     Ok(true)
 }
@@ -242,6 +249,24 @@ pub fn reports_of(conn: &mut DbConnection, message: &str) -> Result<Vec<ReportRo
     Ok(message_reports::table
         .filter(message_reports::message_id.eq(message))
         .order(message_reports::created_at.asc())
+        .select(ReportRow::as_select())
+        .load(conn)?)
+}
+
+/// The messages `user` wrote, in every game, oldest first (the account export).
+pub fn written_by(conn: &mut DbConnection, user: &str) -> Result<Vec<MessageRow>, StoreError> {
+    Ok(messages::table
+        .filter(messages::sender_id.eq(user))
+        .order((messages::created_at.asc(), messages::id.asc()))
+        .select(MessageRow::as_select())
+        .load(conn)?)
+}
+
+/// The reports `user` made, oldest first (the account export).
+pub fn reports_by(conn: &mut DbConnection, user: &str) -> Result<Vec<ReportRow>, StoreError> {
+    Ok(message_reports::table
+        .filter(message_reports::reporter_id.eq(user))
+        .order((message_reports::created_at.asc(), message_reports::id.asc()))
         .select(ReportRow::as_select())
         .load(conn)?)
 }

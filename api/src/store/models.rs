@@ -82,4 +82,7 @@ pub struct PersonalAccessToken {
     pub expires_at: Option<NaiveDateTime>,
     pub last_used_at: Option<NaiveDateTime>,
     pub revoked_at: Option<NaiveDateTime>,
+    /// The OAuth client (an app's `client_id`) the token was issued to; `None` for a
+    /// token the player made by hand.
+    pub client_id: Option<String>,
 }

@@ -28,6 +28,7 @@ pub fn enqueue(conn: &mut DbConnection, rows: &[NotificationRow]) -> Result<(), 
         diesel::insert_into(notifications::table)
             .values(row)
             .execute(conn)?;
+        super::live::note(format!("u:{}", row.user_id));
     }
     Ok(())
 }

@@ -16,7 +16,9 @@ pub fn lock_account(conn: &mut DbConnection, user: &str) -> Result<(), StoreErro
         users::table
             .find(user)
             .select(users::id)
-            .for_update()
+            // Not FOR UPDATE: that conflicts with the KEY SHARE lock every insert
+            // referencing the account takes (its moves' outbox rows wait for it).
+            .for_no_key_update()
             .load::<String>(c)?;
     }
     Ok(())

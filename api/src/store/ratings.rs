@@ -148,6 +148,18 @@ pub fn changes_of(
         .load(conn)?)
 }
 
+/// One game's changes (one row per player whose rating it changed).
+pub fn changes_of_game(
+    conn: &mut DbConnection,
+    game_id: &str,
+) -> Result<Vec<RatingChangeRow>, StoreError> {
+    Ok(rating_changes::table
+        .filter(rating_changes::game_id.eq(game_id))
+        .order(rating_changes::user_id.asc())
+        .select(RatingChangeRow::as_select())
+        .load(conn)?)
+}
+
 /// How many times a player finished at each place (1-based), as (place, count).
 pub fn places_of(conn: &mut DbConnection, user_id: &str) -> Result<Vec<(i32, i64)>, StoreError> {
     Ok(rating_changes::table
@@ -180,7 +192,8 @@ pub fn all_ratings(conn: &mut DbConnection) -> Result<Vec<PlayerRatingRow>, Stor
 
 /// The leaderboard: ratings with their usernames, best first (rating, then user id),
 /// after the cursor `(rating, user_id)` if given, of players whose last rated game ended
-/// at `active_since` or later if given.
+/// at `active_since` or later if given. Closed accounts are left out (their rows stay:
+/// `recompute-ratings` replays their games, whose other players' figures depend on them).
 pub fn board(
     conn: &mut DbConnection,
     after: Option<(f64, String)>,
@@ -189,6 +202,7 @@ pub fn board(
 ) -> Result<Vec<(PlayerRatingRow, String)>, StoreError> {
     let mut query = player_ratings::table
         .inner_join(users::table)
+        .filter(users::closed_at.is_null())
         .select((PlayerRatingRow::as_select(), users::username))
         .order((player_ratings::rating.desc(), player_ratings::user_id.asc()))
         .limit(limit)

@@ -64,10 +64,14 @@ pub fn insert_reminder(conn: &mut DbConnection, r: &Reminder<'_>) -> Result<usiz
                 .execute($c)?
         };
     }
-    Ok(match conn {
+    let inserted = match conn {
         DbConnection::Pg(c) => run!(c, sql),
         DbConnection::Sqlite(c) => run!(c, sql.replace('$', "?")),
-    })
+    };
+    if inserted > 0 {
+        super::live::note(format!("u:{}", r.user));
+    }
+    Ok(inserted)
 }
 
 #[derive(QueryableByName)]

@@ -8,7 +8,8 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::schema::{
-    account_tokens, deliveries, mail_move_tokens, notifications, refresh_tokens, sessions,
+    account_tokens, deliveries, inbound_mails, mail_move_tokens, notifications, refresh_tokens,
+    sessions,
 };
 use super::{DbConnection, StoreError};
 
@@ -203,4 +204,25 @@ pub fn account_tokens(
         .execute(conn)?;
     }
     Ok(n)
+}
+
+/// Deletes up to `limit` records of replies by mail received before `cutoff` (their
+/// Message-IDs, what the rate limits counted; `inbound_mails_received_idx`).
+pub fn inbound_mails(
+    conn: &mut DbConnection,
+    cutoff: NaiveDateTime,
+    limit: i64,
+) -> Result<usize, StoreError> {
+    let ids: Vec<String> = inbound_mails::table
+        .filter(inbound_mails::received_at.lt(cutoff))
+        .select(inbound_mails::message_id)
+        .limit(limit)
+        .load(conn)?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    Ok(
+        diesel::delete(inbound_mails::table.filter(inbound_mails::message_id.eq_any(&ids)))
+            .execute(conn)?,
+    )
 }

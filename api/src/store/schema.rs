@@ -111,6 +111,7 @@ diesel::table! {
         expires_at -> Nullable<Timestamp>,
         last_used_at -> Nullable<Timestamp>,
         revoked_at -> Nullable<Timestamp>,
+        client_id -> Nullable<Text>,
     }
 }
 
@@ -155,6 +156,9 @@ diesel::table! {
         rating_range -> Nullable<Text>,
         // 2026-12-01-000161_due_priority
         due_priority -> Integer,
+        // 2026-12-02-000250_game_talk_settings
+        press -> Text,
+        eliminated_may_write -> Bool,
     }
 }
 
@@ -275,6 +279,7 @@ diesel::table! {
 }
 
 diesel::joinable!(personal_access_tokens -> users (user_id));
+diesel::joinable!(oauth_codes -> users (user_id));
 diesel::joinable!(game_players -> games (game_id));
 diesel::joinable!(game_players -> users (user_id));
 
@@ -285,6 +290,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     sessions,
     refresh_tokens,
     personal_access_tokens,
+    oauth_codes,
     game_events,
     games,
     game_players,
@@ -314,6 +320,8 @@ diesel::table! {
         game_version -> BigInt,
         created_at -> Timestamp,
         hidden_at -> Nullable<Timestamp>,
+        // 2026-12-02-000210_message_recipient_ids
+        recipient_ids -> Text,
     }
 }
 diesel::table! {
@@ -362,7 +370,108 @@ diesel::table! {
     }
 }
 
+// 2026-12-02-000340_tournaments
+diesel::table! {
+    tournaments (id) {
+        id -> Text,
+        name -> Text,
+        organiser_id -> Text,
+        format -> Text,
+        status -> Text,
+        capacity -> Integer,
+        players -> Integer,
+        rounds_paired -> Integer,
+        starts_at -> Nullable<Timestamp>,
+        version -> BigInt,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    tournament_events (tournament_id, seq) {
+        tournament_id -> Text,
+        seq -> BigInt,
+        kind -> Text,
+        payload -> Text,
+        actor_id -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    tournament_players (tournament_id, user_id) {
+        tournament_id -> Text,
+        user_id -> Text,
+    }
+}
+
+diesel::joinable!(tournament_players -> tournaments (tournament_id));
+diesel::allow_tables_to_appear_in_same_query!(tournaments, tournament_players);
+diesel::allow_tables_to_appear_in_same_query!(tournaments, games);
+
 diesel::joinable!(player_ratings -> users (user_id));
 diesel::joinable!(rating_changes -> users (user_id));
 diesel::allow_tables_to_appear_in_same_query!(users, player_ratings, rating_changes);
 diesel::allow_tables_to_appear_in_same_query!(player_ratings, game_players);
+
+// --- analyses of games (issue 37; 2026-12-02-000310_game_analyses) ---
+diesel::table! {
+    game_analyses (id) {
+        id -> Text,
+        game_id -> Text,
+        engine_version -> Text,
+        status -> Text,
+        requested_by -> Nullable<Text>,
+        requested_at -> Timestamp,
+        game_version -> BigInt,
+        plies -> Integer,
+        plies_done -> Integer,
+        due_at -> Nullable<Timestamp>,
+        lease_until -> Nullable<Timestamp>,
+        finished_at -> Nullable<Timestamp>,
+        last_values -> Nullable<Text>,
+        error -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    game_analysis_moves (analysis_id, ply) {
+        analysis_id -> Text,
+        ply -> Integer,
+        body -> Text,
+    }
+}
+
+diesel::joinable!(game_analysis_moves -> game_analyses (analysis_id));
+diesel::allow_tables_to_appear_in_same_query!(game_analyses, game_analysis_moves);
+
+// 2026-12-02-000300_conditional_moves
+diesel::table! {
+    conditional_moves (game_id, seat) {
+        game_id -> Text,
+        seat -> Text,
+        user_id -> Text,
+        base_version -> BigInt,
+        base_actions -> BigInt,
+        checked_version -> BigInt,
+        lines -> Text,
+        revision -> BigInt,
+        updated_at -> Timestamp,
+    }
+}
+diesel::allow_tables_to_appear_in_same_query!(conditional_moves, games);
+diesel::table! {
+    oauth_codes (code_hash) {
+        code_hash -> Text,
+        user_id -> Text,
+        client_id -> Text,
+        redirect_uri -> Text,
+        scopes -> Text,
+        code_challenge -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+        token_id -> Nullable<Text>,
+    }
+}

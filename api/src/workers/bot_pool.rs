@@ -2,6 +2,8 @@
 //! threads, never on the blocking pool that database calls use. Two queues: searches for
 //! games with people in them come first, and with two threads or more one thread never
 //! takes a game of bots alone, so a person's bot reply waits for no bot-only search.
+//! A third line, the engine's analyses of games ([`BotPool::run_idle`]), runs only when
+//! nothing else waits, on the same threads as the bot-only searches (never the kept one).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
@@ -12,7 +14,9 @@ type Job = Box<dyn FnOnce() + Send>;
 struct Queues {
     people: VecDeque<Job>,
     background: VecDeque<Job>,
-    /// Background jobs running now.
+    /// Analyses: only when neither line above has work waiting.
+    idle: VecDeque<Job>,
+    /// Background and idle jobs running now.
     running: usize,
     stopped: bool,
 }
@@ -83,6 +87,28 @@ impl BotPool {
         self.shared.1.notify_all();
         rx.await.ok()
     }
+
+    /// Runs `f` on a search thread after every search of a game waiting, with the
+    /// bot-only searches' share of the threads (the engine's analyses); `None` if the
+    /// pool stopped.
+    pub async fn run_idle<T, F>(&self, f: F) -> Option<T>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move || {
+            let _ = tx.send(f());
+        });
+        self.shared
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .idle
+            .push_back(job);
+        self.shared.1.notify_all();
+        rx.await.ok()
+    }
 }
 
 impl Drop for BotPool {
@@ -110,6 +136,10 @@ fn work(shared: &(Mutex<Queues>, Condvar), background_max: usize) {
                 }
                 if q.running < background_max {
                     if let Some(job) = q.background.pop_front() {
+                        q.running += 1;
+                        break (job, true);
+                    }
+                    if let Some(job) = q.idle.pop_front() {
                         q.running += 1;
                         break (job, true);
                     }
@@ -162,6 +192,49 @@ mod tests {
             assert_eq!(long.await.unwrap(), Some(Some(())));
             assert_eq!(waiting.await.unwrap(), Some(Some(())));
             assert!(!pool.background_full());
+        });
+    }
+
+    #[test]
+    fn analyses_wait_for_every_other_search_and_never_take_the_kept_thread() {
+        let pool = BotPool::new(2);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let ms = std::time::Duration::from_millis;
+            let order = Arc::new(Mutex::new(Vec::new()));
+            // A bot-only search holds the shared thread; an analysis and another bot-only
+            // search wait: the bot-only one goes first.
+            let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
+            let p = pool.clone();
+            let held = tokio::spawn(async move { p.run(false, move || hold_rx.recv().ok()).await });
+            tokio::time::sleep(ms(50)).await;
+            let (p, o) = (pool.clone(), order.clone());
+            let idle = tokio::spawn(async move {
+                p.run_idle(move || o.lock().unwrap().push("analysis")).await
+            });
+            tokio::time::sleep(ms(20)).await;
+            let (p, o) = (pool.clone(), order.clone());
+            let bot = tokio::spawn(async move {
+                p.run(false, move || o.lock().unwrap().push("bot-only"))
+                    .await
+            });
+            tokio::time::sleep(ms(50)).await;
+            assert!(
+                order.lock().unwrap().is_empty(),
+                "both wait for the shared thread"
+            );
+            // A person's search runs at once on the kept thread.
+            let started = std::time::Instant::now();
+            assert_eq!(pool.run(true, || 7).await, Some(7));
+            assert!(started.elapsed() < ms(500));
+            hold_tx.send(()).unwrap();
+            held.await.unwrap();
+            bot.await.unwrap();
+            idle.await.unwrap();
+            assert_eq!(*order.lock().unwrap(), vec!["bot-only", "analysis"]);
         });
     }
 }

@@ -14,7 +14,8 @@ use crate::clock::Clock;
 use crate::config::{Config, Secret};
 use crate::notifications::config::NotifyConfig;
 use crate::notifications::delivery::{
-    BATCH, Counters, Job, Outcome, Target, delta, fan_out, load_jobs, record, webhook_body,
+    BATCH, Counters, Job, Outcome, Target, delta, fan_out, load_jobs, record, retry_after,
+    webhook_body,
 };
 use crate::notifications::email::{self, Mail, MailContext};
 use crate::notifications::push::{self, PushSubscriptionRow, VapidKeys};
@@ -97,8 +98,26 @@ impl Delivery {
         .await
     }
 
+    /// An HTTP endpoint's stored URL, checked again before each attempt: the client's
+    /// resolver guards host names, but an address literal never reaches it, so an
+    /// endpoint stored before a rule was tightened (an IPv4 address inside IPv6) would
+    /// otherwise still be called.
+    fn refused(&self, url: &str) -> Option<Outcome> {
+        webhooks::check_url(url, self.config.webhook_allow_private)
+            .err()
+            .map(|e| Outcome::Dead(format!("the endpoint is refused: {e}")))
+    }
+
     /// Sends one job.
     async fn send(&self, job: &Job, now: NaiveDateTime) -> Outcome {
+        let url = match &job.target {
+            Target::Webhook(hook) => Some(hook.url.as_str()),
+            Target::Push { sub, .. } => Some(sub.endpoint.as_str()),
+            _ => None,
+        };
+        if let Some(refused) = url.and_then(|u| self.refused(u)) {
+            return refused;
+        }
         match &job.target {
             Target::Webhook(hook) => {
                 let first_byte = self.config.webhook_first_byte_timeout;
@@ -133,6 +152,7 @@ async fn first_byte_within(
         Err(_) => Outcome::Failed {
             status: None,
             error: format!("no answer within {} ms", limit.as_millis()),
+            retry_after: None,
         },
     }
 }
@@ -167,23 +187,54 @@ pub async fn send_push(
         .send()
         .await;
     match res {
-        Ok(r) if matches!(r.status().as_u16(), 404 | 410) => Outcome::Unsubscribed {
-            status: i32::from(r.status().as_u16()),
-        },
-        other => answer(other),
+        Ok(r) if matches!(r.status().as_u16(), 404 | 410) => {
+            let status = i32::from(r.status().as_u16());
+            drain(r).await;
+            Outcome::Unsubscribed { status }
+        }
+        other => answer(other, now).await,
     }
 }
 
-/// The outcome of an HTTP attempt: a 2xx delivers; anything else is tried again.
-fn answer(res: Result<reqwest::Response, reqwest::Error>) -> Outcome {
+/// The most of an answer's body read so its connection can serve the next attempt (an
+/// HTTP/1.1 connection whose body was left unread is closed); a longer body is dropped
+/// with its connection.
+const DRAIN_LIMIT: usize = 16 * 1024;
+
+/// Reads (and forgets) an answer's body, up to [`DRAIN_LIMIT`].
+async fn drain(mut r: reqwest::Response) {
+    let mut read = 0;
+    while let Ok(Some(chunk)) = r.chunk().await {
+        read += chunk.len();
+        if read > DRAIN_LIMIT {
+            return;
+        }
+    }
+}
+
+/// The outcome of an HTTP attempt: a 2xx delivers; anything else is tried again (after
+/// the receiver's `Retry-After` for a 429 or 503, else after the back-off).
+async fn answer(res: Result<reqwest::Response, reqwest::Error>, now: NaiveDateTime) -> Outcome {
     match res {
-        Ok(r) if r.status().is_success() => Outcome::Delivered {
-            status: Some(i32::from(r.status().as_u16())),
-        },
-        Ok(r) => Outcome::Failed {
-            status: Some(i32::from(r.status().as_u16())),
-            error: format!("the endpoint answered {}", r.status()),
-        },
+        Ok(r) if r.status().is_success() => {
+            let status = Some(i32::from(r.status().as_u16()));
+            drain(r).await;
+            Outcome::Delivered { status }
+        }
+        Ok(r) => {
+            let asked = matches!(r.status().as_u16(), 429 | 503)
+                .then(|| r.headers().get(reqwest::header::RETRY_AFTER))
+                .flatten()
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| retry_after(v, now));
+            let status = r.status();
+            drain(r).await;
+            Outcome::Failed {
+                status: Some(i32::from(status.as_u16())),
+                error: format!("the endpoint answered {status}"),
+                retry_after: asked,
+            }
+        }
         Err(e) => {
             use std::error::Error;
             let mut text = e.to_string();
@@ -196,6 +247,7 @@ fn answer(res: Result<reqwest::Response, reqwest::Error>) -> Outcome {
             Outcome::Failed {
                 status: None,
                 error: text,
+                retry_after: None,
             }
         }
     }
@@ -220,29 +272,27 @@ pub async fn send_webhook(
         .body(body)
         .send()
         .await;
-    answer(res)
+    answer(res, now).await
 }
 
-/// How long a claimed delivery whose endpoint had its share of attempts in flight waits
-/// before it is claimed again (when its endpoint cannot be left out of the claim itself:
-/// a push service host shared by several subscriptions).
-const BUSY_DEFER: Duration = Duration::from_secs(1);
-
-/// The place one attempt (or one digest mail) holds: its lane, its endpoint's key (what
-/// [`DeliveryConfig::delivery_per_endpoint`] counts) and the `endpoint` value of its rows.
+/// The place one attempt (or one digest mail) holds: its lane, its endpoint (the
+/// `endpoint` value of its rows: a webhook endpoint's id, a push subscription's id, a mail
+/// address; what `DJAMBI_DELIVERY_PER_ENDPOINT` counts) and its account.
+///
+/// A push is counted per subscription, never per push service host: every Chrome user's
+/// subscription is on one host, so a bound per host would be a bound on the whole site's
+/// pushes, and one hung device would hold up everyone's.
 #[derive(Debug, Clone)]
 struct Place {
     lane: Lane,
-    key: Option<String>,
     endpoint: String,
     user: String,
 }
 
-/// What one instance has in flight: per lane, per endpoint key, per `endpoint` value.
+/// What one instance has in flight: per lane, per endpoint, per account.
 #[derive(Debug, Default)]
 struct InFlight {
     lanes: HashMap<Lane, usize>,
-    keys: HashMap<String, usize>,
     endpoints: HashMap<String, usize>,
     users: HashMap<String, usize>,
 }
@@ -252,15 +302,8 @@ impl InFlight {
         self.lanes.get(&lane).copied().unwrap_or(0)
     }
 
-    fn key(&self, key: &str) -> usize {
-        self.keys.get(key).copied().unwrap_or(0)
-    }
-
     fn take(&mut self, p: &Place) {
         *self.lanes.entry(p.lane).or_default() += 1;
-        if let Some(k) = &p.key {
-            *self.keys.entry(k.clone()).or_default() += 1;
-        }
         *self.endpoints.entry(p.endpoint.clone()).or_default() += 1;
         *self.users.entry(p.user.clone()).or_default() += 1;
     }
@@ -276,9 +319,6 @@ impl InFlight {
         }
         if let Some(n) = self.lanes.get_mut(&p.lane) {
             *n = n.saturating_sub(1);
-        }
-        if let Some(k) = &p.key {
-            dec(&mut self.keys, k);
         }
         dec(&mut self.endpoints, &p.endpoint);
         dec(&mut self.users, &p.user);
@@ -300,27 +340,6 @@ impl InFlight {
     }
 }
 
-type DeliveryConfig = NotifyConfig;
-
-/// The key of the endpoint a job goes to, whose attempts in flight are bounded: a webhook
-/// endpoint; the host of a push endpoint (each subscription for the push services of
-/// `DJAMBI_PUSH_SERVICE_HOSTS`, which serve everyone); a mail address. `None` for a job
-/// with nothing to send.
-fn endpoint_key(job: &Job, cfg: &DeliveryConfig) -> Option<String> {
-    match &job.target {
-        Target::Webhook(h) => Some(format!("webhook:{}", h.id)),
-        Target::Push { sub, .. } => Some(match url::Url::parse(&sub.endpoint) {
-            Ok(u) if push::trusted_host(&u, &cfg.push_service_hosts) => {
-                format!("push:{}", sub.id)
-            }
-            Ok(u) => format!("push-host:{}", u.host_str().unwrap_or_default()),
-            Err(_) => format!("push:{}", sub.id),
-        }),
-        Target::Email { to, .. } | Target::Digest { to, .. } => Some(format!("mail:{to}")),
-        Target::Gone(_) => None,
-    }
-}
-
 /// Sends one group of jobs (one job, or the digest items of one address) and records the
 /// outcome of each.
 async fn send_group(d: Arc<Delivery>, group: Vec<Job>) {
@@ -333,7 +352,9 @@ async fn send_group(d: Arc<Delivery>, group: Vec<Job>) {
                     _ => None,
                 })
                 .collect();
-            let day = group[0].delivery.next_attempt_at.date() - chrono::Days::new(1);
+            // The reader's day that ended when the items fell due.
+            let zone = mails.first().map_or(crate::i18n::TimeZone::UTC, |m| m.zone);
+            let day = email::digest_day(group[0].delivery.next_attempt_at, zone);
             let mail = email::digest(&mails, day);
             let id = stable_id(&["digest", to, &day.to_string()]);
             d.send_mail(to, &mail, &id).await
@@ -417,6 +438,16 @@ async fn claim_and_start(
                 &busy,
                 &busy_users,
             );
+            // A digest goes as one mail: every due item of a claimed digest's address
+            // comes along, whatever the lane's room.
+            let claim = claim.and_then(|mut ids| {
+                if lane == Lane::Mail {
+                    ids.extend(store::deliveries::claim_digest_rest(
+                        conn, &ids, now, until,
+                    )?);
+                }
+                Ok(ids)
+            });
             let jobs = claim.and_then(|ids| load_jobs(conn, &a.mail_context(), &ids, until));
             match jobs {
                 Ok(jobs) => out.push((lane, free, jobs)),
@@ -427,7 +458,7 @@ async fn claim_and_start(
     })
     .await?;
     let mut full = false;
-    let mut give_back: Vec<(String, NaiveDateTime, Option<NaiveDateTime>)> = Vec::new();
+    let mut give_back: Vec<(String, NaiveDateTime)> = Vec::new();
     for (lane, free, jobs) in claimed {
         full |= jobs.len() >= free;
         Counters::add(&d.counters.claimed, jobs.len());
@@ -447,24 +478,18 @@ async fn claim_and_start(
         for group in groups {
             let place = Place {
                 lane,
-                key: endpoint_key(&group[0], cfg),
                 endpoint: group[0].delivery.endpoint.clone(),
                 user: group[0].delivery.user_id.clone(),
             };
-            let endpoint_full = place
-                .key
-                .as_deref()
-                .is_some_and(|k| flight.key(k) >= per_endpoint);
+            let endpoint_full =
+                flight.endpoints.get(&place.endpoint).copied().unwrap_or(0) >= per_endpoint;
             let account_full = flight.users.get(&place.user).copied().unwrap_or(0) >= per_account;
             if endpoint_full || account_full {
-                // Its endpoint or account has its share in flight: back to the queue
-                // unattempted; at once if the next claims leave it out, else a little later.
-                let left_out = account_full
-                    || flight.endpoints.get(&place.endpoint).copied().unwrap_or(0) >= per_endpoint;
-                let later = !left_out;
-                let at = later.then(|| now + delta(BUSY_DEFER));
+                // Claimed with others of its endpoint or account, which took their share:
+                // back to the queue unattempted, due at once (the next claims leave it out
+                // until a place frees).
                 for job in &group {
-                    give_back.push((job.delivery.id.clone(), job.lease, at));
+                    give_back.push((job.delivery.id.clone(), job.lease));
                 }
                 continue;
             }
@@ -481,8 +506,8 @@ async fn claim_and_start(
     }
     if !give_back.is_empty() {
         store::run(&d.pool, move |conn| {
-            for (id, lease, at) in &give_back {
-                if let Err(e) = store::deliveries::give_back(conn, id, *lease, *at) {
+            for (id, lease) in &give_back {
+                if let Err(e) = store::deliveries::give_back(conn, id, *lease) {
                     tracing::warn!(delivery = %id, error = %e, "giving a delivery back failed");
                 }
             }
@@ -569,7 +594,7 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
     if !left.is_empty() {
         let _ = store::run(&d.pool, move |conn| {
             for (id, lease) in &left {
-                let _ = store::deliveries::give_back(conn, id, *lease, None);
+                let _ = store::deliveries::give_back(conn, id, *lease);
             }
             Ok::<_, store::RunError>(())
         })

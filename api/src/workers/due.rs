@@ -301,6 +301,8 @@ async fn work_on(work: DueWork, id: String) {
 pub fn pass(conn: &mut DbConnection, work: &DueWork, lease: TimeDelta) -> Pass {
     let clock = work.clock.clone();
     let mut done = Pass::default();
+    let tended = crate::games::conditional::pass(conn, &work.games, &*clock, BATCH);
+    done.written += tended.played;
     loop {
         let ids = match store::due::claim(conn, clock.now(), lease, BATCH) {
             Ok(ids) => ids,
@@ -357,9 +359,20 @@ pub fn spawn(work: DueWork, shutdown: &Shutdown) {
         }
     });
     let stop = shutdown.token();
+    /// The shortest time between two passes started by wakes.
+    const WAKE_GAP: Duration = Duration::from_millis(100);
     shutdown.spawn("due", async move {
         let slots = Arc::new(tokio::sync::Semaphore::new(work.concurrency.max(1)));
+        let mut woken_at: Option<std::time::Instant> = None;
         while !stop.is_cancelled() {
+            // A wake (a game changed) starts a pass at most every WAKE_GAP: under many
+            // moves a second, each batch of signals used to cost a claim and a read.
+            if let Some(at) = woken_at.take() {
+                let gap = WAKE_GAP.saturating_sub(at.elapsed());
+                if !gap.is_zero() {
+                    tokio::time::sleep(gap).await;
+                }
+            }
             let free = slots.available_permits();
             let mut claimed = 0;
             if free > 0 {
@@ -384,6 +397,20 @@ pub fn spawn(work: DueWork, shutdown: &Shutdown) {
                     });
                 }
             }
+            // Conditional answers: no delay, one per tree per pass, the longest waiting
+            // games first (a game full of trees cannot starve the others).
+            let (games, clock) = (work.games.clone(), work.clock.clone());
+            let tended = store::run(&work.pool, move |conn| {
+                Ok::<_, store::RunError>(crate::games::conditional::pass(
+                    conn, &games, &*clock, BATCH,
+                ))
+            })
+            .await;
+            if let Ok(t) = tended {
+                if t.played > 0 {
+                    tracing::debug!(played = t.played, "conditional answers written");
+                }
+            }
             // More may be due at once: go on while claims fill the free places.
             let rest = if free == 0 {
                 Duration::from_millis(20)
@@ -404,9 +431,15 @@ pub fn spawn(work: DueWork, shutdown: &Shutdown) {
             let wait = std::pin::pin!(tokio::time::sleep(rest.max(Duration::from_millis(5))));
             let woken = std::pin::pin!(work.wake.notified());
             let stopped = std::pin::pin!(stop.cancelled());
-            let _ =
-                futures_util::future::select(stopped, futures_util::future::select(wait, woken))
-                    .await;
+            let passed = std::time::Instant::now();
+            if let futures_util::future::Either::Right((
+                futures_util::future::Either::Right(_),
+                _,
+            )) = futures_util::future::select(stopped, futures_util::future::select(wait, woken))
+                .await
+            {
+                woken_at = Some(passed);
+            }
         }
     });
 }

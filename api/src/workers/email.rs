@@ -64,11 +64,30 @@ pub async fn send(
     if let Some(reply_to) = mail.reply_to.as_deref().and_then(|r| r.parse().ok()) {
         message = message.reply_to(reply_to);
     }
+    // An answer threads under the mail it answers (RFC 3834 §3.1.5).
+    if let Some(answering) = &mail.answers {
+        if let Some(id) = &answering.in_reply_to {
+            message = message.in_reply_to(format!("<{id}>"));
+        }
+        if !answering.references.is_empty() {
+            let ids: Vec<String> = answering
+                .references
+                .iter()
+                .map(|r| format!("<{r}>"))
+                .collect();
+            message = message.references(ids.join(" "));
+        }
+    }
+    let auto_submitted = if mail.answers.is_some() {
+        "auto-replied"
+    } else {
+        "auto-generated"
+    };
     let message = message
         // RFC 3834: no auto-responder answers these (and ours never answer them).
         .raw_header(HeaderValue::new(
             HeaderName::new_from_ascii_str("Auto-Submitted"),
-            "auto-generated".into(),
+            auto_submitted.into(),
         ))
         .raw_header(HeaderValue::new(
             HeaderName::new_from_ascii_str("X-Djambi-Delivery"),
@@ -96,6 +115,7 @@ pub async fn send(
         Err(e) => Outcome::Failed {
             status: e.status().and_then(|c| c.to_string().parse().ok()),
             error: format!("SMTP: {e}"),
+            retry_after: None,
         },
     }
 }

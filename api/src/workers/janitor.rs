@@ -2,7 +2,8 @@
 //! under `Idempotency-Key`s once they are older than their retention, releases the held
 //! names of closed accounts, and prunes what outlived its retention period (settings,
 //! [`crate::config::Retention`]): read and unread notifications, finished deliveries,
-//! ended sessions, used or expired tokens. Each prune deletes at most [`PRUNE_BATCH`] rows
+//! ended sessions, used or expired tokens, the records of replies by mail, finished analyses
+//! of games. Each prune deletes at most [`PRUNE_BATCH`] rows
 //! per statement and pauses [`PRUNE_PAUSE`] between statements, so a large backlog never
 //! holds the database for long. It stops when the server shuts down (see `shutdown`),
 //! after the statement it is running, if any.
@@ -52,7 +53,7 @@ type Prune = (
 );
 
 /// Every prune, in order (deliveries before the notifications they belong to).
-fn prunes() -> [Prune; 5] {
+fn prunes() -> [Prune; 7] {
     [
         ("deliveries", |c, j, now, n| {
             retention::deliveries(c, before(now, j.periods.deliveries), n)
@@ -74,6 +75,12 @@ fn prunes() -> [Prune; 5] {
         }),
         ("account and mail tokens", |c, j, now, n| {
             retention::account_tokens(c, before(now, j.periods.tokens), n)
+        }),
+        ("inbound mails", |c, j, now, n| {
+            retention::inbound_mails(c, before(now, j.periods.tokens), n)
+        }),
+        ("analyses of games", |c, j, now, n| {
+            store::analyses::prune(c, before(now, j.periods.analyses), n)
         }),
     ]
 }

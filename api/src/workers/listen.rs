@@ -7,6 +7,11 @@
 //! When the connection drops (the server restarted, the backend was terminated), it
 //! connects again (after [`RETRY`] if that fails) and sends [`crate::live::RESYNC`]: the
 //! hub re-reads every watched topic, so what was written meanwhile still arrives.
+//!
+//! The other way, [`spawn_publisher`]: the topics this instance's writes changed (its own
+//! hub already has them, in process) are gathered for `DJAMBI_SIGNAL_EVERY` and sent to
+//! the other instances in one `NOTIFY` (`@<instance> g:.. u:..`), on a connection of its
+//! own and after the writes' commits. A payload of one's own instance is skipped.
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +31,8 @@ pub const RETRY: Duration = Duration::from_millis(500);
 pub struct Listener {
     pub url: String,
     pub every: Duration,
+    /// This instance (its own payloads are skipped).
+    pub instance: String,
     pub hub: UnboundedSender<String>,
     pub stop: CancellationToken,
 }
@@ -68,8 +75,10 @@ fn run(l: Listener) {
                 Ok(payloads) => {
                     heard = Instant::now();
                     for p in payloads {
-                        if l.hub.send(p).is_err() {
-                            return;
+                        for topic in live::topics_of(&p, &l.instance) {
+                            if l.hub.send(topic.to_string()).is_err() {
+                                return;
+                            }
                         }
                     }
                 }
@@ -86,6 +95,82 @@ fn run(l: Listener) {
                 heard = Instant::now();
             }
             std::thread::sleep(l.every);
+        }
+    }
+}
+
+/// What the publisher needs.
+#[derive(Debug)]
+pub struct Publisher {
+    pub url: String,
+    /// How long topics are gathered before one `NOTIFY`.
+    pub every: Duration,
+    pub instance: String,
+    pub topics: std::sync::mpsc::Receiver<String>,
+    pub stop: CancellationToken,
+}
+
+/// Starts the publishing thread; it ends when `stop` is cancelled (sending what it holds).
+pub fn spawn_publisher(publisher: Publisher) {
+    let spawned = std::thread::Builder::new()
+        .name("djambi-signal".into())
+        .spawn(move || publish_loop(publisher));
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the signalling thread; other instances learn of writes by their periodic re-read");
+    }
+}
+
+fn publish_loop(p: Publisher) {
+    use std::sync::mpsc::RecvTimeoutError;
+    let mut conn: Option<diesel::PgConnection> = None;
+    loop {
+        let first = match p.topics.recv_timeout(Duration::from_millis(200)) {
+            Ok(t) => t,
+            Err(RecvTimeoutError::Timeout) if p.stop.is_cancelled() => return,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        // Gather what the next few milliseconds write (ends early when stopping).
+        let until = Instant::now() + p.every;
+        while !p.stop.is_cancelled() {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(100)));
+        }
+        let mut topics = std::collections::BTreeSet::from([first]);
+        while let Ok(t) = p.topics.try_recv() {
+            topics.insert(t);
+        }
+        // c: signals come from triggers; only games and users are told here.
+        topics.retain(|t| t.starts_with("g:") || t.starts_with("u:"));
+        let payloads = live::payloads(&p.instance, &topics);
+        if payloads.is_empty() {
+            continue;
+        }
+        // One attempt, and one more on a fresh connection; a signal lost here is made
+        // up by the other instances' periodic re-read.
+        for attempt in 0..2 {
+            if conn.is_none() {
+                match live::publisher_connection(&p.url) {
+                    Ok(c) => conn = Some(c),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "live: cannot signal the other instances");
+                        break;
+                    }
+                }
+            }
+            let Some(c) = conn.as_mut() else { break };
+            match live::publish(c, &payloads) {
+                Ok(()) => break,
+                Err(e) => {
+                    conn = None;
+                    if attempt == 1 {
+                        tracing::warn!(error = %e, topics = topics.len(), "live: signalling the other instances failed");
+                    }
+                }
+            }
         }
     }
 }

@@ -22,17 +22,25 @@
 //! - what is accepted is answered `250` whatever it leads to (played, refused with an
 //!   answer mail, dropped): the server never bounces, so no delivery status notification
 //!   ever goes to a forged sender; a failure of the database is `451` (the MTA retries);
-//! - command lines are at most 512 octets, text lines 1000 (RFC 5321 §4.5.3.1); a
-//!   connection silent for `DJAMBI_SMTP_IDLE_TIMEOUT`, or open for
-//!   `DJAMBI_SMTP_SESSION_TIMEOUT`, is closed with 421; at most [`MAX_CONNECTIONS`] at once,
+//! - command lines are at most 512 octets, text lines 1000 (RFC 5321 §4.5.3.1);
+//! - idle connections are closed with 421: one that has not begun a mail (`MAIL`) within
+//!   `DJAMBI_SMTP_IDLE_TIMEOUT_BEFORE_MAIL` of connecting (or of its last mail's end), one
+//!   inside a mail silent for `DJAMBI_SMTP_IDLE_TIMEOUT`, any open for
+//!   `DJAMBI_SMTP_SESSION_TIMEOUT`. Only what moves a mail on (`MAIL`, `RCPT`, `DATA` and
+//!   its lines, the end of a transaction) counts as activity: `NOOP`, `RSET` outside a
+//!   mail, `VRFY`, `HELP`, `EHLO` again never keep a connection open;
+//! - at most [`MAX_CONNECTIONS`] at once, and `DJAMBI_SMTP_CONNECTIONS_PER_ADDRESS` from one
+//!   client address (an IPv6 address counts as its /64; the relays of
+//!   `DJAMBI_SMTP_XFORWARD_FROM` are exempt), so one client cannot hold every place;
 //!   [`MAX_RECIPIENTS`] recipients a message, [`MAX_ERRORS`] bad commands a connection.
 //!
 //! The message goes to [`crate::mail_moves::receive::receive`], the same use case as
 //! `POST /v1/inbound-mail`, with the envelope: the peer's address, the `EHLO` name and
 //! the `MAIL FROM` are what SPF checks.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::{Either, select};
@@ -41,7 +49,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
 
-use crate::mail_moves::receive::{self, ReceiveError};
+use crate::mail_moves::receive::{self, ReceiveError, Recipient};
 use crate::mail_moves::{Envelope, MailMovesCtx};
 use crate::shutdown::Shutdown;
 
@@ -65,7 +73,12 @@ pub struct SmtpListener {
     pub hostname: String,
     /// The largest message (advertised as `SIZE`).
     pub max_bytes: usize,
+    /// Silence allowed inside a mail (`DJAMBI_SMTP_IDLE_TIMEOUT`).
     pub idle: Duration,
+    /// Time allowed to begin a mail (`DJAMBI_SMTP_IDLE_TIMEOUT_BEFORE_MAIL`).
+    pub idle_before_mail: Duration,
+    /// Connections one client address may hold (`DJAMBI_SMTP_CONNECTIONS_PER_ADDRESS`).
+    pub per_address: usize,
     pub session: Duration,
     /// The relays whose `XFORWARD` is believed (`DJAMBI_SMTP_XFORWARD_FROM`).
     pub xforward_from: Vec<ipnet::IpNet>,
@@ -76,8 +89,64 @@ struct Conf {
     hostname: String,
     max_bytes: usize,
     idle: Duration,
+    idle_before_mail: Duration,
+    per_address: usize,
     session: Duration,
     xforward_from: Vec<ipnet::IpNet>,
+}
+
+/// The open connections of each client address.
+#[derive(Default)]
+struct PerAddress {
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// A connection's place among its address's; given back on drop.
+struct Place {
+    key: IpAddr,
+    of: Arc<PerAddress>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut open = self.of.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = open.get_mut(&self.key) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// What a client address is counted as: itself, an IPv6 address its /64 (one host
+/// usually has a whole /64 to pick from).
+fn client_key(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let mut octets = v6.octets();
+            octets[8..].fill(0);
+            IpAddr::V6(octets.into())
+        }
+        v4 => v4,
+    }
+}
+
+impl PerAddress {
+    /// A place for one more connection from `ip`, unless it holds `cap` already.
+    fn admit(self: &Arc<Self>, ip: IpAddr, cap: usize) -> Option<Place> {
+        let key = client_key(ip);
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let n = open.entry(key).or_insert(0);
+        if *n >= cap {
+            return None;
+        }
+        *n += 1;
+        Some(Place {
+            key,
+            of: self.clone(),
+        })
+    }
 }
 
 /// Starts accepting connections; it stops accepting at shutdown.
@@ -88,6 +157,8 @@ pub fn spawn(l: SmtpListener, shutdown: &Shutdown) {
         hostname: l.hostname,
         max_bytes: l.max_bytes,
         idle: l.idle,
+        idle_before_mail: l.idle_before_mail.min(l.idle),
+        per_address: l.per_address,
         session: l.session,
         xforward_from: l.xforward_from,
     });
@@ -104,6 +175,7 @@ pub fn spawn(l: SmtpListener, shutdown: &Shutdown) {
             }
         };
         let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+        let per_address = Arc::new(PerAddress::default());
         loop {
             let accepted = {
                 let stopped = std::pin::pin!(stop.cancelled());
@@ -116,17 +188,35 @@ pub fn spawn(l: SmtpListener, shutdown: &Shutdown) {
             match accepted {
                 Ok((mut stream, peer)) => {
                     let _ = stream.set_nodelay(true);
-                    let permit = slots.clone().try_acquire_owned();
+                    let relay = conf
+                        .xforward_from
+                        .iter()
+                        .any(|n| n.contains(&peer.ip().to_canonical()));
+                    // `Some(None)`: a relay, not counted; `None`: its address is full.
+                    let place = if relay {
+                        Some(None)
+                    } else {
+                        per_address.admit(peer.ip(), conf.per_address).map(Some)
+                    };
+                    let permit = place
+                        .is_some()
+                        .then(|| slots.clone().try_acquire_owned().ok())
+                        .flatten();
                     let conf = conf.clone();
                     tokio::task::spawn_local(async move {
-                        match permit {
-                            Ok(_permit) => serve(stream, peer, &conf).await,
-                            Err(_) => {
-                                let _ = stream
-                                    .write_all(b"421 4.3.2 Too busy, try again later\r\n")
-                                    .await;
+                        let refusal: &[u8] = match (&place, permit) {
+                            (Some(_), Some(_permit)) => {
+                                serve(stream, peer, &conf).await;
+                                return;
                             }
-                        }
+                            (None, _) => {
+                                conf.ctx.metrics.smtp_refused("connections_per_address");
+                                b"421 4.7.0 Too many connections from your address, try again later\r\n"
+                            }
+                            (_, None) => b"421 4.3.2 Too busy, try again later\r\n",
+                        };
+                        let _ = stream.write_all(refusal).await;
+                        drop(place);
                     });
                 }
                 Err(e) => {
@@ -209,6 +299,8 @@ struct Session<'a, S> {
     conf: &'a Conf,
     peer: IpAddr,
     ends_at: Instant,
+    /// The last activity (see the module): the idle timeouts count from here.
+    active_at: Instant,
     helo: Option<String>,
     tx: Transaction,
     errors: u32,
@@ -222,9 +314,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Session<'_, S> {
         io.flush().await
     }
 
-    /// Reads a line under the idle and the session timeouts.
+    /// Reads a line under the idle and the session timeouts: the idle one counts from the
+    /// last activity, not from the last line, so lines that do nothing cannot extend it.
     async fn line(&mut self, max: usize, out: &mut Vec<u8>) -> Result<Line, Stop> {
-        let deadline = (Instant::now() + self.conf.idle).min(self.ends_at);
+        let idle = if self.tx.mail_from.is_some() {
+            self.conf.idle
+        } else {
+            self.conf.idle_before_mail
+        };
+        let deadline = (self.active_at + idle).min(self.ends_at);
         match timeout_at(deadline, read_line(&mut self.io, max, out)).await {
             Err(_) => Err(Stop::Timeout),
             Ok(Err(_)) | Ok(Ok(Line::Eof)) => Err(Stop::Closed),
@@ -259,6 +357,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(stream: S, peer: SocketAddr, c
         conf,
         peer: peer.ip(),
         ends_at: Instant::now() + conf.session,
+        active_at: Instant::now(),
         helo: None,
         tx: Transaction::default(),
         errors: 0,
@@ -347,6 +446,7 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
                     }
                 }
                 s.tx.mail_from = Some(path);
+                s.active_at = Instant::now();
                 s.reply("250 2.1.0 OK").await?;
             }
             "RCPT" => {
@@ -366,12 +466,22 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
                     s.reply("452 4.5.3 Too many recipients").await?;
                     continue;
                 }
-                match receive::known_recipient(&s.conf.ctx, &path).await {
-                    Ok(true) => {
+                match receive::recipient(&s.conf.ctx, &path).await {
+                    Ok(Recipient::Live) => {
                         s.tx.rcpt.push(path);
+                        s.active_at = Instant::now();
                         s.reply("250 2.1.5 OK").await?;
                     }
-                    Ok(false) | Err(ReceiveError::Off) => {
+                    Ok(Recipient::Spent) => {
+                        s.conf.ctx.metrics.smtp_refused("spent_recipient");
+                        if !s
+                            .bad("550 5.1.1 This reply address is used, expired or locked")
+                            .await?
+                        {
+                            return Ok(());
+                        }
+                    }
+                    Ok(Recipient::Unknown) | Err(ReceiveError::Off) => {
                         s.conf.ctx.metrics.smtp_refused("unknown_recipient");
                         if !s.bad("550 5.1.1 No such reply address").await? {
                             return Ok(());
@@ -403,6 +513,7 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
                     }
                     continue;
                 }
+                s.active_at = Instant::now();
                 s.reply("354 End data with <CR><LF>.<CR><LF>").await?;
                 let message = match read_data(s).await {
                     Ok(m) => m,
@@ -449,8 +560,14 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
                     }
                 };
                 s.reply(&reply).await?;
+                // A mail ended: the time to begin the next counts from its answer.
+                s.active_at = Instant::now();
             }
             "RSET" => {
+                // Ending a mail is activity; an RSET outside one is not.
+                if s.tx.mail_from.is_some() {
+                    s.active_at = Instant::now();
+                }
                 s.tx = Transaction::default();
                 s.reply("250 2.0.0 OK").await?;
             }
@@ -540,6 +657,7 @@ async fn read_data<S: AsyncRead + AsyncWrite + Unpin>(
             Line::Eof => return Err(Stop::Closed),
             Line::Ok => {}
         }
+        s.active_at = Instant::now();
         if trim_eol(&line) == b"." {
             break;
         }
@@ -725,6 +843,30 @@ mod tests {
                 .unwrap_err()
                 .starts_with("555")
         );
+    }
+
+    #[test]
+    fn an_ipv6_client_counts_as_its_64_and_places_are_given_back() {
+        let places = Arc::new(PerAddress::default());
+        let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:ffff::7".parse().unwrap();
+        let first = places.admit(a, 2).unwrap();
+        let _second = places.admit(b, 2).unwrap();
+        assert!(places.admit(a, 2).is_none(), "the /64 is full");
+        assert!(
+            places
+                .admit("2001:db8:1:3::1".parse().unwrap(), 2)
+                .is_some()
+        );
+        let _mapped = places
+            .admit("::ffff:192.0.2.1".parse().unwrap(), 1)
+            .unwrap();
+        assert!(
+            places.admit("192.0.2.1".parse().unwrap(), 1).is_none(),
+            "a mapped IPv4 address is that address"
+        );
+        drop(first);
+        assert!(places.admit(b, 2).is_some(), "a place given back");
     }
 
     #[actix_web::test]

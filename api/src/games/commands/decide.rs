@@ -114,6 +114,7 @@ pub(super) fn decide(
         } => join(&mut p, player()?, *seat, invite_code.as_deref(), *rating)?,
         Command::LeaveSeat { seat } => leave(&mut p, player()?, *seat)?,
         Command::Play(mv) => play(&mut p, player()?, *mv)?,
+        Command::ConditionalMove { seat, mv } => conditional_move(&mut p, player()?, *seat, *mv)?,
         Command::Resign => resign(&mut p, player()?)?,
         Command::Draw(action) => draw(&mut p, player()?, *action)?,
         Command::Import(record) => import(&mut p, player()?, record)?,
@@ -234,6 +235,7 @@ fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), 
                     seat: position.to_move().unwrap_or(Seat::Red),
                     mv: *mv,
                     text: position.move_text(mv).to_string(),
+                    conditional: false,
                 }
             }
             Action::Resign(seat) => Event::Resigned { seat: *seat },
@@ -417,7 +419,23 @@ fn play(p: &mut Pending, user: &str, mv: Move) -> Result<(), CommandError> {
         )));
     }
     let text = position.move_text(&mv).to_string();
-    push_move(p, seat, mv, text, "move")
+    push_move(p, seat, mv, text, "move", false)
+}
+
+/// A seat's stored conditional answer, played for its player (see
+/// [`crate::games::conditional`]): the same checks as the player's own move.
+fn conditional_move(p: &mut Pending, user: &str, seat: Seat, mv: Move) -> Result<(), CommandError> {
+    let s = state_of(p)?;
+    if acting_seat(s, user)? != seat {
+        return Err(CommandError::Forbidden(format!("seat {seat} is not yours")));
+    }
+    if s.to_move() != Some(seat) {
+        return Err(CommandError::NotYourTurn(format!(
+            "seat {seat} is not to move"
+        )));
+    }
+    let text = s.game.position().move_text(&mv).to_string();
+    push_move(p, seat, mv, text, "conditional move", true)
 }
 
 /// Appends `seat`'s move (the rules engine checks it as the state folds it), then `ended`
@@ -429,8 +447,14 @@ fn push_move(
     mv: Move,
     text: String,
     who: &str,
+    conditional: bool,
 ) -> Result<(), CommandError> {
-    match p.push(Event::MovePlayed { seat, mv, text }) {
+    match p.push(Event::MovePlayed {
+        seat,
+        mv,
+        text,
+        conditional,
+    }) {
         Ok(()) => {}
         Err(FoldError::Action(ActionError::Move(e))) => {
             return Err(CommandError::IllegalMove {
@@ -595,7 +619,7 @@ fn bot_move(p: &mut Pending, seat: Seat, mv: Move) -> Result<(), CommandError> {
         )));
     }
     let text = s.game.position().move_text(&mv).to_string();
-    push_move(p, seat, mv, text, "bot move")
+    push_move(p, seat, mv, text, "bot move", false)
 }
 
 /// Every active seat is a bot's: the bot to move offers a draw, the others accept, and

@@ -31,6 +31,10 @@ pub enum Done {
     Replayed(serde_json::Value),
 }
 
+/// A caller's own step, run in the write's transaction after the append (a refusal
+/// rolls the whole write back).
+pub type Step<'a> = &'a dyn Fn(&mut DbConnection, &Written) -> Result<(), CommandError>;
+
 /// Runs a write (see the module documentation). Blocking: call it on a blocking thread.
 pub fn execute(
     conn: &mut DbConnection,
@@ -38,7 +42,18 @@ pub fn execute(
     clock: &dyn Clock,
     write: &Write,
 ) -> Result<Written, CommandError> {
-    match run(conn, cache, clock, write, None)? {
+    execute_with(conn, cache, clock, write, None)
+}
+
+/// [`execute`] with a step of the caller's in the write's transaction (the normal path).
+pub fn execute_with(
+    conn: &mut DbConnection,
+    cache: &GameCache,
+    clock: &dyn Clock,
+    write: &Write,
+    step: Option<Step<'_>>,
+) -> Result<Written, CommandError> {
+    match run(conn, cache, clock, write, None, step)? {
         Done::Wrote(written, _) => Ok(written),
         Done::Replayed(_) => Err(CommandError::Store(StoreError::Corrupt(
             "a write without a key was replayed".into(),
@@ -54,7 +69,7 @@ pub fn execute_idempotent(
     write: &Write,
     key: &Idempotent<'_>,
 ) -> Result<Done, CommandError> {
-    run(conn, cache, clock, write, Some(key))
+    run(conn, cache, clock, write, Some(key), None)
 }
 
 fn run(
@@ -63,6 +78,7 @@ fn run(
     clock: &dyn Clock,
     write: &Write,
     key: Option<&Idempotent<'_>>,
+    step: Option<Step<'_>>,
 ) -> Result<Done, CommandError> {
     let create = write.command.creates_game();
     let mut last_failure = String::new();
@@ -70,7 +86,7 @@ fn run(
         if attempt > 0 {
             backoff(attempt);
         }
-        if key.is_none() && !create {
+        if key.is_none() && step.is_none() && !create {
             match fast_path(conn, cache, clock, write) {
                 Ok(Some(written)) => {
                     cache.put(written.state.clone());
@@ -86,7 +102,7 @@ fn run(
                 },
             }
         }
-        match attempt_in_transaction(conn, cache, clock, write, key) {
+        match attempt_in_transaction(conn, cache, clock, write, key, step) {
             Ok(Done::Wrote(written, answer)) => {
                 cache.put(written.state.clone());
                 return Ok(Done::Wrote(written, answer));
@@ -183,6 +199,7 @@ fn attempt_in_transaction(
     clock: &dyn Clock,
     write: &Write,
     key: Option<&Idempotent<'_>>,
+    step: Option<Step<'_>>,
 ) -> Result<Done, Retry> {
     store::transaction(conn, |conn| -> Result<Done, Retry> {
         if let Some(session) = &write.session {
@@ -221,7 +238,17 @@ fn attempt_in_transaction(
                 .map_err(CommandError::from)?;
             (version, Some(state))
         };
-        let pending = decide(write, before.as_deref(), clock.now())?;
+        let mut pending = decide(write, before.as_deref(), clock.now())?;
+        if let Some(state) = before.as_deref().filter(|b| b.rated) {
+            if pending.events.iter().any(|e| e.kind() == "ended") {
+                // A rated game ends: lock its players' rating rows, then decide again at
+                // the time read after the lock, so `ended_at` follows the order in which
+                // the ratings change (see `ratings::lock_players`).
+                crate::ratings::lock_players(conn, state, clock.now())
+                    .map_err(CommandError::from)?;
+                pending = decide(write, before.as_deref(), clock.now())?;
+            }
+        }
         let written = pending.into_written(before, version)?;
         if let (Some(q), Some(user)) = (&write.quotas, write.actor.account()) {
             crate::games::quotas::check(
@@ -251,11 +278,13 @@ fn attempt_in_transaction(
         if written.ends_game() {
             crate::ratings::apply_ended(conn, &written.state).map_err(CommandError::from)?;
         }
-        store::outbox::enqueue(
-            conn,
-            &notifications::plan(written.wrote(deadline), write.actor.account()),
-        )
-        .map_err(CommandError::from)?;
+        let notes = notifications::plan(written.wrote(deadline), write.actor.account());
+        let notes = crate::games::conditional::quiet_turn(conn, &written.state, notes)
+            .map_err(CommandError::from)?;
+        store::outbox::enqueue(conn, &notes).map_err(CommandError::from)?;
+        if let Some(step) = step {
+            step(conn, &written)?;
+        }
         let Some(key) = key else {
             return Ok(Done::Wrote(written, serde_json::Value::Null));
         };
@@ -319,6 +348,8 @@ fn fast_path(
         .of_state(&written.state)
         .map_err(CommandError::from)?;
     let notes = notifications::plan(written.wrote(deadline), write.actor.account());
+    let notes = crate::games::conditional::quiet_turn(conn, &written.state, notes)
+        .map_err(CommandError::from)?;
     let DbConnection::Pg(pg) = conn else {
         return Ok(None);
     };

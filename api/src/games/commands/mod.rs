@@ -41,7 +41,7 @@ use crate::notifications;
 use crate::store::{self, StoreError};
 
 pub use decide::move_error_reason;
-pub use execute::{Done, Idempotent, execute, execute_idempotent};
+pub use execute::{Done, Idempotent, Step as WriteStep, execute, execute_idempotent, execute_with};
 
 /// How many times a write is tried before it gives up with [`CommandError::Busy`].
 pub const MAX_ATTEMPTS: u32 = 8;
@@ -112,6 +112,12 @@ pub enum Command {
         seat: Seat,
     },
     Play(Move),
+    /// A seat's stored conditional answer, played by the server for its player (the
+    /// actor): see [`super::conditional`].
+    ConditionalMove {
+        seat: Seat,
+        mv: Move,
+    },
     Resign,
     Draw(DrawAction),
     /// Create a study game from a game record (its id is the write's `game_id`).
@@ -162,6 +168,7 @@ impl Command {
             Command::TakeSeat { .. } => "take_seat",
             Command::LeaveSeat { .. } => "leave_seat",
             Command::Play(_) => "play",
+            Command::ConditionalMove { .. } => "conditional_move",
             Command::Resign => "resign",
             Command::Draw(_) => "draw",
             Command::Import(_) => "import",

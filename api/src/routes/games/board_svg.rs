@@ -6,8 +6,8 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use domain::{Action, SvgOptions, SvgText};
 
+use super::PROBLEM;
 use super::position::StateParams;
-use super::{PROBLEM, etag, not_modified};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::i18n::{Arg, Lang, tr};
@@ -22,7 +22,7 @@ const CURRENT_MAX_AGE: &str = "public, max-age=5";
 const PAST_MAX_AGE: &str = "public, max-age=31536000, immutable";
 
 /// The words of the picture in `lang` (`locales/<lang>/game.ftl`), made once.
-fn svg_text(lang: Lang) -> &'static SvgText {
+pub(crate) fn svg_text(lang: Lang) -> &'static SvgText {
     static ALL: OnceLock<Vec<SvgText>> = OnceLock::new();
     let all = ALL.get_or_init(|| {
         Lang::all()
@@ -74,7 +74,8 @@ fn svg_text(lang: Lang) -> &'static SvgText {
 /// who rules, who controls each party).
 ///
 /// `?at=N` draws the position after the first N events (default: now) with the last move
-/// at or before event N. `ETag` is the version drawn; past versions never change and are
+/// at or before event N. `ETag` is the version drawn and the language of its words
+/// (`"12-fr"`); past versions never change and are
 /// served `Cache-Control: public, max-age=31536000, immutable`, the current one with a
 /// short `max-age`. Readable without a token. Its words (title, caption, the pieces'
 /// names) are in the language of `Accept-Language` (`Vary: Accept-Language`); squares and
@@ -83,7 +84,7 @@ fn svg_text(lang: Lang) -> &'static SvgText {
     tag = "games",
     params(GameIdPath, StateParams),
     responses(
-        (status = 200, description = "The picture; `ETag` is the version drawn", body = String, content_type = "image/svg+xml"),
+        (status = 200, description = "The picture; `ETag` is the version drawn and the language of its words (`\"12-fr\"`)", body = String, content_type = "image/svg+xml"),
         (status = 304, description = "Not modified since the version in `If-None-Match`"),
         (status = 400, description = "`validation`: `at` is not a positive number", body = Problem, content_type = PROBLEM),
         (status = 404, description = "`not-found`: no such game, or it has not reached version `at` yet", body = Problem, content_type = PROBLEM)
@@ -104,9 +105,19 @@ pub async fn board_svg(
     } else {
         CURRENT_MAX_AGE
     };
-    if not_modified(&req, state.version) {
+    // The words are the reader's: one tag per version and language, so that a cache
+    // never answers one language's picture to a reader of another.
+    let lang = crate::routes::language::of_request(&req, None);
+    let tag = format!("\"{}-{}\"", state.version, lang.code());
+    let fresh = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag || t.trim() == "*"));
+    if fresh {
         return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag(state.version)))
+            .insert_header((header::VARY, "Accept-Language"))
+            .insert_header((header::ETAG, tag))
             .insert_header((header::CACHE_CONTROL, cache))
             .finish());
     }
@@ -117,7 +128,7 @@ pub async fn board_svg(
     // Before the start (seats still free, as at version 1 of every played game) nobody is
     // to move: the caption says the game waits for its players.
     let options = SvgOptions {
-        text: svg_text(crate::routes::language::of_request(&req, None)).clone(),
+        text: svg_text(lang).clone(),
         ..SvgOptions::default()
     };
     let svg = if state.status == Status::Open {
@@ -127,7 +138,8 @@ pub async fn board_svg(
     };
     Ok(HttpResponse::Ok()
         .insert_header((header::VARY, "Accept-Language"))
-        .insert_header((header::ETAG, etag(state.version)))
+        .insert_header((header::CONTENT_LANGUAGE, lang.code()))
+        .insert_header((header::ETAG, tag))
         .insert_header((header::CACHE_CONTROL, cache))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .content_type("image/svg+xml")

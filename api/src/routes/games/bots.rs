@@ -37,9 +37,11 @@ impl WriteBody for SeatBotRequest {
 /// The game's creator or one of its seated players may do it while the game is open; the
 /// bot holds the seat for the whole game (a `bot_seated` event). When it fills the last
 /// free seat the game starts. The server plays the bot's moves as the system (events
-/// with no `actor_id`), shortly after its turn comes (`DJAMBI_BOT_DELAY`); a game with
-/// only bots left is played out at once and, from ply `DJAMBI_BOT_DRAW_PLIES` on, ends as
-/// a draw the bots agree. Accepts `Idempotency-Key` and `If-Match`.
+/// with no `actor_id`), shortly after its turn comes (`DJAMBI_BOT_DELAY`). A game with
+/// only bots left plays on by itself without that delay but at most
+/// `DJAMBI_BOT_ONLY_PLIES_PER_SEC` moves a second, after games with people;
+/// from ply `DJAMBI_BOT_DRAW_PLIES` on it ends as a draw the bots agree. Follow it with
+/// `/v1/games/{id}/stream` or the events. Accepts `Idempotency-Key` and `If-Match`.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = ["play"])),

@@ -33,7 +33,7 @@ pub struct EventParams {
 /// | `seat_taken`, `seat_left` | `seat`, `user_id` |
 /// | `bot_seated` | `seat`, `level` (a computer player, 1 to 5) |
 /// | `started` | `{}` |
-/// | `move_played` | `seat`, `move` (JSON form), `text` (canonical); a bot's move has `actor_id` `null` |
+/// | `move_played` | `seat`, `move` (JSON form), `text` (canonical), `conditional: true` for a stored conditional answer the server played for its player (the actor); a bot's move has `actor_id` `null` |
 /// | `resigned`, `timed_out`, `draw_offered`, `draw_accepted`, `draw_declined` | `seat` |
 /// | `ended` | `result` (`kind`, `seats`, `reason`, `ranking`) |
 ///

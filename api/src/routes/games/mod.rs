@@ -8,15 +8,17 @@
 //! random UUID, shared with the invitation). Writing needs a token with the `play` scope;
 //! only a seat's player acts for that seat.
 
+pub mod analysis;
 mod board_svg;
 mod bots;
+mod conditional_moves;
 mod create;
 mod draw;
 mod events;
 mod import;
 mod legal_moves;
 mod lobby;
-mod moves;
+pub(crate) mod moves;
 mod position;
 pub(crate) mod record;
 mod resign;
@@ -26,6 +28,9 @@ mod stream;
 mod summary;
 pub mod views;
 pub mod write;
+
+/// The board picture's words in a language (also for the rules pages' pictures).
+pub(crate) use board_svg::svg_text;
 
 use std::future::ready;
 
@@ -61,7 +66,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(stream::stream_events)
         .service(record::get_record)
         .service(board_svg::board_svg)
-        .service(import::import_game);
+        .service(import::import_game)
+        .service(analysis::request_analysis)
+        .service(analysis::get_analysis)
+        .service(conditional_moves::put_conditional_moves)
+        .service(conditional_moves::get_conditional_moves)
+        .service(conditional_moves::delete_conditional_moves);
 }
 
 /// The media type of problem documents, for the OpenAPI responses.

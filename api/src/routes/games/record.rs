@@ -21,6 +21,11 @@ use crate::state::AppState;
 /// With `?messages=true`, the table talk the caller may see (the same rule as
 /// `GET /v1/games/{id}/messages`) follows the moves as comment lines,
 /// `; message {JSON}` (see `docs/record-format.md`): import ignores them.
+///
+/// With `?analysis=true`, the engine's finished analysis of the game follows each move
+/// as a comment (`{eval R +0.40 B -0.12 Y -0.10 G -0.18; mistake, best was G3-F4}`: each
+/// seat's value after the move in militants, then the judgement), under the rules of
+/// `GET /v1/games/{id}/analysis` (404 without a finished analysis); import ignores them.
 #[utoipa::path(
     tag = "games",
     params(GameIdPath, crate::routes::messages::RecordParams),
@@ -29,7 +34,7 @@ use crate::state::AppState;
             example = "[Event \"Djambi correspondence game\"]\n[Site \"https://djambi.example.org/\"]\n[GameId \"5b3f2a4e-1c7d-4e55-9a0b-7f3e2d1c0b9a\"]\n[Date \"2026.11.30\"]\n[Started \"2026-11-30T12:05:00Z\"]\n[Red \"alice\"]\n[Blue \"bob\"]\n[Yellow \"carol\"]\n[Ruleset \"djambi-standard-2026\"]\n[Seats \"RBY\"]\n[Hostage \"G\"]\n[Result \"*\"]\n\n1. R C8-D7\n2. B G8-F7\n-- Y resigns\n"),
         (status = 400, description = "Bad `messages`", body = Problem, content_type = PROBLEM),
         (status = 401, description = "Invalid token (only sent to see one's own table talk)", body = Problem, content_type = PROBLEM),
-        (status = 404, description = "No such game", body = Problem, content_type = PROBLEM)
+        (status = 404, description = "No such game (or, with `analysis=true`, no finished analysis you may read)", body = Problem, content_type = PROBLEM)
     )
 )]
 #[get("/games/{id}/record")]
@@ -40,6 +45,26 @@ pub async fn get_record(
     viewer: super::MaybeAuthenticated,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
+    if query.analysis {
+        if query.messages {
+            return Err(ApiError::field(
+                "analysis",
+                "`analysis` and `messages` cannot be asked for together",
+            ));
+        }
+        let reader = viewer.0.map(|a| a.user_id);
+        let (text, version) = crate::analysis::record(
+            app.analysis_ctx(),
+            id,
+            reader,
+            app.config.public_url.to_string(),
+        )
+        .await?;
+        return Ok(HttpResponse::Ok()
+            .insert_header((header::ETAG, etag(version)))
+            .content_type("text/plain; charset=utf-8")
+            .body(text));
+    }
     if query.messages {
         let reader = viewer.0.map(|a| a.user_id);
         return crate::routes::messages::record_with_messages(&app, id, reader).await;

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use crate::games::queries::{EventRow, GameRow, PlayerRow, seat_of};
 use crate::model::events::{Event, GameKind, GameResult, RatingRange, Status, Visibility};
 use crate::model::game_state::{DrawOffer, GameState};
+use crate::model::talk::Press;
 use crate::model::timing::TimeControl;
 use crate::pagination::{Keyset, Page};
 use crate::routes::games::ruleset::RulesetOptions;
@@ -107,7 +108,8 @@ pub struct BotView {
     "deadline": "2026-12-03T12:05:00Z",
     "created_by": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11",
     "created_at": "2026-11-30T12:00:00Z", "updated_at": "2026-11-30T12:05:00Z",
-    "kind": "play"
+    "kind": "play", "rated": false, "rating_range": null,
+    "press": "revealed_at_end", "eliminated_may_write": true
 }))]
 pub struct GameSummary {
     pub id: String,
@@ -162,6 +164,12 @@ pub struct GameSummary {
     pub rated: bool,
     /// The shown ratings a player must have to take a seat; `null`: anyone.
     pub rating_range: Option<RatingRange>,
+    /// What becomes of private table-talk messages when the game ends: `private` (they
+    /// stay private) or `revealed_at_end` (everyone who can see the game reads them).
+    pub press: Press,
+    /// Whether a player whose seats are all out of the game may still write at its
+    /// table (they always read).
+    pub eliminated_may_write: bool,
 }
 
 impl GameSummary {
@@ -243,6 +251,12 @@ impl GameSummary {
                 .rating_range
                 .as_deref()
                 .and_then(|r| serde_json::from_str(r).ok()),
+            press: if row.press == "revealed_at_end" {
+                Press::RevealedAtEnd
+            } else {
+                Press::Private
+            },
+            eliminated_may_write: row.eliminated_may_write,
         }
     }
 }
@@ -643,7 +657,7 @@ impl ActionResult {
     pub fn of(state: &GameState, first_seq: i64, events: &[Event], steps: &[Step]) -> ActionResult {
         let position = state.game.position();
         let played = events.iter().find_map(|e| match e {
-            Event::MovePlayed { seat, mv, text } => Some(PlayedMove {
+            Event::MovePlayed { seat, mv, text, .. } => Some(PlayedMove {
                 seat: *seat,
                 text: text.clone(),
                 mv: *mv,

@@ -7,14 +7,14 @@ use std::future::Future;
 use std::pin::Pin;
 
 use actix_web::http::{StatusCode, header};
-use actix_web::{FromRequest, HttpRequest, HttpResponse, dev::Payload, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse, dev::Payload, web};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{etag, game_id};
 use crate::auth::extractor::{AuthVia, bearer_token, uses_cookie};
-use crate::auth::tokens::PAT_PREFIX;
+use crate::auth::tokens::is_stored_access_token;
 use crate::auth::{Authenticated, Scope};
 use crate::error::ApiError;
 use crate::extract::parse_json_object;
@@ -131,7 +131,7 @@ async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), Ap
         return Ok((auth, session));
     }
     let token = bearer_token(req)?;
-    if token.starts_with(PAT_PREFIX) {
+    if is_stored_access_token(&token) {
         let auth = Authenticated::from_request(req, &mut Payload::None).await?;
         return Ok((auth, None));
     }
@@ -139,6 +139,9 @@ async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), Ap
         .app_data::<web::Data<AppState>>()
         .ok_or_else(|| ApiError::internal("application state is not configured"))?;
     let claims = app.jwt.verify(&token)?;
+    // Whose answer this is, for the language of a problem's title.
+    req.extensions_mut()
+        .insert(crate::auth::extractor::CallerAccount(claims.sub.clone()));
     let auth = Authenticated {
         user_id: claims.sub,
         scopes: Scope::parse_list(&claims.scope),
@@ -193,7 +196,7 @@ fn expected_version(
 
 /// Reads the `Idempotency-Key` header: `None` without it, 400 when malformed. The hash
 /// covers the method, the path, `If-Match` and the body's bytes.
-pub(super) fn idempotency_key(
+pub(crate) fn idempotency_key(
     req: &HttpRequest,
     body: &[u8],
 ) -> Result<Option<IdempotencyKey>, ApiError> {

@@ -7,7 +7,8 @@
 //!   button, never at page load. `text/javascript`, revalidated with its `ETag` (the
 //!   browser checks it for updates by itself), under a CSP of its own.
 //! - `GET /manifest.webmanifest` (`application/manifest+json`): the web app manifest
-//!   (`api/assets/web/manifest.webmanifest`), linked from every page's `<head>` with the
+//!   (`api/assets/web/manifest.webmanifest`, its words from the messages of the reader's
+//!   language, `Vary: Accept-Language`), linked from every page's `<head>` with the
 //!   theme colour.
 //! - `GET /icons/{icon-192,icon-512,maskable-192,maskable-512}.png`: the manifest's icons,
 //!   made by `api/assets/icons.py` from the favicon's design; cached for a month.
@@ -18,6 +19,7 @@ use actix_web::dev::{ServiceFactory, ServiceRequest};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 
+use crate::i18n::Lang;
 use crate::routes::pages::{A_MONTH, Asset, not_found_page};
 
 const SW_JS: &str = include_str!("../../../assets/web/sw.js");
@@ -38,9 +40,52 @@ fn sw_js() -> &'static Asset {
     A.get_or_init(|| Asset::new(SW_JS, "text/javascript; charset=utf-8"))
 }
 
-fn manifest() -> &'static Asset {
-    static A: OnceLock<Asset> = OnceLock::new();
-    A.get_or_init(|| Asset::new(MANIFEST, "application/manifest+json"))
+/// The manifest in `lang`: its `lang`, name, description and shortcuts from the
+/// messages (`manifest-*` in `pages.ftl`).
+fn manifest(lang: Lang) -> &'static Asset {
+    static A: OnceLock<Vec<Asset>> = OnceLock::new();
+    let all = A.get_or_init(|| {
+        Lang::all()
+            .map(|lang| {
+                let t = |id: &str| serde_json::Value::from(crate::i18n::t(lang, id));
+                let mut m: serde_json::Value = serde_json::from_str(MANIFEST).unwrap_or_default();
+                m["lang"] = lang.code().into();
+                m["name"] = t("manifest-name");
+                m["description"] = t("manifest-description");
+                if let Some(shortcuts) = m["shortcuts"].as_array_mut() {
+                    for s in shortcuts {
+                        let id = match s["url"].as_str() {
+                            Some("/lobby") => "manifest-shortcut-lobby",
+                            _ => "manifest-shortcut-games",
+                        };
+                        s["name"] = t(id);
+                    }
+                }
+                let body = serde_json::to_string_pretty(&m).unwrap_or_default();
+                Asset::new(
+                    Box::leak(body.into_boxed_str()),
+                    "application/manifest+json",
+                )
+            })
+            .collect()
+    });
+    &all[Lang::all().position(|l| l == lang).unwrap_or(0)]
+}
+
+/// `GET /manifest.webmanifest`, in the reader's language.
+async fn manifest_file(req: HttpRequest) -> HttpResponse {
+    let lang = super::page_lang(&req).await;
+    let mut response = manifest(lang).serve(&req);
+    let headers = response.headers_mut();
+    headers.insert(
+        header::VARY,
+        HeaderValue::from_static("Accept-Language, Cookie"),
+    );
+    headers.insert(
+        header::CONTENT_LANGUAGE,
+        HeaderValue::from_static(lang.code()),
+    );
+    response
 }
 
 /// The icons by name (`/icons/{name}`).
@@ -77,10 +122,7 @@ where
     T: ServiceFactory<ServiceRequest, Config = (), Error = Error, InitError = ()>,
 {
     app.service(web::resource("/sw.js").route(web::get().to(service_worker)))
-        .service(
-            web::resource("/manifest.webmanifest")
-                .route(web::get().to(|req: HttpRequest| async move { manifest().serve(&req) })),
-        )
+        .service(web::resource("/manifest.webmanifest").route(web::get().to(manifest_file)))
         .service(web::resource("/icons/{name}").route(web::get().to(icon_file)))
 }
 
@@ -96,10 +138,7 @@ async fn service_worker(req: HttpRequest) -> HttpResponse {
 async fn icon_file(req: HttpRequest, name: web::Path<String>) -> HttpResponse {
     match icon(&name) {
         Some(a) => a.serve(&req),
-        None => not_found_page(
-            crate::routes::language::of_request(&req, None),
-            "page-no-such-file",
-        ),
+        None => not_found_page(super::page_lang(&req).await, "page-no-such-file"),
     }
 }
 
@@ -126,5 +165,26 @@ mod tests {
             let h = u32::from_be_bytes(body[20..24].try_into().unwrap());
             assert_eq!(i["sizes"], format!("{w}x{h}"), "{src}");
         }
+    }
+
+    /// Each language's manifest says its words in that language.
+    #[test]
+    fn the_manifest_speaks_each_language() {
+        for lang in Lang::all() {
+            let m: serde_json::Value =
+                serde_json::from_slice(manifest(lang).body).expect("the manifest is JSON");
+            assert_eq!(m["lang"], lang.code());
+            assert_eq!(
+                m["description"],
+                crate::i18n::t(lang, "manifest-description")
+            );
+            assert_eq!(
+                m["shortcuts"][1]["name"],
+                crate::i18n::t(lang, "manifest-shortcut-lobby")
+            );
+            assert_eq!(m["icons"].as_array().map(Vec::len), Some(4));
+        }
+        let fr: serde_json::Value = serde_json::from_slice(manifest(Lang::FR).body).unwrap();
+        assert_eq!(fr["shortcuts"][0]["name"], "Mes parties");
     }
 }

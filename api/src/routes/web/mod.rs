@@ -4,13 +4,15 @@
 //!
 //! | path | page |
 //! |---|---|
-//! | `/` | my games (whose turn, deadline, soonest first), or the login form when signed out |
+//! | `/` | my games (whose turn, deadline, soonest first), or the welcome page when signed out (see [`learn`]) |
+//! | `/rules`, `/learn` | the rules for players, the lessons (see [`learn`]) |
 //! | `/signup`, `/login` | sign up, log in |
 //! | `/lobby` | open games, create a game |
 //! | `/play/{id}` | the game page: board, players, clocks, moves, click to move |
 //! | `/settings` | notification settings, push notifications on this device, vacation |
 //! | `/players/{username}`, `/leaderboard` | a player's rating page with its history chart (SVG drawn by the server), the leaderboard (server-rendered, see [`ratings`]) |
 //! | `POST /web/session`, `POST /web/logout` | log in (sets the cookie), log out |
+//! | `/oauth/authorize`, `POST /settings/tokens/{id}/revoke` | an app's consent page (OAuth 2.0), revoking an app or token from the settings (see [`oauth`]) |
 //! | `/assets/web/{app.js,play.js,talk.js,web.css}` | versioned, immutable when asked with `?v=` |
 //! | `/sw.js`, `/manifest.webmanifest`, `/icons/*.png` | the service worker (Web Push), the web app manifest and its icons (see [`install`]) |
 //! | `/assets/i18n/{lang}.js` | the script's messages in a language (`window.DjambiMessages`), versioned too |
@@ -27,10 +29,15 @@
 //! [`CSP`](super::pages::CSP) (no inline script or style) and `Cache-Control: no-store`,
 //! and link the site's icon (`/favicon.ico`, `/favicon.svg`, see [`super::pages`]).
 
+pub mod analysis;
 mod chart;
 pub mod install;
+mod learn;
+mod oauth;
 mod ratings;
+mod reset;
 mod session;
+mod tournaments;
 
 use std::sync::OnceLock;
 
@@ -90,6 +97,9 @@ where
     T: ServiceFactory<ServiceRequest, Config = (), Error = Error, InitError = ()>,
 {
     install::register(app)
+        .configure(reset::register)
+        .configure(learn::register)
+        .configure(oauth::register)
         .service(web::resource("/").route(web::get().to(home)))
         .service(web::resource("/login").route(web::get().to(login_page)))
         .service(web::resource("/signup").route(web::get().to(signup_page)))
@@ -98,6 +108,8 @@ where
         .service(web::resource("/play/{id}").route(web::get().to(play_page)))
         .service(web::resource("/players/{username}").route(web::get().to(ratings::player_page)))
         .service(web::resource("/leaderboard").route(web::get().to(ratings::leaderboard_page)))
+        .service(web::resource("/tournaments").route(web::get().to(tournaments::list_page)))
+        .service(web::resource("/tournaments/{id}").route(web::get().to(tournaments::event_page)))
         .service(web::resource("/web/session").route(web::post().to(session::login)))
         .service(web::resource("/web/logout").route(web::post().to(session::logout)))
         .service(
@@ -179,6 +191,19 @@ fn time_zone_options() -> &'static str {
     })
 }
 
+/// The language of a page request: the signed-in player's preference (the session
+/// cookie), else the request's `Accept-Language`, else English.
+pub(crate) async fn page_lang(req: &HttpRequest) -> Lang {
+    let fallback = || super::language::of_request(req, None);
+    let Some(app) = req.app_data::<web::Data<AppState>>() else {
+        return fallback();
+    };
+    match viewer(req, app).await {
+        Ok(Some(v)) => reader(req, Some(&v)).lang,
+        _ => fallback(),
+    }
+}
+
 /// The player of the request's session cookie, if it is valid and its session live.
 async fn viewer(req: &HttpRequest, app: &web::Data<AppState>) -> Result<Option<Viewer>, ApiError> {
     let Some(value) = web_session::cookie_value(req) else {
@@ -230,19 +255,27 @@ fn page(
     let nav = match viewer {
         Some(v) => format!(
             "<a href=\"/\">{}</a> <a href=\"/lobby\">{}</a> \
-             <a href=\"/leaderboard\">{}</a> \
+             <a href=\"/tournaments\">{}</a> <a href=\"/leaderboard\">{}</a> \
+             <a href=\"/rules\">{}</a> <a href=\"/learn\">{}</a> \
              <a href=\"/settings\">{}</a> <span class=\"who\">{}</span> \
              <button type=\"button\" id=\"logout\">{}</button>",
             t("page-nav-home"),
             t("page-nav-lobby"),
+            t("page-nav-tournaments"),
             t("page-nav-leaderboard"),
+            t("page-nav-rules"),
+            t("page-nav-learn"),
             t("page-nav-settings"),
             escape_html(&v.username),
             t("page-nav-logout"),
         ),
         None => format!(
-            "<a href=\"/leaderboard\">{}</a> <a href=\"/login\">{}</a> \
-             <a href=\"/signup\">{}</a>",
+            "<a href=\"/rules\">{}</a> <a href=\"/learn\">{}</a> \
+             <a href=\"/tournaments\">{}</a> <a href=\"/leaderboard\">{}</a> \
+             <a href=\"/login\">{}</a> <a href=\"/signup\">{}</a>",
+            t("page-nav-rules"),
+            t("page-nav-learn"),
+            t("page-nav-tournaments"),
             t("page-nav-leaderboard"),
             t("page-nav-login"),
             t("page-nav-signup"),
@@ -273,6 +306,10 @@ fn page(
         .replace(
             "/assets/web/web.css",
             &web_css().link("/assets/web/web.css"),
+        )
+        .replace(
+            "/assets/web/newcomer.js",
+            &learn::newcomer_js().link("/assets/web/newcomer.js"),
         )
         .replace("{{lang}}", lang.code())
         .replace("{{page}}", name)
@@ -317,7 +354,8 @@ fn simple(
 async fn home(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     match viewer(&req, &app).await? {
         Some(v) => Ok(simple(&req, "home", "home-title", HOME, Some(&v))),
-        None => Ok(simple(&req, "login", "login-title", LOGIN, None)),
+        // A visitor: what Djambi is, games to watch, learn, sign up (and the login form).
+        None => Ok(learn::welcome(&req)),
     }
 }
 
@@ -328,7 +366,8 @@ async fn login_page(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpRe
 
 async fn signup_page(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let v = viewer(&req, &app).await?;
-    Ok(simple(&req, "signup", "signup-title", SIGNUP, v.as_ref()))
+    let main = SIGNUP.replace("{{play_now}}", learn::play_now_fields(&req));
+    Ok(simple(&req, "signup", "signup-title", &main, v.as_ref()))
 }
 
 async fn lobby_page(req: HttpRequest, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
@@ -351,7 +390,10 @@ async fn settings_page(
             } else {
                 "off"
             };
-            let main = SETTINGS.replace("{{push}}", push);
+            let apps = oauth::apps_list(&app, &v.user_id, &v.csrf, &reader(&req, Some(&v))).await?;
+            let main = SETTINGS
+                .replace("{{push}}", push)
+                .replace("{{apps}}", &apps);
             Ok(simple(&req, "settings", "settings-title", &main, Some(&v)))
         }
         None => Ok(to_login("/settings")),
@@ -363,7 +405,7 @@ async fn play_page(
     app: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let lang = super::language::of_request(&req, None);
+    let lang = page_lang(&req).await;
     let Ok(id) = super::games::game_id(&path) else {
         return Ok(not_found_page(lang, "page-no-such-game"));
     };
@@ -457,6 +499,7 @@ mod tests {
             ("app.js", APP_JS),
             ("play.js", PLAY_JS),
             ("talk.js", TALK_JS),
+            ("newcomer.js", learn::NEWCOMER_JS),
             ("replay.js", super::super::pages::REPLAY_JS),
         ] {
             for (n, line) in js.lines().enumerate() {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::chart::history_svg;
 use super::{page, reader, viewer};
 use crate::error::ApiError;
-use crate::i18n::{Arg, t, tr};
+use crate::i18n::{Arg, Lang, t, tr};
 use crate::ratings::read::{self, RatingReadError, decode_cursor, encode_cursor, provisional};
 use crate::routes::pages::{escape_html, not_found_page};
 use crate::routes::players::{PlayerView, RatingView};
@@ -17,11 +17,12 @@ use crate::state::AppState;
 /// Players listed per leaderboard page.
 const BOARD_PAGE: i64 = 50;
 
-fn rating_text(r: &RatingView) -> String {
+fn rating_text(lang: Lang, r: &RatingView) -> String {
+    let shown = crate::i18n::decimal(lang, r.rating, 1);
     if r.provisional {
-        format!("{:.1}?", r.rating)
+        format!("{shown}?")
     } else {
-        format!("{:.1}", r.rating)
+        shown
     }
 }
 
@@ -31,12 +32,12 @@ pub async fn player_page(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let name = path.into_inner();
+    let v = viewer(&req, &app).await?;
     let found = if name.is_empty() || name.len() > 64 {
         Err(RatingReadError::NoPlayer(name))
     } else {
-        read::player(&app.pool, name).await
+        read::player(&app.pool, name, v.as_ref().map(|v| v.user_id.clone())).await
     };
-    let v = viewer(&req, &app).await?;
     let r = reader(&req, v.as_ref());
     let lang = r.lang;
     let p = match found {
@@ -55,8 +56,8 @@ pub async fn player_page(
             "rating-line"
         },
         &[
-            ("mu", format!("{:.2}", p.rating.mu).into()),
-            ("sigma", format!("{:.2}", p.rating.sigma).into()),
+            ("mu", Arg::Decimal(p.rating.mu, 2)),
+            ("sigma", Arg::Decimal(p.rating.sigma, 2)),
             ("games", p.games.into()),
             ("wins", p.wins.into()),
         ],
@@ -64,7 +65,7 @@ pub async fn player_page(
     let mut main = format!(
         "<h1>{user}</h1>\n<p class=\"rating-line\">{} <strong>{}</strong> {line}</p>\n",
         esc("rating-rating", &[]),
-        rating_text(&p.rating),
+        rating_text(lang, &p.rating),
     );
     let history: Vec<f64> = p.rating_history.iter().map(|h| h.rating).collect();
     main.push_str("<figure class=\"rating-history\">");
@@ -112,12 +113,25 @@ pub async fn player_page(
             esc("rating-rating", &[]),
         ));
         for g in &p.recent_games {
-            let id = escape_html(&g.game_id);
-            let short: String = g.game_id.chars().take(8).collect();
+            // An invite-only game the reader did not play: listed, but neither named
+            // nor linked (its id opens it).
+            let game = match &g.game_id {
+                Some(id) => {
+                    let short: String = id.chars().take(8).collect();
+                    format!(
+                        "<a href=\"/games/{}\">{}</a>",
+                        escape_html(id),
+                        escape_html(&short)
+                    )
+                }
+                None => esc("rating-unlisted-game", &[]),
+            };
             main.push_str(&format!(
-                "<tr><td><a href=\"/games/{id}\">{}</a></td><td>{}</td><td>{}</td><td>{:.1} → {:.1}</td></tr>",
-                escape_html(&short),
-                escape_html(&crate::i18n::date(lang, g.ended_at.with_timezone(&r.zone).date_naive())),
+                "<tr><td>{game}</td><td>{}</td><td>{}</td><td>{} → {}</td></tr>",
+                escape_html(&crate::i18n::date(
+                    lang,
+                    g.ended_at.with_timezone(&r.zone).date_naive()
+                )),
                 esc(
                     "rating-place-of",
                     &[
@@ -125,8 +139,8 @@ pub async fn player_page(
                         ("players", i64::from(g.players).into())
                     ]
                 ),
-                g.rating_before,
-                g.rating_after
+                crate::i18n::decimal(lang, g.rating_before, 1),
+                crate::i18n::decimal(lang, g.rating_after, 1)
             ));
         }
         main.push_str("</tbody></table>");
@@ -189,7 +203,7 @@ pub async fn leaderboard_page(
             let link: String = url::form_urlencoded::byte_serialize(username.as_bytes()).collect();
             main.push_str(&format!(
                 "<tr><td><a href=\"/players/{link}\">{name}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                rating_text(&r),
+                rating_text(lang, &r),
                 row.games,
                 row.wins
             ));

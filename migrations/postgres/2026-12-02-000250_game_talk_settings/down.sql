@@ -1,0 +1,2 @@
+ALTER TABLE games DROP COLUMN eliminated_may_write;
+ALTER TABLE games DROP COLUMN press;

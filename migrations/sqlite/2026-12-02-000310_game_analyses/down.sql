@@ -1,0 +1,2 @@
+DROP TABLE game_analysis_moves;
+DROP TABLE game_analyses;

@@ -1,0 +1,733 @@
+//! Conditional moves over HTTP on both databases: storing a tree (checks naming the line
+//! and the ply, `If-Match`, nothing stored on bad input), the answer played by the
+//! server through the one write path (a `move_played` event with `conditional: true`
+//! and the player as actor, no `your_turn`, a `conditional_played` notification), lines
+//! of one and several rounds, a mismatch discarding the tree, a resignation and a
+//! timeout changing the turn order, a race with the player's manual move, privacy
+//! through every read path, and a restart between the match and the move.
+
+#[path = "support/games.rs"]
+mod games;
+#[path = "support/inbound.rs"]
+mod inbound;
+#[path = "support/smtp_sink.rs"]
+mod smtp_sink;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, TimeDelta};
+use djambi_e2e::{
+    Backend, FreshDatabase, Login, ManualClock, Resp, TestServer, Value, backend_tests, json,
+};
+use domain::{Action, Game, Move};
+use games::*;
+use reqwest::Method;
+
+const FAST: (&str, &str) = ("DJAMBI_DUE_INTERVAL", "10ms");
+
+/// Waits up to 20 s for `f` to give something.
+#[track_caller]
+fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn path(id: &str, seat: &str) -> String {
+    format!("/v1/games/{id}/seats/{seat}/conditional-moves")
+}
+
+#[track_caller]
+fn put_tree(
+    srv: &TestServer,
+    who: &Login,
+    id: &str,
+    seat: &str,
+    at: i64,
+    lines: &[String],
+) -> Resp {
+    srv.send(
+        srv.request(Method::PUT, &path(id, seat))
+            .bearer_auth(&who.access)
+            .header("If-Match", format!("\"{at}\""))
+            .json(&json!({ "lines": lines })),
+    )
+}
+
+#[track_caller]
+fn tree_lines(srv: &TestServer, who: &Login, id: &str, seat: &str) -> Vec<String> {
+    srv.get(&path(id, seat), Some(&who.access)).expect(200)["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The game as the log says, replayed by the rules, and its version.
+fn game_now(srv: &TestServer, id: &str) -> (Game, i64) {
+    let events = all_events(srv, id);
+    let (settings, actions) = actions_of(&events);
+    let (game, _) = Game::replay(settings, &actions).unwrap();
+    (game, events.len() as i64)
+}
+
+/// The `n`-th legal move (wrapping) of the seat to move.
+fn nth(game: &Game, n: usize) -> Move {
+    let moves = game.position().legal_moves();
+    moves[n % moves.len()]
+}
+
+/// Plays `plies` on a copy of `game` and writes them as a line's text.
+fn line_of(game: &Game, plies: &[Move]) -> String {
+    let mut g = game.clone();
+    let mut words = Vec::new();
+    for mv in plies {
+        let seat = g.position().to_move().unwrap();
+        words.push(format!("{seat} {}", g.position().move_text(mv)));
+        g.apply(&Action::Move(*mv)).unwrap();
+    }
+    words.join(" ")
+}
+
+/// `count` plies from `game`, the `pick`-th legal move each time.
+fn plies(game: &Game, count: usize, pick: usize) -> Vec<Move> {
+    let mut g = game.clone();
+    (0..count)
+        .map(|i| {
+            let mv = nth(&g, pick + i);
+            g.apply(&Action::Move(mv)).unwrap();
+            mv
+        })
+        .collect()
+}
+
+fn text_of(game: &Game, mv: &Move) -> String {
+    game.position().move_text(mv).to_string()
+}
+
+/// Plays one move as the player of the seat to move; returns the new version.
+#[track_caller]
+fn play_one(srv: &TestServer, id: &str, players: &[Login], mv: &Move) -> i64 {
+    let (game, v) = game_now(srv, id);
+    let seat = game.position().to_move().unwrap();
+    let who = &players[seat.index()];
+    play(srv, who, id, json!(text_of(&game, mv)), v).expect(201)["version"]
+        .as_i64()
+        .unwrap()
+}
+
+fn feed(srv: &TestServer, who: &Login) -> Vec<Value> {
+    srv.get("/v1/me/notifications?limit=100", Some(&who.access))
+        .expect(200)["items"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn kinds(items: &[Value]) -> Vec<String> {
+    items
+        .iter()
+        .map(|i| i["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A started game with Red's first move played: Blue to move.
+fn after_reds_move(srv: &TestServer, prefix: &str) -> (String, Vec<Login>) {
+    let (id, p) = four_player_game(srv, prefix);
+    let (game, _) = game_now(srv, &id);
+    play_one(srv, &id, &p, &nth(&game, 3));
+    (id, p)
+}
+
+/// One round: Red stores Blue, Yellow, Green's expected moves and its answer; when they
+/// are played the answer is played at once through the write path, with Red as actor
+/// and `conditional: true`; Red gets `conditional_played` instead of `your_turn`; the
+/// tree is used up.
+fn a_line_of_one_round_is_played(backend: Backend) {
+    let srv = TestServer::start_with(backend, &[FAST]);
+    let (id, p) = after_reds_move(&srv, "c1");
+    let (base, v) = game_now(&srv, &id);
+    let line = plies(&base, 4, 1);
+    let text = line_of(&base, &line);
+    let stored = put_tree(&srv, &p[0], &id, "R", v, std::slice::from_ref(&text));
+    let body = stored.expect(200);
+    assert_eq!(body["lines"], json!([text]));
+    assert_eq!(body["base_version"], v);
+    assert_eq!(body["leaves"], 1);
+    assert_eq!(tree_lines(&srv, &p[0], &id, "R"), vec![text.clone()]);
+    for mv in &line[..3] {
+        play_one(&srv, &id, &p, mv);
+    }
+    let v3 = v + 3;
+    let events = wait_for("the conditional answer", || {
+        let e = all_events(&srv, &id);
+        (e.len() as i64 > v3).then_some(e)
+    });
+    let answer = &events[v3 as usize];
+    assert_eq!(answer["kind"], "move_played");
+    assert_eq!(answer["payload"]["seat"], "R");
+    assert_eq!(answer["payload"]["conditional"], true);
+    assert_eq!(answer["actor_id"], p[0].user_id.as_str());
+    let words: Vec<&str> = text.split(' ').collect();
+    assert_eq!(answer["payload"]["text"], words[7]);
+    // Ordinary moves do not carry the mark.
+    assert!(
+        events[..v3 as usize]
+            .iter()
+            .all(|e| e["payload"].get("conditional").is_none())
+    );
+    check_log_replays(&srv, &id);
+    assert_eq!(summary(&srv, &id)["to_move"], "B");
+    assert!(tree_lines(&srv, &p[0], &id, "R").is_empty(), "used up");
+    let red = wait_for("Red's notification", || {
+        let f = feed(&srv, &p[0]);
+        kinds(&f)
+            .contains(&"conditional_played".into())
+            .then_some(f)
+    });
+    let played = red
+        .iter()
+        .find(|i| i["kind"] == "conditional_played")
+        .unwrap();
+    assert_eq!(played["payload"]["move"], words[7]);
+    // No `your_turn` for the turn the answer took: Red's only one is from the start.
+    let turns = red.iter().filter(|i| i["kind"] == "your_turn").count();
+    assert_eq!(turns, 1, "{:?}", kinds(&red));
+    // Blue was told it is its turn after Red's answer.
+    assert!(
+        feed(&srv, &p[1])
+            .iter()
+            .any(|i| i["kind"] == "your_turn" && i["payload"]["version"] == v3 + 1)
+    );
+}
+
+/// Two rounds: after the first answer the tree keeps the continuation, based after it;
+/// the second answer follows.
+fn a_line_of_two_rounds_keeps_its_continuation(backend: Backend) {
+    let srv = TestServer::start_with(backend, &[FAST]);
+    let (id, p) = after_reds_move(&srv, "c2");
+    let (base, v) = game_now(&srv, &id);
+    let line = plies(&base, 8, 2);
+    let text = line_of(&base, &line);
+    put_tree(&srv, &p[0], &id, "R", v, std::slice::from_ref(&text)).expect(200);
+    for mv in &line[..3] {
+        play_one(&srv, &id, &p, mv);
+    }
+    wait_for("the first answer", || {
+        (version(&srv, &id) == v + 4).then_some(())
+    });
+    let rest = srv
+        .get(&path(&id, "R"), Some(&p[0].access))
+        .expect(200)
+        .clone();
+    assert_eq!(rest["base_version"], v + 4);
+    let words: Vec<&str> = text.split(' ').collect();
+    assert_eq!(rest["lines"], json!([words[8..].join(" ")]));
+    for mv in &line[4..7] {
+        play_one(&srv, &id, &p, mv);
+    }
+    wait_for("the second answer", || {
+        (version(&srv, &id) == v + 8).then_some(())
+    });
+    let events = all_events(&srv, &id);
+    for i in [v + 4, v + 8] {
+        assert_eq!(events[(i - 1) as usize]["payload"]["conditional"], true);
+    }
+    let (settings, actions) = actions_of(&events);
+    let (after, _) = Game::replay(settings, &actions).unwrap();
+    let mut expected = base.clone();
+    for mv in &line {
+        expected.apply(&Action::Move(*mv)).unwrap();
+    }
+    assert_eq!(after.position(), expected.position());
+    assert!(tree_lines(&srv, &p[0], &id, "R").is_empty());
+}
+
+/// A move no line expected discards the tree, tells the player why, and leaves them
+/// their ordinary turn.
+fn a_mismatch_discards_the_tree(backend: Backend) {
+    let srv = TestServer::start_with(backend, &[FAST]);
+    let (id, p) = after_reds_move(&srv, "c3");
+    let (base, v) = game_now(&srv, &id);
+    let a = plies(&base, 4, 1);
+    let b = plies(&base, 4, 5);
+    assert_ne!(a[0], b[0]);
+    let lines = [line_of(&base, &a), line_of(&base, &b)];
+    put_tree(&srv, &p[0], &id, "R", v, &lines).expect(200);
+    let surprise = base
+        .position()
+        .legal_moves()
+        .into_iter()
+        .find(|m| *m != a[0] && *m != b[0])
+        .unwrap();
+    let said = format!("Blue played {}", text_of(&base, &surprise));
+    play_one(&srv, &id, &p, &surprise);
+    let note = wait_for("the discard", || {
+        feed(&srv, &p[0])
+            .into_iter()
+            .find(|i| i["kind"] == "conditional_discarded")
+    });
+    assert_eq!(note["payload"]["because"], said.as_str());
+    assert_eq!(note["payload"]["seat"], "R");
+    assert!(tree_lines(&srv, &p[0], &id, "R").is_empty());
+    // Yellow and Green play: Red gets its turn as usual, and nothing is played for it.
+    let (g, _) = game_now(&srv, &id);
+    let two = plies(&g, 2, 0);
+    for mv in &two {
+        play_one(&srv, &id, &p, mv);
+    }
+    let at = v + 3;
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(version(&srv, &id), at);
+    assert!(
+        feed(&srv, &p[0])
+            .iter()
+            .any(|i| i["kind"] == "your_turn" && i["payload"]["version"] == at)
+    );
+}
+
+/// A resignation inside a line changes the turn order: no line matches, the tree is
+/// discarded; a timeout likewise.
+fn a_resignation_or_a_timeout_changes_the_turn_order(backend: Backend) {
+    let start = DateTime::parse_from_rfc3339("2031-03-01T12:00:00Z")
+        .unwrap()
+        .naive_utc();
+    let clock = Arc::new(ManualClock::new(start));
+    let srv = TestServer::start_with_clock(backend, &[FAST], clock.clone());
+    let p: Vec<Login> = SEATS
+        .iter()
+        .map(|s| srv.user(&format!("c4_{}", s.to_lowercase())))
+        .collect();
+    for round in 0..2 {
+        let game = create(
+            &srv,
+            &p[0],
+            json!({"seats": 4, "seat": "R", "time_control": {"per_move_secs": 3600}}),
+        );
+        let id = game["id"].as_str().unwrap().to_string();
+        for (i, seat) in SEATS.iter().enumerate().skip(1) {
+            take_seat(&srv, &p[i], &id, seat).expect(200);
+        }
+        let (g, _) = game_now(&srv, &id);
+        play_one(&srv, &id, &p, &nth(&g, 3));
+        let (base, v) = game_now(&srv, &id);
+        let line = plies(&base, 4, 1);
+        put_tree(&srv, &p[0], &id, "R", v, &[line_of(&base, &line)]).expect(200);
+        play_one(&srv, &id, &p, &line[0]);
+        let because = if round == 0 {
+            srv.post(
+                &format!("/v1/games/{id}/resignation"),
+                Some(&p[2].access),
+                &json!({}),
+            )
+            .expect(201);
+            "Yellow resigned"
+        } else {
+            clock.advance(TimeDelta::seconds(3601));
+            wait_for("Yellow's timeout", || {
+                all_events(&srv, &id)
+                    .iter()
+                    .any(|e| e["kind"] == "timed_out")
+                    .then_some(())
+            });
+            "Yellow timed out"
+        };
+        let note = wait_for("the discard", || {
+            feed(&srv, &p[0]).into_iter().find(|i| {
+                i["kind"] == "conditional_discarded" && i["payload"]["game_id"] == id.as_str()
+            })
+        });
+        assert_eq!(note["payload"]["because"], because);
+        assert!(tree_lines(&srv, &p[0], &id, "R").is_empty());
+        // Green plays the line's move anyway: Red is to move, nothing is played for it.
+        let (now, _) = game_now(&srv, &id);
+        assert_eq!(now.position().to_move(), Some(domain::Seat::Green));
+        let v_now = play_one(&srv, &id, &p, &nth(&now, 0));
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(version(&srv, &id), v_now);
+    }
+}
+
+/// The answer and the player's own move at the same version: exactly one is written,
+/// every round.
+fn a_race_with_a_manual_move_has_one_winner(backend: Backend) {
+    let srv = TestServer::start_with(backend, &[FAST]);
+    let (id, p) = after_reds_move(&srv, "c5");
+    let mut wins = (0, 0);
+    for _ in 0..4 {
+        let (base, v) = game_now(&srv, &id);
+        assert_eq!(base.position().to_move(), Some(domain::Seat::Blue));
+        let line = plies(&base, 4, 1);
+        put_tree(&srv, &p[0], &id, "R", v, &[line_of(&base, &line)]).expect(200);
+        for mv in &line[..3] {
+            play_one(&srv, &id, &p, mv);
+        }
+        // Red's own, other move, at once, at the version of Red's turn.
+        let at = v + 3;
+        let mut g = base.clone();
+        for mv in &line[..3] {
+            g.apply(&Action::Move(*mv)).unwrap();
+        }
+        let own = g
+            .position()
+            .legal_moves()
+            .into_iter()
+            .find(|m| *m != line[3])
+            .unwrap();
+        let manual = play(&srv, &p[0], &id, json!(text_of(&g, &own)), at);
+        wait_for("Red's move", || (version(&srv, &id) > at).then_some(()));
+        std::thread::sleep(Duration::from_millis(200));
+        let events = all_events(&srv, &id);
+        assert_eq!(events.len() as i64, at + 1, "exactly one move for Red");
+        let red = &events[at as usize];
+        if manual.status == 201 {
+            assert!(red["payload"].get("conditional").is_none());
+            assert_eq!(red["payload"]["text"], text_of(&g, &own).as_str());
+            wins.0 += 1;
+        } else {
+            manual.problem(412, "version-conflict");
+            assert_eq!(red["payload"]["conditional"], true);
+            wins.1 += 1;
+        }
+        // Used up, or discarded by Red's own other move.
+        wait_for("no tree left", || {
+            tree_lines(&srv, &p[0], &id, "R").is_empty().then_some(())
+        });
+        // Red's move made; back to Blue.
+        check_log_replays(&srv, &id);
+        let (g, _) = game_now(&srv, &id);
+        if g.position().to_move() != Some(domain::Seat::Blue) {
+            break;
+        }
+    }
+    assert!(wins.0 + wins.1 >= 1);
+}
+
+/// Refused trees store nothing: each fault names the line and the ply; a stale or
+/// missing version, another's seat, a game not started.
+fn bad_trees_are_refused_and_nothing_is_stored(backend: Backend) {
+    let srv = TestServer::start_with(backend, &[FAST]);
+    let (id, p) = after_reds_move(&srv, "c6");
+    let (base, v) = game_now(&srv, &id);
+    let good = line_of(&base, &plies(&base, 4, 1));
+    let words: Vec<&str> = good.split(' ').collect();
+    let cases = [
+        // Green where Yellow is to move: line 2, ply 2.
+        (
+            vec![
+                good.clone(),
+                format!("{} {} G {}", words[0], words[1], words[5]),
+            ],
+            "lines[1]",
+            "line 2, ply 2: Y is to move here",
+        ),
+        (
+            vec!["B E5-E4 R C7-C6".to_string()],
+            "lines[0]",
+            "line 1, ply 1: E5-E4 is illegal here",
+        ),
+        (
+            vec![words[..6].join(" ")],
+            "lines[0]",
+            "line 1, ply 3: a line ends with R's answer",
+        ),
+        (
+            vec!["B".to_string()],
+            "lines[0]",
+            "line 1, ply 1: a move is missing",
+        ),
+        (vec![], "lines", "a tree holds at least one line"),
+    ];
+    for (lines, field, detail) in cases {
+        let r = put_tree(&srv, &p[0], &id, "R", v, &lines);
+        let problem = r.problem(400, "validation");
+        assert!(
+            problem["detail"].as_str().unwrap().starts_with(detail),
+            "{problem}"
+        );
+        assert_eq!(r.error_fields(), vec![field.to_string()]);
+        assert!(tree_lines(&srv, &p[0], &id, "R").is_empty());
+    }
+    let too_deep = line_of(&base, &plies(&base, 13, 0));
+    let r = put_tree(&srv, &p[0], &id, "R", v, &[too_deep]);
+    assert!(
+        r.problem(400, "validation")["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 1, ply 13:")
+    );
+    let many = vec![good.clone(); 65];
+    put_tree(&srv, &p[0], &id, "R", v, &many).problem(400, "validation");
+    // Stale and missing versions.
+    put_tree(&srv, &p[0], &id, "R", v - 1, std::slice::from_ref(&good))
+        .problem(412, "version-conflict");
+    srv.send(
+        srv.request(Method::PUT, &path(&id, "R"))
+            .bearer_auth(&p[0].access)
+            .json(&json!({ "lines": [good] })),
+    )
+    .problem(428, "precondition-required");
+    // Another player's seat, on every method.
+    put_tree(&srv, &p[1], &id, "R", v, std::slice::from_ref(&good)).problem(403, "forbidden");
+    srv.get(&path(&id, "R"), Some(&p[1].access))
+        .problem(403, "forbidden");
+    srv.delete(&path(&id, "R"), Some(&p[1].access))
+        .problem(403, "forbidden");
+    srv.get(&path(&id, "R"), None).expect(401);
+    // Blue is to move: its own tree must start with the others' moves.
+    let blue = line_of(&base, &plies(&base, 5, 0));
+    put_tree(&srv, &p[1], &id, "B", v, &[blue]).problem(400, "validation");
+    assert!(tree_lines(&srv, &p[0], &id, "R").is_empty());
+    // A good tree is stored, replaced, deleted.
+    put_tree(&srv, &p[0], &id, "R", v, std::slice::from_ref(&good)).expect(200);
+    let other = line_of(&base, &plies(&base, 4, 6));
+    put_tree(&srv, &p[0], &id, "R", v, std::slice::from_ref(&other)).expect(200);
+    assert_eq!(tree_lines(&srv, &p[0], &id, "R"), vec![other]);
+    srv.delete(&path(&id, "R"), Some(&p[0].access)).expect(204);
+    assert!(tree_lines(&srv, &p[0], &id, "R").is_empty());
+    srv.delete(&path(&id, "R"), Some(&p[0].access)).expect(204);
+    // The mail form is read too.
+    let mail = format!(
+        "if {} {} {} {} {} {} then {}",
+        words[0], words[1], words[2], words[3], words[4], words[5], words[7]
+    );
+    let stored = put_tree(&srv, &p[0], &id, "R", v, &[mail]);
+    assert_eq!(stored.expect(200)["lines"], json!([good]));
+    // Not started.
+    let open = create(&srv, &p[0], json!({"seats": 4, "seat": "R"}));
+    let oid = open["id"].as_str().unwrap();
+    put_tree(&srv, &p[0], oid, "R", 2, std::slice::from_ref(&good))
+        .problem(409, "game-not-started");
+}
+
+/// Nobody but the seat's player sees the tree: not the other players, not spectators,
+/// not the game's views, log, record or board; before the answer is played nothing of
+/// the tree shows anywhere.
+fn the_tree_is_private_on_every_read_path(backend: Backend) {
+    let srv = TestServer::start_with(backend, &[FAST]);
+    let (id, p) = after_reds_move(&srv, "c7");
+    let (base, v) = game_now(&srv, &id);
+    let line = plies(&base, 4, 1);
+    let text = line_of(&base, &line);
+    let before: Vec<String> = read_paths(&srv, &id, &p);
+    put_tree(&srv, &p[0], &id, "R", v, std::slice::from_ref(&text)).expect(200);
+    let after: Vec<String> = read_paths(&srv, &id, &p);
+    assert_eq!(before, after, "storing a tree changes no read path");
+    for page in &after {
+        assert!(!page.contains("conditional"), "{page}");
+    }
+    for who in &p[1..] {
+        srv.get(&path(&id, "R"), Some(&who.access))
+            .problem(403, "forbidden");
+        let feed = feed(&srv, who);
+        assert!(!kinds(&feed).iter().any(|k| k.starts_with("conditional")));
+    }
+    // Red's own data export does not leak it to anyone else either; Red reads it.
+    assert_eq!(tree_lines(&srv, &p[0], &id, "R"), vec![text]);
+}
+
+/// What a reader sees of a game: summary, state, events, record, board, legal moves,
+/// the lobby, as a spectator and as each player.
+fn read_paths(srv: &TestServer, id: &str, p: &[Login]) -> Vec<String> {
+    let mut out = Vec::new();
+    let paths = [
+        format!("/v1/games/{id}"),
+        format!("/v1/games/{id}/state"),
+        format!("/v1/games/{id}/events?limit=100"),
+        format!("/v1/games/{id}/record"),
+        format!("/v1/games/{id}/board.svg"),
+        format!("/v1/games/{id}/legal-moves"),
+    ];
+    for path in &paths {
+        out.push(srv.get(path, None).text.clone());
+        for who in p {
+            out.push(srv.get(path, Some(&who.access)).text.clone());
+        }
+    }
+    for who in p {
+        out.push(srv.get("/v1/me/games", Some(&who.access)).text.clone());
+    }
+    out
+}
+
+/// The match is in the database: a tree whose line was played while no server ran
+/// (stored here as the server stores it) is answered by the first server to start.
+fn a_restart_between_the_match_and_the_move_loses_nothing(backend: Backend) {
+    let db = FreshDatabase::new(backend);
+    let (id, p, base, v, line) = {
+        let srv = TestServer::start_on_with(&db, &[FAST], None);
+        let (id, p) = after_reds_move(&srv, "c8");
+        let (base, v) = game_now(&srv, &id);
+        let line = plies(&base, 4, 1);
+        for mv in &line[..3] {
+            play_one(&srv, &id, &p, mv);
+        }
+        (id, p, base, v, line)
+    };
+    // While no server runs: the tree, built at `v`, as `PUT` would have stored it.
+    let text = line_of(&base, &line);
+    let actions = v - 6; // created, 4 seats, started
+    exec(
+        &db,
+        &format!(
+            "INSERT INTO conditional_moves (game_id, seat, user_id, base_version, base_actions, \
+         checked_version, lines, revision, updated_at) VALUES ('{id}', 'R', '{}', {v}, \
+         {actions}, {v}, '{text}', 1, '2030-01-01 00:00:00')",
+            p[0].user_id
+        ),
+    );
+    let srv = TestServer::start_on_with(&db, &[FAST], None);
+    wait_for("the answer after the restart", || {
+        (version(&srv, &id) == v + 4).then_some(())
+    });
+    let events = all_events(&srv, &id);
+    assert_eq!(events[(v + 3) as usize]["payload"]["conditional"], true);
+    assert_eq!(
+        events[(v + 3) as usize]["payload"]["text"],
+        text_of(
+            &{
+                let mut g = base.clone();
+                for mv in &line[..3] {
+                    g.apply(&Action::Move(*mv)).unwrap();
+                }
+                g
+            },
+            &line[3]
+        )
+        .as_str()
+    );
+    check_log_replays(&srv, &id);
+}
+
+/// By mail: a reply to a turn mail whose first line is this turn's move and a line of
+/// conditional moves plays the move, then stores the line (the answer mail says so) and
+/// the line is answered like any tree; a line that does not hold is refused with its
+/// ply named, and the move stands.
+fn a_reply_by_mail_stores_a_line(backend: Backend) {
+    use smtp_sink::{SmtpSink, address_of as email};
+    let sink = SmtpSink::start();
+    let mut vars = sink.server_settings(&[
+        ("DJAMBI_MAIL_DOMAIN", "play.djambi.example"),
+        ("DJAMBI_MAIL_AUTH", "token"),
+        ("DJAMBI_INBOUND_MAIL_SECRET", inbound::SECRET),
+    ]);
+    vars.push(FAST);
+    let srv = TestServer::start_with(backend, &vars);
+    let p = smtp_sink::verified_players(&srv, &sink, "cm");
+    sink.clear();
+    let id = seat_all(&srv, &p);
+    let turn = sink.wait_for_subject(20, &email(&p[0]), "Your turn", 1);
+    let addr = turn.header("reply-to").to_string();
+    let (start, v) = game_now(&srv, &id);
+    let own = nth(&start, 3);
+    let mut after = start.clone();
+    after.apply(&Action::Move(own)).unwrap();
+    let line = plies(&after, 4, 1);
+    let words: Vec<String> = line_of(&after, &line)
+        .split(' ')
+        .map(str::to_string)
+        .collect();
+    let first = format!(
+        "{} if {} {} {} {} {} {} then {}",
+        text_of(&start, &own).to_lowercase(),
+        words[0],
+        words[1],
+        words[2],
+        words[3],
+        words[4],
+        words[5],
+        words[7]
+    );
+    let body = format!("{first}\r\n\r\n> quoted text of the turn mail");
+    let outcome = inbound::deliver(&srv, &inbound::reply(&email(&p[0]), &addr, "c1", "", &body));
+    assert_eq!(outcome, "played");
+    assert_eq!(version(&srv, &id), v + 1);
+    assert_eq!(
+        tree_lines(&srv, &p[0], &id, "R"),
+        vec![line_of(&after, &line)]
+    );
+    let answer = sink.wait_for_subject(20, &email(&p[0]), "Played", 1);
+    assert!(
+        answer.body.contains("Conditional moves stored: "),
+        "{}",
+        answer.body
+    );
+    for mv in &line[..3] {
+        play_one(&srv, &id, &p, mv);
+    }
+    wait_for("the answer stored by mail", || {
+        (version(&srv, &id) == v + 5).then_some(())
+    });
+    let events = all_events(&srv, &id);
+    assert_eq!(events[(v + 4) as usize]["payload"]["conditional"], true);
+    assert_eq!(events[(v + 4) as usize]["actor_id"], p[0].user_id.as_str());
+
+    // Blue's turn mail: a move, and a line whose second ply names the wrong seat.
+    let blue_turn = sink.wait_for_subject(20, &email(&p[1]), "Your turn", 2);
+    let blue_addr = blue_turn.header("reply-to").to_string();
+    let (g, v) = game_now(&srv, &id);
+    let blue_move = nth(&g, 0);
+    let mut after = g.clone();
+    after.apply(&Action::Move(blue_move)).unwrap();
+    let yellow = nth(&after, 0);
+    let bad = format!(
+        "{} if Y {} Y {} then {}",
+        text_of(&g, &blue_move),
+        text_of(&after, &yellow),
+        text_of(&after, &yellow),
+        text_of(&after, &yellow)
+    );
+    let outcome = inbound::deliver(
+        &srv,
+        &inbound::reply(&email(&p[1]), &blue_addr, "c2", "", &bad),
+    );
+    assert_eq!(outcome, "played", "the move stands");
+    assert_eq!(version(&srv, &id), v + 1);
+    assert!(tree_lines(&srv, &p[1], &id, "B").is_empty());
+    let answer = sink.wait_for_subject(20, &email(&p[1]), "Played", 1);
+    assert!(
+        answer.body.contains(
+            "Your conditional moves were not stored: line 1, ply 2: G is to move here, not Y"
+        ),
+        "{}",
+        answer.body
+    );
+}
+
+/// Runs one statement on the test database (no server running).
+fn exec(db: &FreshDatabase, sql: &str) {
+    use diesel::{Connection, RunQueryDsl};
+    match db.backend {
+        Backend::Postgres => {
+            let mut c = diesel::PgConnection::establish(&db.url).unwrap();
+            diesel::sql_query(sql).execute(&mut c).unwrap();
+        }
+        Backend::Sqlite => {
+            let mut c = diesel::SqliteConnection::establish(db.url.trim_start_matches("sqlite://"))
+                .unwrap();
+            diesel::sql_query("PRAGMA busy_timeout = 10000")
+                .execute(&mut c)
+                .unwrap();
+            diesel::sql_query(sql).execute(&mut c).unwrap();
+        }
+    }
+}
+
+backend_tests!(
+    a_line_of_one_round_is_played,
+    a_line_of_two_rounds_keeps_its_continuation,
+    a_mismatch_discards_the_tree,
+    a_resignation_or_a_timeout_changes_the_turn_order,
+    a_race_with_a_manual_move_has_one_winner,
+    bad_trees_are_refused_and_nothing_is_stored,
+    the_tree_is_private_on_every_read_path,
+    a_restart_between_the_match_and_the_move_loses_nothing,
+    a_reply_by_mail_stores_a_line,
+);
