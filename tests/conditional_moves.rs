@@ -293,6 +293,46 @@ fn a_mismatch_discards_the_tree(backend: Backend) {
     );
 }
 
+/// The last rival before Red's turn plays a move no line expected: the write that hands
+/// Red the turn holds its `your_turn` back (Red has a tree), the pass discards the tree
+/// and sends that `your_turn` once, and plays nothing.
+fn a_mismatch_on_the_turn_sends_the_turn_once(backend: Backend) {
+    let srv = TestServer::start_with(backend, &[FAST]);
+    let (id, p) = after_reds_move(&srv, "c9");
+    let (base, v) = game_now(&srv, &id);
+    let a = plies(&base, 4, 1);
+    put_tree(&srv, &p[0], &id, "R", v, &[line_of(&base, &a)]).expect(200);
+    play_one(&srv, &id, &p, &a[0]);
+    play_one(&srv, &id, &p, &a[1]);
+    let (g, _) = game_now(&srv, &id);
+    let surprise = g
+        .position()
+        .legal_moves()
+        .into_iter()
+        .find(|m| *m != a[2])
+        .unwrap();
+    let at = play_one(&srv, &id, &p, &surprise);
+    let note = wait_for("the discard", || {
+        feed(&srv, &p[0])
+            .into_iter()
+            .find(|i| i["kind"] == "conditional_discarded")
+    });
+    assert_eq!(note["payload"]["version"], at);
+    let turns = |srv: &TestServer| {
+        feed(srv, &p[0])
+            .iter()
+            .filter(|i| i["kind"] == "your_turn" && i["payload"]["version"] == at)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let told = wait_for("Red's turn", || turns(&srv).pop());
+    assert_eq!(told["payload"]["seat"], "R");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(turns(&srv).len(), 1);
+    assert_eq!(version(&srv, &id), at);
+    assert!(tree_lines(&srv, &p[0], &id, "R").is_empty());
+}
+
 /// A resignation inside a line changes the turn order: no line matches, the tree is
 /// discarded; a timeout likewise.
 fn a_resignation_or_a_timeout_changes_the_turn_order(backend: Backend) {
@@ -724,6 +764,7 @@ backend_tests!(
     a_line_of_one_round_is_played,
     a_line_of_two_rounds_keeps_its_continuation,
     a_mismatch_discards_the_tree,
+    a_mismatch_on_the_turn_sends_the_turn_once,
     a_resignation_or_a_timeout_changes_the_turn_order,
     a_race_with_a_manual_move_has_one_winner,
     bad_trees_are_refused_and_nothing_is_stored,
