@@ -243,4 +243,3 @@ pub fn plan(written: Wrote<'_>, actor: Option<&str>) -> Vec<NotificationRow> {
     }
     p.rows
 }
-
