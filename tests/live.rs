@@ -363,7 +363,10 @@ fn idle_streams_cost_no_queries() {
             feed_stream(&srv, &p[i % 4], None)
         });
     }
-    std::thread::sleep(Duration::from_secs(2));
+    // The counter lags: a backend adds its commits to `pg_stat_database` at most once a
+    // second while busy and 10 s (`PGSTAT_IDLE_INTERVAL`) after it went idle, so the
+    // reads that opened the 200 streams would otherwise still arrive inside the window.
+    std::thread::sleep(Duration::from_secs(11));
     let window = Duration::from_secs(4);
     let c0 = commits(&mut admin);
     std::thread::sleep(window);
