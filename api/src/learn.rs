@@ -51,6 +51,9 @@ pub enum Goal {
     Take(Seat),
     /// No move of the next seat ends on this square (the piece there is safe).
     Protect(&'static str),
+    /// A piece standing on this square is killed and the mover still rules after it (a
+    /// ruler's bonus turn that keeps the maze).
+    KillAndRule(&'static str),
 }
 
 /// A lesson: its id (`lesson-<id>-title`, `lesson-<id>-task`, `lesson-<id>-hint`,
@@ -81,6 +84,12 @@ const MAZE_PASS: &str = "RC7BC/9/9/5BM3/9/3RM5/9/9/GC7YC R RBYG 0";
 const CHIEF: &str = "8BC/9/9/9/9/4BM4/9/4RC4/GC7YC R RBYG 0";
 const CHIEF_KILLED: &str = "RC7BC/9/6RM2/9/9/9/9/9/GC7YC R RBYG 0";
 const ORPHANS: &str = "8Bc/9/6BM2/9/9/9/9/4RC4/GC7YC R RoYG 0";
+/// Red's chief takes the maze (`E2-E5`), Blue answers (`G8-G7`): the position of
+/// [`TWICE`] (checked by the tests).
+#[cfg(test)]
+const TWICE_BEFORE: &str = "8BC/6BM2/9/9/9/9/9/4RC1RA2/GC7YC R RBYG 0";
+/// Red rules and plays its bonus turn after Blue's (`R*B`), before Yellow.
+const TWICE: &str = "8BC/9/6BM2/9/4RC4/9/9/6RA2/GC7YC R*B RBYG 2";
 const END: &str = "RC7BC/9/6RM2/9/9/9/9/9/Gc7Yc R RBRR 0";
 
 /// The rules page, in its order: every rule of RULES.md, one idea a section.
@@ -217,6 +226,14 @@ pub const LESSONS: &[Lesson] = &[
         wrong: "E2-E4",
     },
     Lesson {
+        id: "twice",
+        dfen: TWICE,
+        answer: answer("G2", "G7", "", "", ""),
+        goal: Goal::KillAndRule("G7"),
+        example: "G2xG7",
+        wrong: "E5xG7>A5",
+    },
+    Lesson {
         id: "assassin",
         dfen: ASSASSIN,
         answer: answer("B5", "F5", "", "", ""),
@@ -346,10 +363,8 @@ impl Lesson {
         after.play_in_place(mv, &mut effects).ok()?;
         let square = |s: &str| s.parse::<Square>().ok();
         Some(match self.goal {
-            Goal::Kill(at) => effects.iter().any(|e| match e {
-                Effect::Killed { square: sq, .. } => Some(*sq) == square(at),
-                _ => false,
-            }),
+            Goal::Kill(at) => killed(&effects, square(at)),
+            Goal::KillAndRule(at) => killed(&effects, square(at)) && after.ruler() == Some(mover),
             Goal::Rule => after.ruler() == Some(mover),
             Goal::Lift(at) => effects.iter().any(|e| match e {
                 Effect::Placed { from, .. } => Some(*from) == square(at),
@@ -371,6 +386,13 @@ impl Lesson {
             }
         })
     }
+}
+
+fn killed(effects: &[Effect], at: Option<Square>) -> bool {
+    effects.iter().any(|e| match e {
+        Effect::Killed { square, .. } => Some(*square) == at,
+        _ => false,
+    })
 }
 
 #[cfg(test)]
@@ -494,6 +516,7 @@ mod tests {
             "diplomat",
             "necromobile",
             "corpses",
+            "twice",
             "maze",
             "surround",
             "hostages",
@@ -504,6 +527,26 @@ mod tests {
         let p: Position = lesson("hostages").unwrap().dfen.parse().unwrap();
         assert_eq!(p.control(Seat::Green), Control::Hostage);
         assert_eq!(p.active_seats().len(), 3);
+    }
+
+    /// "Take the maze and play twice": the lesson's position is the chief's entry into
+    /// the maze and Blue's answer, and it is Red's bonus turn, Yellow's regular turn after.
+    #[test]
+    fn the_ruler_plays_again_after_each_rival() {
+        let before: Position = TWICE_BEFORE.parse().unwrap();
+        let mut p = before;
+        for m in ["E2-E5", "G8-G7"] {
+            p = p.play(&m.parse().unwrap()).unwrap();
+        }
+        assert_eq!(p.to_string(), TWICE);
+        assert_eq!(p.ruler(), Some(Seat::Red));
+        assert_eq!(p.to_move(), Some(Seat::Red));
+        let after = p.play(&"G2xG7".parse().unwrap()).unwrap();
+        assert_eq!(after.to_move(), Some(Seat::Yellow));
+        assert_eq!(after.ruler(), Some(Seat::Red));
+        // The chief kills too, but leaves the maze: no longer the ruler.
+        let chief = p.play(&"E5xG7>A5".parse().unwrap()).unwrap();
+        assert_eq!(chief.ruler(), None);
     }
 
     #[test]

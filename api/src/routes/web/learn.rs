@@ -338,7 +338,7 @@ fn lesson_section(lang: Lang, n: usize, l: &Lesson) -> String {
 fn rule_of(lesson: &str) -> &'static str {
     match lesson {
         "militant" => "militant",
-        "chief" => "ruler",
+        "chief" | "twice" => "ruler",
         "assassin" => "assassin",
         "reporter" => "reporter",
         "diplomat" => "diplomat",
