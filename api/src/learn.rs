@@ -533,8 +533,7 @@ mod tests {
     /// the maze and Blue's answer, and it is Red's bonus turn, Yellow's regular turn after.
     #[test]
     fn the_ruler_plays_again_after_each_rival() {
-        let before: Position = TWICE_BEFORE.parse().unwrap();
-        let mut p = before;
+        let mut p: Position = TWICE_BEFORE.parse().unwrap();
         for m in ["E2-E5", "G8-G7"] {
             p = p.play(&m.parse().unwrap()).unwrap();
         }
