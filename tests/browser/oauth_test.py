@@ -85,9 +85,11 @@ def authorize_in_browser(page, url, port, username, password, outdir, sign_in):
         page.screenshot(os.path.join(outdir, "oauth-consent.png"))
     page.press_enter("#oauth-allow")
     page.wait_for(f"location.host === '127.0.0.1:{port}' && {READY}", "the app's redirect URI")
-    if len(Callback.received) <= before:
-        raise Failed("the app's redirect URI was never called")
-    return f"http://127.0.0.1:{port}{Callback.received[-1]}"
+    # Chromium also asks this server for /favicon.ico, sometimes after the callback.
+    calls = [path for path in Callback.received[before:] if path.startswith("/callback")]
+    if not calls:
+        raise Failed(f"the app's redirect URI was never called: {Callback.received[before:]!r}")
+    return f"http://127.0.0.1:{port}{calls[0]}"
 
 
 def run(base, username, password, game_id, outdir, chromium, timeout):
