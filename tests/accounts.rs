@@ -338,6 +338,7 @@ backend_tests!(
     malformed_bodies_are_problems,
     oversize_body_is_413,
     the_export_holds_what_the_account_wrote_and_set,
+    the_export_holds_trees_studies_analyses_and_tournaments,
 );
 
 /// The export holds what the account wrote and set beyond its games: its table-talk
@@ -448,6 +449,161 @@ fn the_export_holds_what_the_account_wrote_and_set(backend: Backend) {
     assert_eq!(blue["messages"][0]["text"], "Blue to Red alone");
     assert_eq!(blue["mutes"], json!([]));
     assert_eq!(blue["push_subscriptions"], json!([]));
+}
+
+/// The export holds what the account made with the later capabilities: its language and
+/// time zone, its trees of conditional moves, the study games it imported, the analyses
+/// it asked for, its tournaments (organised or entered) and its rating (none before a
+/// rated game); its parts are exactly `PARTS`, the README's list.
+fn the_export_holds_trees_studies_analyses_and_tournaments(backend: Backend) {
+    use domain::{Action, Game, GameSettings};
+    let srv = TestServer::start(backend);
+    let (id, p) = games::four_player_game(&srv, "ext");
+    let (red, blue) = (&p[0], &p[1]);
+    srv.send(
+        srv.request(reqwest::Method::PATCH, "/v1/me")
+            .bearer_auth(&blue.access)
+            .json(&json!({"language": "fr", "time_zone": "Europe/Paris"})),
+    )
+    .expect(200);
+
+    // Blue's tree: if Red plays its first legal move, Blue answers with its own first.
+    let (settings, actions) = games::actions_of(&games::all_events(&srv, &id));
+    let (mut game, _) = Game::replay(settings, &actions).unwrap();
+    let mut words = Vec::new();
+    for _ in 0..2 {
+        let seat = game.position().to_move().unwrap();
+        let mv = game.position().legal_moves()[0];
+        words.push(format!("{seat} {}", game.position().move_text(&mv)));
+        game.apply(&Action::Move(mv)).unwrap();
+    }
+    let line = words.join(" ");
+    let v = games::version(&srv, &id);
+    srv.send(
+        srv.request(
+            reqwest::Method::PUT,
+            &format!("/v1/games/{id}/seats/B/conditional-moves"),
+        )
+        .bearer_auth(&blue.access)
+        .header("If-Match", format!("\"{v}\""))
+        .json(&json!({ "lines": [line] })),
+    )
+    .expect(200);
+
+    // A study game of one move, and its analysis.
+    let mut study = Game::new(GameSettings::four_players()).unwrap();
+    let first = study.position().legal_moves()[0];
+    study.apply(&Action::Move(first)).unwrap();
+    let record = domain::write_record(
+        GameSettings::four_players(),
+        &[Action::Move(first)],
+        &[("Event", "export test")],
+    )
+    .unwrap();
+    let study_id = srv
+        .post(
+            "/v1/games/import",
+            Some(&blue.access),
+            &json!({"record": record, "visibility": "public"}),
+        )
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let asked = srv.post(
+        &format!("/v1/games/{study_id}/analysis"),
+        Some(&blue.access),
+        &json!({}),
+    );
+    assert_eq!(asked.status.as_u16(), 202, "{}", asked.text);
+
+    // A tournament Red organises and Blue enters.
+    let tournament = srv
+        .post(
+            "/v1/tournaments",
+            Some(&red.access),
+            &json!({"name": "Export Cup", "format": "round_robin", "capacity": 8,
+                    "time_control": {"per_move_secs": 259200}}),
+        )
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    srv.send(
+        srv.request(
+            reqwest::Method::PUT,
+            &format!("/v1/tournaments/{tournament}/players/me"),
+        )
+        .bearer_auth(&blue.access),
+    )
+    .expect(200);
+
+    let doc = srv
+        .get("/v1/me/export", Some(&blue.access))
+        .expect(200)
+        .clone();
+    let keys: Vec<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut parts = djambi_api::accounts::export::PARTS.to_vec();
+    parts.sort_unstable();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, parts, "the export's parts are PARTS");
+    assert_eq!(doc["account"]["language"], "fr", "{doc}");
+    assert_eq!(doc["account"]["time_zone"], "Europe/Paris");
+    let trees = doc["conditional_moves"].as_array().unwrap();
+    assert_eq!(trees.len(), 1, "{doc}");
+    assert_eq!(trees[0]["game_id"], id.as_str());
+    assert_eq!(trees[0]["seat"], "B");
+    assert_eq!(trees[0]["lines"], json!([line]));
+    let studies = doc["study_games"].as_array().unwrap();
+    assert_eq!(studies.len(), 1, "{doc}");
+    assert_eq!(studies[0]["id"], study_id.as_str());
+    assert!(
+        studies[0]["record"]
+            .as_str()
+            .unwrap()
+            .contains("[Event \"export test\"]"),
+        "{doc}"
+    );
+    let analyses = doc["analyses"].as_array().unwrap();
+    assert_eq!(analyses.len(), 1, "{doc}");
+    assert_eq!(analyses[0]["game_id"], study_id.as_str());
+    assert_eq!(doc["tournaments"][0]["id"], tournament.as_str(), "{doc}");
+    assert_eq!(doc["tournaments"][0]["entered"], true);
+    assert_eq!(doc["tournaments"][0]["organiser"], false);
+    assert_eq!(doc["rating"], json!(null), "no rated game yet");
+    // Red's export: the tournament it organises; no tree, study or analysis of Blue's.
+    let red_doc = srv
+        .get("/v1/me/export", Some(&red.access))
+        .expect(200)
+        .clone();
+    assert_eq!(red_doc["tournaments"][0]["organiser"], true, "{red_doc}");
+    assert_eq!(red_doc["tournaments"][0]["entered"], false);
+    for part in ["conditional_moves", "study_games", "analyses"] {
+        assert_eq!(red_doc[part], json!([]), "{part}: {red_doc}");
+    }
+}
+
+/// The README's description of the export names every part of it.
+#[test]
+fn the_readme_lists_every_part_of_the_export() {
+    let readme = std::fs::read_to_string(djambi_e2e::repo_root().join("README.md")).unwrap();
+    let start = readme
+        .find("*Export.*")
+        .expect("the README describes the export");
+    let end = start + readme[start..].find("*The mails*").unwrap();
+    let text = &readme[start..end];
+    for part in djambi_api::accounts::export::PARTS {
+        assert!(
+            text.contains(&format!("`{part}`")),
+            "the README's export does not name `{part}`"
+        );
+    }
 }
 
 fn hex_bytes(hex: &str) -> Vec<u8> {

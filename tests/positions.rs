@@ -14,6 +14,7 @@ backend_tests!(
     random_walks_agree_with_the_rules_crate,
     bad_input_names_what_is_wrong,
     the_board_is_limited_per_address,
+    any_position_is_drawn,
 );
 
 fn examples(file: &str) -> Vec<Value> {
@@ -28,6 +29,57 @@ fn examples(file: &str) -> Vec<Value> {
 
 fn enc(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+/// `GET /v1/positions/board.svg` draws the position of a DFEN, with the move given as
+/// `last` highlighted, in the reader's language; a bad DFEN or move is a 400 naming it.
+fn any_position_is_drawn(backend: Backend) {
+    let srv = TestServer::start(backend);
+    let start = "RCRARM3BMBABC/RRRDRM3BMBDBR/RMRMRN3BNBMBM/9/9/9/GMGMGN3YNYMYM/GRGDGM3YMYDYR/GCGAGM3YMYAYC R RBYG 0";
+    let title = |r: &djambi_e2e::Resp| {
+        assert_eq!(r.status, 200, "{}", r.text);
+        assert!(r.content_type().starts_with("image/svg+xml"), "{}", r.text);
+        let from = r.text.find("<title id=\"board-title\">").expect("a title") + 24;
+        r.text[from..from + r.text[from..].find("</title>").unwrap()].to_string()
+    };
+    let r = srv.get(&format!("/v1/positions/board.svg?dfen={}", enc(start)), None);
+    assert!(title(&r).contains("Red to move"), "{}", title(&r));
+    assert!(!r.text.contains("last move: "), "no last move at the start");
+    let played = srv
+        .post(
+            "/v1/positions/play",
+            None,
+            &json!({"dfen": start, "move": "C7-C6"}),
+        )
+        .expect(200)
+        .clone();
+    let after = played["dfen"].as_str().unwrap();
+    let r = srv.get(
+        &format!("/v1/positions/board.svg?dfen={}&last=C7-C6", enc(after)),
+        None,
+    );
+    assert!(title(&r).contains("Blue to move"), "{}", title(&r));
+    assert!(r.text.contains("last move: "), "the last move is highlighted");
+    let r = srv.send(
+        srv.request(
+            reqwest::Method::GET,
+            &format!("/v1/positions/board.svg?dfen={}", enc(after)),
+        )
+        .header("accept-language", "fr"),
+    );
+    assert!(title(&r).contains("Bleu"), "{}", title(&r));
+    for (query, field) in [
+        ("dfen=9%2F9%20R%20RBYG%200".to_string(), "dfen"),
+        (format!("dfen={}&last=Z9-C6", enc(after)), "last"),
+        (format!("dfen={}&ruleset=nonsense%3Dyes", enc(after)), "ruleset"),
+    ] {
+        let r = srv.get(&format!("/v1/positions/board.svg?{query}"), None);
+        let problem = r.problem(400, "validation");
+        assert!(
+            problem.to_string().contains(field),
+            "{query}: {problem}"
+        );
+    }
 }
 
 /// Every legal move's text, following `next_cursor` through pages of `limit`.

@@ -78,6 +78,7 @@ fn the_replay_page_steps_through_a_real_game_in_chromium() {
         &[&srv.base, &g.id, &outdir_text, "--waiting", &waiting],
     );
     assert!(outdir.join("replay.png").is_file());
+    assert!(stdout.contains("explore: "), "{stdout}");
     assert!(
         stdout.contains("waiting game: The game has not started"),
         "{stdout}"

@@ -12,6 +12,10 @@
 //   data-dfen     the DFEN of GET /v1/games/{id}/state?at=VERSION
 //   data-status   its `status`: open (waiting for players), active or finished
 //   data-ready    "true" once the picture and the DFEN of this step are both loaded
+//   data-explore  while exploring, how many moves were tried from the step (else absent)
+// "Explore from here" plays other moves from the step shown on the API's analysis board
+// (GET /v1/positions/legal-moves, POST /v1/positions/play, GET /v1/positions/board.svg):
+// nothing is stored, and leaving it (or stepping) shows the game again.
 // The URL hash is the step (#12); opening the page with a hash starts there, without one
 // at the last step. Keys: ArrowLeft, ArrowRight, Home, End.
 (function () {
@@ -42,6 +46,21 @@
     next: document.getElementById("next"),
     last: document.getElementById("last"),
   };
+
+  var ex = {
+    start: document.getElementById("explore-start"),
+    panel: document.getElementById("explore-panel"),
+    select: document.getElementById("explore-move"),
+    play: document.getElementById("explore-play"),
+    back: document.getElementById("explore-back"),
+    leave: document.getElementById("explore-leave"),
+    line: document.getElementById("explore-line"),
+  };
+  // The state of the step shown (GET …/state?at=), once loaded.
+  var shownView = null;
+  // While exploring: { step, ruleset, line: [{ dfen, text, seat }] }, line[0] being the
+  // step's position and each next one the position after the move `text` of `seat`.
+  var explore = null;
 
   // steps[i] = { version, label, seat }; steps[0] is the start.
   var steps = [];
@@ -177,6 +196,7 @@
 
   function go(index) {
     if (!steps.length) return;
+    if (explore) stopExploring();
     index = Math.max(0, Math.min(steps.length - 1, index));
     if (index === current) return;
     current = index;
@@ -186,6 +206,8 @@
     board.setAttribute("data-step", String(index));
     board.setAttribute("data-version", String(step.version));
     board.setAttribute("data-dfen", "");
+    shownView = null;
+    ex.start.disabled = true;
     if (window.location.hash !== "#" + index) {
       history.replaceState(null, "", "#" + index);
     }
@@ -219,6 +241,8 @@
         var view = results[1];
         board.setAttribute("data-dfen", view.dfen);
         board.setAttribute("data-status", view.status || "");
+        shownView = view;
+        ex.start.disabled = view.status === "open" || !view.turn;
         if (view.status === "open") {
           caption.textContent = t("js-before-start");
           board.alt = t("js-board-before-start");
@@ -231,6 +255,118 @@
         if (mine !== generation) return;
         setStatus(t("js-position-failed", { error: error.message }));
       });
+  }
+
+  function positionQuery(dfen) {
+    return "dfen=" + encodeURIComponent(dfen) +
+      (explore.ruleset ? "&ruleset=" + encodeURIComponent(explore.ruleset) : "");
+  }
+
+  function startExploring() {
+    if (!shownView || explore) return;
+    explore = { step: current, ruleset: shownView.ruleset || "", line: [{ dfen: shownView.dfen }] };
+    ex.panel.hidden = false;
+    ex.start.disabled = true;
+    showExplored();
+    ex.select.focus();
+  }
+
+  function stopExploring() {
+    explore = null;
+    ex.panel.hidden = true;
+    ex.line.textContent = "";
+    board.removeAttribute("data-explore");
+  }
+
+  function leaveExploring() {
+    var step = explore ? explore.step : current;
+    stopExploring();
+    current = -1;
+    go(step);
+    ex.start.focus();
+  }
+
+  // Draws the explored position and lists its legal moves.
+  function showExplored() {
+    var mine = ++generation;
+    var here = explore.line[explore.line.length - 1];
+    var tried = explore.line.length - 1;
+    board.setAttribute("data-ready", "false");
+    board.setAttribute("data-explore", String(tried));
+    board.setAttribute("data-dfen", here.dfen);
+    ex.line.textContent = "";
+    explore.line.slice(1).forEach(function (played) {
+      var item = document.createElement("li");
+      item.textContent = played.seat + " " + played.text;
+      ex.line.appendChild(item);
+    });
+    ex.back.disabled = tried === 0;
+    ex.play.disabled = true;
+    ex.select.textContent = "";
+    var base = steps[explore.step];
+    caption.textContent = t("js-explore-caption", { count: tried, step: base.label });
+    board.alt = caption.textContent;
+    var imageLoaded = new Promise(function (resolve) {
+      board.onload = function () { resolve(true); };
+      board.onerror = function () { resolve(false); };
+    });
+    board.src = "/v1/positions/board.svg?" + positionQuery(here.dfen) +
+      (here.text ? "&last=" + encodeURIComponent(here.text) : "");
+    var moves = getJson("/v1/positions/legal-moves?limit=2000&" + positionQuery(here.dfen));
+    Promise.all([imageLoaded, moves])
+      .then(function (results) {
+        if (mine !== generation || !explore) return;
+        var view = results[1];
+        (view.moves || []).forEach(function (mv) {
+          var option = document.createElement("option");
+          option.value = mv.text;
+          option.textContent = mv.text;
+          ex.select.appendChild(option);
+        });
+        ex.play.disabled = !(view.moves || []).length;
+        var text = view.turn && view.turn.seat
+          ? t("js-explore-moves", { seat: seatName(view.turn.seat), count: view.total })
+          : t("js-explore-over");
+        setStatus(text + (results[0] ? "" : " " + t("js-picture-failed")));
+        board.setAttribute("data-ready", "true");
+      })
+      .catch(function (error) {
+        if (mine !== generation) return;
+        setStatus(t("js-position-failed", { error: error.message }));
+      });
+  }
+
+  async function playExplored() {
+    if (!explore || !ex.select.value) return;
+    var here = explore.line[explore.line.length - 1];
+    var body = { dfen: here.dfen, move: ex.select.value, ruleset: explore.ruleset || null };
+    try {
+      var response = await fetch("/v1/positions/play", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(body),
+      });
+      var view = await response.json();
+      if (!response.ok) throw new Error(view.detail || view.title);
+      if (!explore) return;
+      explore.line.push({ dfen: view.dfen, text: view.played.text, seat: seatToMove(here.dfen) });
+      showExplored();
+      ex.select.focus();
+    } catch (error) {
+      setStatus(t("js-position-failed", { error: error.message }));
+    }
+  }
+
+  // The seat to move in a DFEN: the first letter of its second field ("R", "R*B").
+  function seatToMove(dfen) {
+    return (dfen.split(" ")[1] || "?").charAt(0);
+  }
+
+  function takeBack() {
+    if (!explore || explore.line.length < 2) return;
+    explore.line.pop();
+    showExplored();
+    ex.select.focus();
   }
 
   // The seats in play nobody holds yet (a game waiting for players).
@@ -283,6 +419,10 @@
     buttons.next.addEventListener("click", function () { go(current + 1); });
     buttons.last.addEventListener("click", function () { go(steps.length - 1); });
     document.addEventListener("keydown", onKey);
+    ex.start.addEventListener("click", startExploring);
+    ex.play.addEventListener("click", playExplored);
+    ex.back.addEventListener("click", takeBack);
+    ex.leave.addEventListener("click", leaveExploring);
     window.addEventListener("hashchange", function () {
       var wanted = stepFromHash();
       if (wanted !== null) go(wanted);

@@ -48,7 +48,7 @@ pub const SESSION_ROLE: &str = "session";
         (name = "notifications", description = "The in-app feed of what happens in one's games, and its event stream"),
         (name = "messages", description = "Table talk: messages between the players of a game, and mutes"),
         (name = "players", description = "Ratings: player pages and the leaderboard"),
-        (name = "positions", description = "An analysis board for any position: its legal moves, a move played on it"),
+        (name = "positions", description = "An analysis board for any position: its legal moves, a move played on it, its picture"),
         (name = "tournaments", description = "Tournaments: round-robin sections and Swiss events, many games and one standing"),
         (name = "health", description = "Liveness and readiness"),
         (name = "meta", description = "This document")

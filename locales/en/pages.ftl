@@ -617,3 +617,16 @@ tour-back = All events
 js-judgement-inaccuracy = — inaccuracy
 js-judgement-mistake = — mistake
 js-judgement-blunder = — blunder
+
+## The replay page: "explore from here" (issue 37)
+replay-explore-title = Explore from here
+replay-explore-help = Try other moves from the position shown: the board plays them by the rules, and nothing is saved. Stepping through the game again leaves it.
+replay-explore-start = Explore from this position
+replay-explore-move = Move to try
+replay-explore-play = Play it
+replay-explore-back = Take back
+replay-explore-leave = Back to the game
+replay-explore-line = Moves tried
+js-explore-caption = Exploring from “{ $step }”; moves tried: { $count }.
+js-explore-moves = { $seat } to move: { $count } legal moves.
+js-explore-over = The explored position is over: nobody can move.

@@ -604,3 +604,16 @@ tour-back = Todos los torneos
 js-judgement-inaccuracy = — imprecisión
 js-judgement-mistake = — error
 js-judgement-blunder = — error grave
+
+## The replay page: "explore from here" (issue 37)
+replay-explore-title = Explorar desde aquí
+replay-explore-help = Prueba otras jugadas desde la posición mostrada: el tablero las juega según las reglas y no se guarda nada. Volver a recorrer la partida sale de la exploración.
+replay-explore-start = Explorar desde esta posición
+replay-explore-move = Jugada a probar
+replay-explore-play = Jugarla
+replay-explore-back = Deshacer
+replay-explore-leave = Volver a la partida
+replay-explore-line = Jugadas probadas
+js-explore-caption = Explorando desde «{ $step }»; jugadas probadas: { $count }.
+js-explore-moves = Juega { $seat }: { $count } jugadas legales.
+js-explore-over = La posición explorada ha terminado: nadie puede jugar.

@@ -610,3 +610,16 @@ tour-back = Tous les tournois
 js-judgement-inaccuracy = — imprécision
 js-judgement-mistake = — erreur
 js-judgement-blunder = — gaffe
+
+## The replay page: "explore from here" (issue 37)
+replay-explore-title = Explorer à partir d'ici
+replay-explore-help = Essayez d'autres coups depuis la position affichée : le plateau les joue selon les règles, et rien n'est enregistré. Parcourir de nouveau la partie en sort.
+replay-explore-start = Explorer depuis cette position
+replay-explore-move = Coup à essayer
+replay-explore-play = Le jouer
+replay-explore-back = Reprendre le coup
+replay-explore-leave = Revenir à la partie
+replay-explore-line = Coups essayés
+js-explore-caption = Exploration depuis « { $step } » ; coups essayés : { $count }.
+js-explore-moves = { $seat } joue : { $count } coups légaux.
+js-explore-over = La position explorée est terminée : personne ne peut jouer.

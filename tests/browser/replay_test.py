@@ -20,13 +20,17 @@ What it checks, for a game whose record is public:
      of GET /v1/games/{id}/state?at=VERSION fetched here independently;
   3. ArrowLeft, End, the "first" button, a changed hash and a page opened at #N land
      where they should;
-  4. on a phone-sized screen (390 px) the page fits the width;
-  5. it saves OUTDIR/replay.png (the page at the last step), OUTDIR/replay-start.png and
+  4. "explore from here" (by keyboard) in the middle of the game offers the legal moves of
+     GET /v1/positions/legal-moves, plays one to the position POST /v1/positions/play
+     gives (drawn by GET /v1/positions/board.svg), takes it back, and leaves for the
+     game's step again; axe-clean while exploring;
+  5. on a phone-sized screen (390 px) the page fits the width;
+  6. it saves OUTDIR/replay.png (the page at the last step), OUTDIR/replay-start.png and
      OUTDIR/replay-phone.png;
-  6. axe-core (WCAG 2.1 A and AA) finds no violation on the page (at the last step, at
+  7. axe-core (WCAG 2.1 A and AA) finds no violation on the page (at the last step, at
      the start, on a phone) nor on the HTML 404 page, and no page logs an error in the
      console (a missing /favicon.ico would);
-  7. with --waiting GAME_ID, the replay page of a game still waiting for players says so
+  8. with --waiting GAME_ID, the replay page of a game still waiting for players says so
      (not "Game over", not a turn), and passes axe too.
 
 Exit status 0 when every check passes, 1 on a failed check, 2 when the browser or the
@@ -39,6 +43,7 @@ import os
 import re
 import shutil
 import sys
+import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -95,6 +100,59 @@ def check_step(browser, base, game, step, dfens):
         raise Failed(f"step {step}: the page shows {shown['dfen']!r}, "
                      f"state?at={version} says {dfens[version]!r}")
     return shown
+
+
+def post_json(url, body):
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def explored(browser, tried):
+    expr = ("(() => { const b = document.getElementById('board');"
+            f" return b.dataset.explore === '{tried}' && b.dataset.ready === 'true'; }})()")
+    browser.wait_for(expr, f"the explored position after {tried} moves")
+    return browser.eval(
+        "(() => { const b = document.getElementById('board');"
+        " return {dfen: b.dataset.dfen, src: b.src, loaded: b.naturalWidth > 0,"
+        " options: Array.from(document.querySelectorAll('#explore-move option')).map(o => o.value),"
+        " line: document.querySelectorAll('#explore-line li').length,"
+        " status: document.getElementById('status').textContent}; })()")
+
+
+def check_explore(browser, base, step, dfen):
+    """"Explore from here" at `step` (whose position is `dfen`): the legal moves offered are
+    the API's, playing one (by keyboard) shows the position the API gives after it, taking
+    it back and leaving return to the game's step; axe-clean while exploring."""
+    page = browser.first
+    browser.wait_for("!document.getElementById('explore-start').disabled", "the explore button")
+    page.press_enter("#explore-start")
+    shown = explored(browser, 0)
+    query = urllib.parse.urlencode({"dfen": dfen, "limit": 2000})
+    moves = [m["text"] for m in get_json(f"{base}/v1/positions/legal-moves?{query}")["moves"]]
+    if shown["dfen"] != dfen or shown["options"] != moves or not shown["loaded"]:
+        raise Failed(f"exploring from step {step}: {shown}, the API's moves are {moves}")
+    choice = moves[len(moves) // 2]
+    after = post_json(f"{base}/v1/positions/play", {"dfen": dfen, "move": choice})["dfen"]
+    page.eval(f"document.getElementById('explore-move').value = {json.dumps(choice)}")
+    page.press_enter("#explore-play")
+    shown = explored(browser, 1)
+    if shown["dfen"] != after or shown["line"] != 1 or "/v1/positions/board.svg?" not in shown["src"]:
+        raise Failed(f"after {choice}: {shown}, the API says {after}")
+    if not shown["loaded"]:
+        raise Failed(f"the explored position's picture did not load: {shown['src']}")
+    page.check_axe("the replay page while exploring")
+    page.press_enter("#explore-back")
+    shown = explored(browser, 0)
+    if shown["dfen"] != dfen or shown["line"] != 0:
+        raise Failed(f"taken back: {shown}")
+    page.press_enter("#explore-leave")
+    browser.wait_for("(() => { const b = document.getElementById('board');"
+                     f" return !('explore' in b.dataset) && b.dataset.step === '{step}'"
+                     " && b.dataset.ready === 'true' && document.getElementById('explore-panel').hidden; })()",
+                     "back to the game")
+    print(f"explore: {len(moves)} moves offered at step {step}; {choice} played and taken back")
 
 
 def check_waiting(browser, base, game):
@@ -174,6 +232,8 @@ def run(base, game, outdir, chromium, timeout, waiting=None):
             browser.navigate("about:blank")
             browser.wait_for("location.href === 'about:blank'", "a blank page")
             browser.navigate(f"{page_url}#{middle + 1}")
+            shown = check_step(browser, base, game, middle + 1, dfens)
+            check_explore(browser, base, middle + 1, shown["dfen"])
             check_step(browser, base, game, middle + 1, dfens)
         # A phone: nothing wider than the screen, the board and the controls visible.
         browser.call("Emulation.setDeviceMetricsOverride",

@@ -4,9 +4,11 @@
 //! Secrets are left out (the password hash, token hashes, webhook signing secrets, a push
 //! subscription's `auth`); the games are every game the account holds a seat in, each
 //! with its record (the text of `GET /v1/games/{id}/record`), its settings and the
-//! account's seats; then what the account wrote or set at game tables: its messages
-//! (private ones too: their text is the author's; never others' messages to it), its
-//! mutes and its reports.
+//! account's seats, and the study games it imported; then what the account wrote or set
+//! at game tables: its messages (private ones too: their text is the author's; never
+//! others' messages to it), its mutes and its reports; its conditional moves, the
+//! analyses it asked for, its rating and its tournaments. [`PARTS`] names every part,
+//! and a test holds the README's list of them to it.
 
 use serde_json::{Value, json};
 
@@ -19,6 +21,28 @@ use crate::store::{self, StoreError};
 
 /// The version of the document's format.
 pub const FORMAT: &str = "djambi-account-export/1";
+/// The document's top-level parts, in order.
+pub const PARTS: &[&str] = &[
+    "format",
+    "exported_at",
+    "account",
+    "notification_settings",
+    "sessions",
+    "personal_access_tokens",
+    "webhooks",
+    "vacations",
+    "games",
+    "study_games",
+    "notifications",
+    "messages",
+    "mutes",
+    "message_reports",
+    "push_subscriptions",
+    "conditional_moves",
+    "analyses",
+    "rating",
+    "tournaments",
+];
 /// Rows read per query when paging through a long list.
 const PAGE: i64 = 500;
 
@@ -44,6 +68,8 @@ pub async fn export(
             "email_verified_at": user.email_verified_at.map(time),
             "created_at": time(user.created_at),
             "updated_at": time(user.updated_at),
+            "language": user.language,
+            "time_zone": user.time_zone,
         });
         let notification_settings = serde_json::to_value(settings::load(conn, &user.id)?)
             .map_err(|e| StoreError::Corrupt(format!("notification settings: {e}")))?;
@@ -62,7 +88,9 @@ pub async fn export(
         let tokens: Vec<Value> = store::tokens::list_live(conn, &user.id, None, i64::MAX)?
             .into_iter()
             .map(|t| {
+                // `client_id`: the app an OAuth sign-in issued the token to.
                 json!({"id": t.id, "name": t.name, "scopes": t.scopes, "hint": t.token_hint,
+                       "client_id": t.client_id,
                        "created_at": time(t.created_at), "expires_at": t.expires_at.map(time),
                        "last_used_at": t.last_used_at.map(time)})
             })
@@ -120,6 +148,17 @@ pub async fn export(
                 .map(|r| (r.created_at, r.id.clone()));
         }
 
+        let mut study_games = Vec::new();
+        for row in store::game_lists::studies_of(conn, &user.id)? {
+            let state = store::games::current_state(conn, &cache, &row.id)?;
+            let text = record::text(&state, &[], &site)
+                .map_err(|e| StoreError::Corrupt(format!("record of {}: {e}", row.id)))?;
+            study_games.push(json!({
+                "id": row.id, "visibility": row.visibility, "created_at": time(row.created_at),
+                "version": row.version, "record": text,
+            }));
+        }
+
         // A `message` notification carries another player's text: it is theirs, so the
         // export keeps which message it was (`message_id`, `seq`, seat, game) but not it.
         let notifications: Vec<FeedItem> =
@@ -167,6 +206,48 @@ pub async fn export(
                        "created_at": time(p.created_at)})
             })
             .collect();
+        // The trees of conditional moves, each line as text, as `GET …/conditional-moves`
+        // gives them (stored one line of text per line).
+        let conditional_moves: Vec<Value> = store::conditional_moves::of_user(conn, &user.id)?
+            .into_iter()
+            .map(|t| {
+                let lines: Vec<&str> = t.lines.lines().filter(|l| !l.trim().is_empty()).collect();
+                json!({"game_id": t.game_id, "seat": t.seat, "lines": lines,
+                       "revision": t.revision, "base_version": t.base_version,
+                       "updated_at": time(t.updated_at)})
+            })
+            .collect();
+        let analyses: Vec<Value> = store::analyses::requested_by(conn, &user.id)?
+            .into_iter()
+            .map(|a| {
+                json!({"id": a.id, "game_id": a.game_id, "engine_version": a.engine_version,
+                       "status": a.status, "game_version": a.game_version,
+                       "requested_at": time(a.requested_at),
+                       "finished_at": a.finished_at.map(time)})
+            })
+            .collect();
+        let changes: Vec<Value> = store::ratings::changes_of(conn, &user.id, i64::MAX)?
+            .into_iter()
+            .rev()
+            .map(|c| {
+                json!({"game_id": c.game_id, "place": c.place, "players": c.players,
+                       "mu_before": c.mu_before, "sigma_before": c.sigma_before,
+                       "mu_after": c.mu_after, "sigma_after": c.sigma_after,
+                       "ended_at": time(c.ended_at)})
+            })
+            .collect();
+        let rating = store::ratings::get(conn, &user.id)?.map(|r| {
+            json!({"mu": r.mu, "sigma": r.sigma, "rating": r.rating, "games": r.games,
+                   "wins": r.wins, "last_game_at": time(r.last_game_at), "changes": changes})
+        });
+        let tournaments: Vec<Value> = store::tournaments::of_user(conn, &user.id)?
+            .into_iter()
+            .map(|(t, entered)| {
+                json!({"id": t.id, "name": t.name, "format": t.format, "status": t.status,
+                       "organiser": t.organiser_id == user.id, "entered": entered,
+                       "created_at": time(t.created_at), "starts_at": t.starts_at.map(time)})
+            })
+            .collect();
         Ok(json!({
             "format": FORMAT,
             "exported_at": time(now),
@@ -177,11 +258,16 @@ pub async fn export(
             "webhooks": webhooks,
             "vacations": vacations,
             "games": game_list,
+            "study_games": study_games,
             "notifications": notifications,
             "messages": messages,
             "mutes": mutes,
             "message_reports": reports,
             "push_subscriptions": push_subscriptions,
+            "conditional_moves": conditional_moves,
+            "analyses": analyses,
+            "rating": rating,
+            "tournaments": tournaments,
         }))
     })
     .await

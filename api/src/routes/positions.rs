@@ -2,6 +2,7 @@
 //! position, so that third-party clients, the lessons and the replay page's "explore from
 //! here" can build their own boards. No login; limited per client address.
 
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use domain::{Move, Ruleset, Square};
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,9 @@ pub const POSITION_MOVES_DEFAULT_LIMIT: usize = 500;
 pub const POSITION_MOVES_MAX_LIMIT: usize = 2000;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(position_legal_moves).service(position_play);
+    cfg.service(position_legal_moves)
+        .service(position_play)
+        .service(position_board_svg);
 }
 
 /// One request of the board: counted against the client address's limit.
@@ -278,4 +281,73 @@ pub async fn position_play(
         dfen: played.after.to_string(),
         over: played.after.is_over(),
     }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct BoardParams {
+    /// The position in DFEN (RULES.md section 8).
+    #[param(
+        max_length = 256,
+        example = "RCRARM3BMBABC/RRRDRM3BMBDBR/RMRMRN3BNBMBM/9/9/9/GMGMGN3YNYMYM/GRGDGM3YMYDYR/GCGAGM3YMYAYC R RBYG 0"
+    )]
+    pub dfen: String,
+    /// The ruleset's text form (VARIANTS.md 2.1); absent or empty: the default rules.
+    #[param(max_length = 256)]
+    pub ruleset: Option<String>,
+    /// A move to highlight as the last one played (canonical text, e.g. `C7-C6`).
+    #[param(max_length = 32, example = "C7-C6")]
+    pub last: Option<String>,
+}
+
+/// Any position as a picture.
+///
+/// The board of `GET /v1/games/{id}/board.svg` for a position given in DFEN (and its
+/// ruleset), with `last` highlighted as the move that led to it: what an analysis board
+/// (the replay page's "explore from here") shows after each move it plays with
+/// `POST /v1/positions/play`. The words are in the language of `Accept-Language`; the
+/// picture depends on nothing else, so it may be cached for long. No account needed;
+/// limited per client address (`DJAMBI_POSITIONS_LIMIT_PER_IP`).
+#[utoipa::path(
+    tag = "positions",
+    params(BoardParams),
+    responses(
+        (status = 200, description = "The picture", body = String, content_type = "image/svg+xml"),
+        (status = 400, description = "`validation`: a bad `dfen`, `ruleset` or `last` (the problem names it)", body = Problem, content_type = PROBLEM),
+        (status = 429, description = "Too many requests from this address; `Retry-After` says when to try again", body = Problem, content_type = PROBLEM)
+    )
+)]
+#[get("/positions/board.svg")]
+pub async fn position_board_svg(
+    req: HttpRequest,
+    app: web::Data<AppState>,
+    query: web::Query<BoardParams>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let rules = read_ruleset(query.ruleset.as_deref())?;
+    let last = match query.last.as_deref() {
+        None | Some("") => None,
+        Some(text) if text.len() > 32 => {
+            return Err(ApiError::field("last", "move text is at most 32 characters"));
+        }
+        Some(text) => Some(
+            text.parse::<Move>()
+                .map_err(|e| ApiError::field("last", e.to_string()))?,
+        ),
+    };
+    admit(&req, &app)?;
+    let position = positions::read(&query.dfen, rules)?;
+    let lang = crate::routes::language::of_request(&req, None);
+    let options = domain::SvgOptions {
+        text: crate::routes::games::board_svg::svg_text(lang).clone(),
+        ..domain::SvgOptions::default()
+    };
+    let svg = domain::board_svg(&position, last.as_ref(), &options);
+    Ok(HttpResponse::Ok()
+        .insert_header((header::VARY, "Accept-Language"))
+        .insert_header((header::CONTENT_LANGUAGE, lang.code()))
+        .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .content_type("image/svg+xml")
+        .body(svg))
 }

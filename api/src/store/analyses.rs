@@ -324,3 +324,12 @@ pub fn prune(
         )
     })
 }
+
+/// The analyses a user asked for, oldest first (the account export).
+pub fn requested_by(conn: &mut DbConnection, user: &str) -> Result<Vec<AnalysisRow>, StoreError> {
+    Ok(game_analyses::table
+        .filter(game_analyses::requested_by.eq(user))
+        .order((game_analyses::requested_at.asc(), game_analyses::id.asc()))
+        .select(AnalysisRow::as_select())
+        .load(conn)?)
+}

@@ -120,3 +120,15 @@ pub fn delete_of_user(conn: &mut DbConnection, user: &str) -> Result<usize, Stor
             .execute(conn)?,
     )
 }
+
+/// Every tree of a user, by game (the account export).
+pub fn of_user(conn: &mut DbConnection, user: &str) -> Result<Vec<TreeRow>, StoreError> {
+    Ok(conditional_moves::table
+        .filter(conditional_moves::user_id.eq(user))
+        .order((
+            conditional_moves::game_id.asc(),
+            conditional_moves::seat.asc(),
+        ))
+        .select(TreeRow::as_select())
+        .load(conn)?)
+}

@@ -198,3 +198,14 @@ pub fn unlisted_for(
     }
     Ok(unlisted)
 }
+
+/// The study games (imported records, without seats) a user created, oldest first (the
+/// account export).
+pub fn studies_of(conn: &mut DbConnection, user_id: &str) -> Result<Vec<GameRow>, StoreError> {
+    Ok(games::table
+        .filter(games::created_by.eq(user_id))
+        .filter(games::kind.eq("study"))
+        .order((games::created_at.asc(), games::id.asc()))
+        .select(GameRow::as_select())
+        .load(conn)?)
+}

@@ -216,3 +216,31 @@ pub fn usernames(
         .select((users::id, users::username))
         .load(conn)?)
 }
+
+/// The events a user organised or is entered in, oldest first, each with whether the
+/// user is entered (the account export).
+pub fn of_user(
+    conn: &mut DbConnection,
+    user: &str,
+) -> Result<Vec<(TournamentRow, bool)>, StoreError> {
+    let entered: Vec<String> = tournament_players::table
+        .filter(tournament_players::user_id.eq(user))
+        .select(tournament_players::tournament_id)
+        .load(conn)?;
+    let rows: Vec<TournamentRow> = tournaments::table
+        .filter(
+            tournaments::organiser_id
+                .eq(user)
+                .or(tournaments::id.eq_any(&entered)),
+        )
+        .order((tournaments::created_at.asc(), tournaments::id.asc()))
+        .select(TournamentRow::as_select())
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let is_entered = entered.contains(&row.id);
+            (row, is_entered)
+        })
+        .collect())
+}

@@ -9,7 +9,7 @@
 //! only a seat's player acts for that seat.
 
 pub mod analysis;
-mod board_svg;
+pub(crate) mod board_svg;
 mod bots;
 mod conditional_moves;
 mod create;
