@@ -42,7 +42,10 @@ fn any_position_is_drawn(backend: Backend) {
         let from = r.text.find("<title id=\"board-title\">").expect("a title") + 24;
         r.text[from..from + r.text[from..].find("</title>").unwrap()].to_string()
     };
-    let r = srv.get(&format!("/v1/positions/board.svg?dfen={}", enc(start)), None);
+    let r = srv.get(
+        &format!("/v1/positions/board.svg?dfen={}", enc(start)),
+        None,
+    );
     assert!(title(&r).contains("Red to move"), "{}", title(&r));
     assert!(!r.text.contains("last move: "), "no last move at the start");
     let played = srv
@@ -59,7 +62,10 @@ fn any_position_is_drawn(backend: Backend) {
         None,
     );
     assert!(title(&r).contains("Blue to move"), "{}", title(&r));
-    assert!(r.text.contains("last move: "), "the last move is highlighted");
+    assert!(
+        r.text.contains("last move: "),
+        "the last move is highlighted"
+    );
     let r = srv.send(
         srv.request(
             reqwest::Method::GET,
@@ -71,14 +77,14 @@ fn any_position_is_drawn(backend: Backend) {
     for (query, field) in [
         ("dfen=9%2F9%20R%20RBYG%200".to_string(), "dfen"),
         (format!("dfen={}&last=Z9-C6", enc(after)), "last"),
-        (format!("dfen={}&ruleset=nonsense%3Dyes", enc(after)), "ruleset"),
+        (
+            format!("dfen={}&ruleset=nonsense%3Dyes", enc(after)),
+            "ruleset",
+        ),
     ] {
         let r = srv.get(&format!("/v1/positions/board.svg?{query}"), None);
         let problem = r.problem(400, "validation");
-        assert!(
-            problem.to_string().contains(field),
-            "{query}: {problem}"
-        );
+        assert!(problem.to_string().contains(field), "{query}: {problem}");
     }
 }
 

@@ -328,7 +328,10 @@ pub async fn position_board_svg(
     let last = match query.last.as_deref() {
         None | Some("") => None,
         Some(text) if text.len() > 32 => {
-            return Err(ApiError::field("last", "move text is at most 32 characters"));
+            return Err(ApiError::field(
+                "last",
+                "move text is at most 32 characters",
+            ));
         }
         Some(text) => Some(
             text.parse::<Move>()
