@@ -583,6 +583,10 @@ fn the_token_endpoint_refuses_bad_requests(backend: Backend) {
         &form_post(&s, "/oauth/revoke", None, &[("client_id", CLIENT)]),
         "invalid_request",
     );
+    oauth_error(
+        &form_post(&s, "/oauth/revoke", None, &[("token", &"0".repeat(257))]),
+        "invalid_request",
+    );
     let code = approved_code(&s, &b);
     let token = exchange(&s, &code, CLIENT, REDIRECT, VERIFIER).expect(200)["access_token"]
         .as_str()

@@ -271,8 +271,9 @@ pub async fn token(
     request_body(content = RevokeForm, content_type = "application/x-www-form-urlencoded"),
     responses(
         (status = 200, description = "Revoked, or nothing to revoke"),
-        (status = 400, description = "RFC 6749's error: `invalid_request` (`token` missing, \
-            a field sent twice, not a form), `invalid_client` (the token is another app's)",
+        (status = 400, description = "RFC 6749's error: `invalid_request` (`token` missing \
+            or longer than 256 characters, a field sent twice, not a form), `invalid_client` \
+            (the token is another app's)",
             body = OAuthErrorBody),
         (status = 413, description = "`payload-too-large`: the body is larger than the \
             server accepts", body = crate::error::Problem,
@@ -296,10 +297,12 @@ pub async fn revoke(
         return Ok(bad_request("invalid_request", "`token` is required"));
     };
     if presented.len() > TOKEN_MAX {
-        // No token of this server is that long: nothing to revoke.
-        return Ok(HttpResponse::Ok()
-            .insert_header((header::CACHE_CONTROL, "no-store"))
-            .finish());
+        // Not a token of this server at all: a malformed request (the document says
+        // `maxLength`), unlike a well-formed token that is unknown or revoked.
+        return Ok(bad_request(
+            "invalid_request",
+            &format!("`token` is at most {TOKEN_MAX} characters"),
+        ));
     }
     let client_id = field(&fields, "client_id").filter(|c| !c.is_empty());
     match cases::revoke(&state.accounts(), presented, client_id).await {

@@ -450,6 +450,10 @@ pub async fn get_tournament(
 }
 
 /// Cancel an event before its start (the organiser only).
+///
+/// Cancelling ends the event, it does not erase it: `GET /v1/tournaments/{id}` still
+/// answers it, with `status: cancelled` and `cancelled: organiser`, and its entrants are
+/// told (`tournament_cancelled`).
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = ["play"])),
