@@ -159,3 +159,59 @@ mail-kind-conditional_discarded = Your conditional moves were discarded
 move-answer-conditional-stored = Conditional moves stored: { $line }
 move-answer-conditional-refused = Your conditional moves were not stored: { $detail }
 move-answer-title-conditional = Conditional moves
+# An event's notifications (api/src/tournaments/notify.rs, composed in email.rs).
+mail-kind-tournament_started = The event started
+mail-kind-tournament_round = Your next round is paired
+mail-kind-tournament_finished = The event is over
+mail-kind-tournament_cancelled = The event was cancelled
+mail-subject-tournament = [Djambi] { $what }: { $name }
+mail-tournament-intro = { $what }: { $name }.
+mail-tournament-started = The first round is paired; the mail of your round names your game.
+mail-tournament-round = Round { $round }: you play { $seat }.
+mail-tournament-place = You placed { NUMBER($place, type: "ordinal") ->
+    [one] { $place }st
+    [two] { $place }nd
+    [few] { $place }rd
+   *[other] { $place }th
+} with { $points } { $points ->
+    [one] point
+   *[other] points
+}.
+mail-tournament-place-of = You placed { NUMBER($place, type: "ordinal") ->
+    [one] { $place }st
+    [two] { $place }nd
+    [few] { $place }rd
+   *[other] { $place }th
+} of { $players } with { $points } { $points ->
+    [one] point
+   *[other] points
+}.
+mail-tournament-cancelled-organiser = the organiser cancelled it
+mail-tournament-cancelled-too_few_players = too few players joined
+mail-open-tournament = The event: { $url }
+# Web Push notifications (api/src/notifications/push.rs): a title per kind, a short body.
+push-title-your_turn = Your turn
+push-title-reminder = Your deadline is near
+push-title-timeout = A seat ran out of time
+push-title-chief_killed = Your chief was killed
+push-title-seat_eliminated = You were eliminated
+push-title-game_started = The game started
+push-title-game_ended = The game ended
+push-title-draw_offered = A draw is offered
+push-title-message = A new message
+push-title-webhook_disabled = A webhook endpoint was disabled
+push-title-conditional_played = Your conditional move was played
+push-title-conditional_discarded = Your conditional moves were discarded
+push-title-tournament_started = The event started
+push-title-tournament_round = Your next round is paired
+push-title-tournament_finished = The event is over
+push-title-tournament_cancelled = The event was cancelled
+push-title-other = News from Djambi
+push-body-game = Game { $game }
+push-body-tournament-round = { $name }: round { $round }
+push-body-tournament-place = { $name }: you placed { NUMBER($place, type: "ordinal") ->
+    [one] { $place }st
+    [two] { $place }nd
+    [few] { $place }rd
+   *[other] { $place }th
+}

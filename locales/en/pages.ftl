@@ -551,6 +551,10 @@ js-first-game-close = Got it
 # Conditional moves (api/src/games/conditional.rs).
 js-kind-conditional_played = Conditional move played
 js-kind-conditional_discarded = Conditional moves discarded
+js-kind-tournament_started = Event started
+js-kind-tournament_round = Your next round paired
+js-kind-tournament_finished = Event finished (your place)
+js-kind-tournament_cancelled = Event cancelled
 
 ## OAuth 2.0: the consent page an app sends the player to, and the apps in the settings.
 oauth-title = Allow this app to use your account?

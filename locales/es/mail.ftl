@@ -153,3 +153,44 @@ mail-kind-conditional_discarded = Se descartaron tus jugadas condicionales
 move-answer-conditional-stored = Jugadas condicionales guardadas: { $line }
 move-answer-conditional-refused = Tus jugadas condicionales no se guardaron: { $detail }
 move-answer-title-conditional = Jugadas condicionales
+# Las notificaciones de un torneo (api/src/tournaments/notify.rs, compuestas en email.rs).
+mail-kind-tournament_started = El torneo ha empezado
+mail-kind-tournament_round = Tu próxima ronda está emparejada
+mail-kind-tournament_finished = El torneo ha terminado
+mail-kind-tournament_cancelled = El torneo se ha cancelado
+mail-subject-tournament = [Djambi] { $what }: { $name }
+mail-tournament-intro = { $what }: { $name }.
+mail-tournament-started = La primera ronda está emparejada; el correo de tu ronda indica tu partida.
+mail-tournament-round = Ronda { $round }: juegas con { $seat }.
+mail-tournament-place = Quedaste en el puesto { $place }.º con { $points } { $points ->
+    [one] punto
+   *[other] puntos
+}.
+mail-tournament-place-of = Quedaste en el puesto { $place }.º de { $players } con { $points } { $points ->
+    [one] punto
+   *[other] puntos
+}.
+mail-tournament-cancelled-organiser = el organizador lo canceló
+mail-tournament-cancelled-too_few_players = se inscribieron muy pocos jugadores
+mail-open-tournament = El torneo: { $url }
+# Las notificaciones Web Push (api/src/notifications/push.rs): un título por tipo, un texto corto.
+push-title-your_turn = Te toca jugar
+push-title-reminder = Tu plazo se acerca
+push-title-timeout = Un puesto se quedó sin tiempo
+push-title-chief_killed = Han matado a tu líder
+push-title-seat_eliminated = Has sido eliminado
+push-title-game_started = La partida ha empezado
+push-title-game_ended = La partida ha terminado
+push-title-draw_offered = Se ofrecen tablas
+push-title-message = Un mensaje nuevo
+push-title-webhook_disabled = Se ha desactivado un webhook
+push-title-conditional_played = Se jugó tu jugada condicional
+push-title-conditional_discarded = Se descartaron tus jugadas condicionales
+push-title-tournament_started = El torneo ha empezado
+push-title-tournament_round = Tu próxima ronda está emparejada
+push-title-tournament_finished = El torneo ha terminado
+push-title-tournament_cancelled = El torneo se ha cancelado
+push-title-other = Noticias de Djambi
+push-body-game = Partida { $game }
+push-body-tournament-round = { $name }: ronda { $round }
+push-body-tournament-place = { $name }: quedaste en el puesto { $place }.º

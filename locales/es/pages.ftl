@@ -538,6 +538,10 @@ js-first-game-close = Entendido
 # Conditional moves (api/src/games/conditional.rs).
 js-kind-conditional_played = Jugada condicional jugada
 js-kind-conditional_discarded = Jugadas condicionales descartadas
+js-kind-tournament_started = Torneo empezado
+js-kind-tournament_round = Tu próxima ronda emparejada
+js-kind-tournament_finished = Torneo terminado (tu puesto)
+js-kind-tournament_cancelled = Torneo cancelado
 
 ## OAuth 2.0: la página de consentimiento a la que una aplicación envía al jugador, y las aplicaciones en los ajustes.
 oauth-title = ¿Permitir que esta aplicación use tu cuenta?

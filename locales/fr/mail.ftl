@@ -153,3 +153,53 @@ mail-kind-conditional_discarded = Vos coups conditionnels ont été abandonnés
 move-answer-conditional-stored = Coups conditionnels enregistrés : { $line }
 move-answer-conditional-refused = Vos coups conditionnels n'ont pas été enregistrés : { $detail }
 move-answer-title-conditional = Coups conditionnels
+# Les notifications d'un tournoi (api/src/tournaments/notify.rs, composées dans email.rs).
+mail-kind-tournament_started = Le tournoi a commencé
+mail-kind-tournament_round = Votre prochaine ronde est appariée
+mail-kind-tournament_finished = Le tournoi est terminé
+mail-kind-tournament_cancelled = Le tournoi est annulé
+mail-subject-tournament = [Djambi] { $what } : { $name }
+mail-tournament-intro = { $what } : { $name }.
+mail-tournament-started = La première ronde est appariée ; le mail de votre ronde indique votre partie.
+mail-tournament-round = Ronde { $round } : vous jouez { $seat }.
+mail-tournament-place = Vous terminez { $place ->
+    [1] 1er
+   *[other] { $place }e
+} avec { $points } { $points ->
+    [one] point
+   *[other] points
+}.
+mail-tournament-place-of = Vous terminez { $place ->
+    [1] 1er
+   *[other] { $place }e
+} sur { $players } avec { $points } { $points ->
+    [one] point
+   *[other] points
+}.
+mail-tournament-cancelled-organiser = l'organisateur l'a annulé
+mail-tournament-cancelled-too_few_players = trop peu de joueurs inscrits
+mail-open-tournament = Le tournoi : { $url }
+# Les notifications Web Push (api/src/notifications/push.rs) : un titre par sorte, un texte court.
+push-title-your_turn = À vous de jouer
+push-title-reminder = Votre délai approche
+push-title-timeout = Une place a dépassé son temps
+push-title-chief_killed = Votre chef a été tué
+push-title-seat_eliminated = Vous avez été éliminé
+push-title-game_started = La partie a commencé
+push-title-game_ended = La partie est terminée
+push-title-draw_offered = Une nulle est proposée
+push-title-message = Un nouveau message
+push-title-webhook_disabled = Un webhook a été désactivé
+push-title-conditional_played = Votre coup conditionnel a été joué
+push-title-conditional_discarded = Vos coups conditionnels ont été abandonnés
+push-title-tournament_started = Le tournoi a commencé
+push-title-tournament_round = Votre prochaine ronde est appariée
+push-title-tournament_finished = Le tournoi est terminé
+push-title-tournament_cancelled = Le tournoi est annulé
+push-title-other = Des nouvelles de Djambi
+push-body-game = Partie { $game }
+push-body-tournament-round = { $name } : ronde { $round }
+push-body-tournament-place = { $name } : vous terminez { $place ->
+    [1] 1er
+   *[other] { $place }e
+}

@@ -544,6 +544,10 @@ js-first-game-close = Compris
 # Conditional moves (api/src/games/conditional.rs).
 js-kind-conditional_played = Coup conditionnel joué
 js-kind-conditional_discarded = Coups conditionnels abandonnés
+js-kind-tournament_started = Tournoi commencé
+js-kind-tournament_round = Votre prochaine ronde appariée
+js-kind-tournament_finished = Tournoi terminé (votre place)
+js-kind-tournament_cancelled = Tournoi annulé
 
 ## OAuth 2.0 : la page de consentement où une application envoie le joueur, et les applications dans les réglages.
 oauth-title = Autoriser cette application à utiliser votre compte ?

@@ -267,10 +267,13 @@ pub fn load_jobs(
                 mail: email::compose(conn, mail, &note)?,
             },
             "push" => match store::push_subscriptions::find(conn, &d.endpoint)? {
-                Some(sub) => Target::Push {
-                    sub,
-                    payload: push::payload(&note, mail.public_url),
-                },
+                Some(sub) => {
+                    let (lang, _) = email::reader(conn, &note.user_id)?;
+                    Target::Push {
+                        sub,
+                        payload: push::payload(&note, mail.public_url, lang),
+                    }
+                }
                 None => Target::Gone("the subscription was deleted".into()),
             },
             other => Target::Gone(format!("unknown channel {other}")),

@@ -4,7 +4,10 @@
 //!
 //! A mail names the game and its players, whose turn it is and the deadline, the last
 //! moves, and links to the game page (`{DJAMBI_PUBLIC_URL}/games/{id}`) and its board
-//! picture (`/v1/games/{id}/board.svg`). Every mail has
+//! picture (`/v1/games/{id}/board.svg`); an event's mail (`tournament_*`) names the event
+//! and what concerns the reader (the round, its seat and game; its place and points; why
+//! the event was cancelled) and links to the event's page (`/tournaments/{id}`) and the
+//! round's game. Every mail has
 //! `List-Unsubscribe: <{public}/v1/unsubscribe/{token}>` and
 //! `List-Unsubscribe-Post: List-Unsubscribe=One-Click`; a `POST` to that URL (no login:
 //! the token is signed, HMAC-SHA256 keyed by the server's signing secret) turns mail off
@@ -215,7 +218,19 @@ pub fn compose(
     let what = subject_of(lang, &note.kind);
     let subject;
     let mut reply_to = None;
-    if let Some(game_id) = &note.game_id {
+    let tournament = note
+        .kind
+        .starts_with("tournament_")
+        .then(|| payload.get("tournament_id").and_then(Value::as_str))
+        .flatten();
+    if let Some(tournament_id) = tournament {
+        let event = EventMail {
+            public: &public,
+            id: tournament_id,
+            payload: &payload,
+        };
+        subject = event.compose(conn, ctx, note, lang, &what, &mut body)?;
+    } else if let Some(game_id) = &note.game_id {
         let state = game_store::current_state(conn, ctx.games, game_id)?;
         let mut names = Vec::new();
         for s in domain::Seat::ALL {
@@ -443,6 +458,136 @@ pub fn compose(
     })
 }
 
+/// An event's mail (`tournament_*`, see [`crate::tournaments::notify`]).
+struct EventMail<'a> {
+    public: &'a str,
+    /// The event's id.
+    id: &'a str,
+    payload: &'a Value,
+}
+
+impl EventMail<'_> {
+    /// Writes the body (the event; by kind the round, the seat and the players of the
+    /// game, the place and points, or why it was cancelled; links to the round's game and
+    /// to the event's page) and returns the subject.
+    fn compose(
+        &self,
+        conn: &mut DbConnection,
+        ctx: &MailContext<'_>,
+        note: &NotificationRow,
+        lang: Lang,
+        what: &str,
+        body: &mut String,
+    ) -> Result<String, StoreError> {
+        let field = |k: &str| self.payload.get(k).and_then(Value::as_str).unwrap_or("");
+        let number = |k: &str| self.payload.get(k).and_then(Value::as_i64);
+        let named = [("what", Arg::from(what)), ("name", field("name").into())];
+        body.push_str(&tr(lang, "mail-tournament-intro", &named));
+        body.push_str("\n\n");
+        match note.kind.as_str() {
+            "tournament_started" => {
+                body.push_str(&t(lang, "mail-tournament-started"));
+                body.push('\n');
+            }
+            "tournament_round" => {
+                let seat = field("seat")
+                    .parse::<char>()
+                    .ok()
+                    .and_then(domain::Seat::from_letter)
+                    .map_or_else(|| field("seat").to_string(), |s| seat_name(lang, s));
+                body.push_str(&tr(
+                    lang,
+                    "mail-tournament-round",
+                    &[
+                        ("round", number("round").unwrap_or(0).into()),
+                        ("seat", seat.into()),
+                    ],
+                ));
+                body.push('\n');
+                // The round's games are created just after its pairing: a mail composed
+                // before its game exists names no players.
+                if let Some(game_id) = &note.game_id {
+                    match game_store::current_state(conn, ctx.games, game_id) {
+                        Ok(state) => {
+                            let mut players = Vec::new();
+                            for s in domain::Seat::ALL {
+                                if let Some(u) = state.player(s) {
+                                    players.push(format!(
+                                        "{} {}",
+                                        seat_name(lang, s),
+                                        username(conn, u)?
+                                    ));
+                                }
+                            }
+                            body.push_str(&tr(
+                                lang,
+                                "mail-players",
+                                &[("players", players.join(", ").into())],
+                            ));
+                            body.push('\n');
+                        }
+                        Err(StoreError::NotFound(_)) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            "tournament_finished" => {
+                // "7.5": in the reader's way ("7,5"); a whole number without a decimal (a
+                // Decimal of no digits would print "12.").
+                let halves = (field("points").parse::<f64>().unwrap_or(0.0) * 2.0).round() as i64;
+                let points = if halves % 2 == 0 {
+                    Arg::Number(halves / 2)
+                } else {
+                    Arg::Decimal(halves as f64 / 2.0, 1)
+                };
+                let mut args = vec![
+                    ("place", number("place").unwrap_or(0).into()),
+                    ("points", points),
+                ];
+                let id = match number("players") {
+                    Some(n) => {
+                        args.push(("players", n.into()));
+                        "mail-tournament-place-of"
+                    }
+                    None => "mail-tournament-place",
+                };
+                body.push_str(&tr(lang, id, &args));
+                body.push('\n');
+            }
+            "tournament_cancelled" => {
+                let id = format!("mail-tournament-cancelled-{}", field("reason"));
+                let reason = if i18n::has(lang, &id) {
+                    t(lang, &id)
+                } else {
+                    field("reason").to_string()
+                };
+                body.push_str(&tr(lang, "mail-reason", &[("reason", reason.into())]));
+                body.push('\n');
+            }
+            _ => {}
+        }
+        body.push('\n');
+        if let Some(game_id) = &note.game_id {
+            body.push_str(&tr(
+                lang,
+                "mail-open-game",
+                &[("url", format!("{}/games/{game_id}", self.public).into())],
+            ));
+            body.push('\n');
+        }
+        body.push_str(&tr(
+            lang,
+            "mail-open-tournament",
+            &[(
+                "url",
+                format!("{}/tournaments/{}", self.public, self.id).into(),
+            )],
+        ));
+        body.push('\n');
+        Ok(tr(lang, "mail-subject-tournament", &named))
+    }
+}
+
 /// An account mail: the address verification link, the password reset link, the notice
 /// of a reset. The link's token is derived again from the row's token id (see
 /// `auth::tokens::mailed`).
@@ -600,6 +745,37 @@ pub fn digest_day(due: NaiveDateTime, zone: TimeZone) -> NaiveDate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_events_place_and_points_read_in_each_language() {
+        let line = |lang, place: i64, points: Arg| {
+            tr(
+                lang,
+                "mail-tournament-place-of",
+                &[
+                    ("place", place.into()),
+                    ("players", 8i64.into()),
+                    ("points", points),
+                ],
+            )
+        };
+        assert_eq!(
+            line(Lang::EN, 1, Arg::Number(1)),
+            "You placed 1st of 8 with 1 point."
+        );
+        assert_eq!(
+            line(Lang::EN, 23, Arg::Decimal(7.5, 1)),
+            "You placed 23rd of 8 with 7.5 points."
+        );
+        assert_eq!(
+            line(Lang::FR, 1, Arg::Decimal(7.5, 1)),
+            "Vous terminez 1er sur 8 avec 7,5 points."
+        );
+        assert_eq!(
+            line(Lang::ES, 2, Arg::Number(1)),
+            "Quedaste en el puesto 2.º de 8 con 1 punto."
+        );
+    }
 
     #[test]
     fn the_html_alternative_escapes_and_links() {

@@ -21,6 +21,7 @@
 //! | `conditional_played` | a seat's player whose stored conditional answer the server played (written by [`crate::games::conditional`]) | `seat`, `move` |
 //! | `conditional_discarded` | a seat's player whose conditional moves no line matched any more | `seat`, `because` (e.g. `Blue played G8-E6`) |
 //! | `webhook_disabled` | the endpoint's owner (written by [`delivery`]) | `webhook_id`, `url`, `reason` |
+//! | `tournament_started`, `tournament_round`, `tournament_finished`, `tournament_cancelled` | an event's entrants (written by [`crate::tournaments::notify`], which lists them) | `tournament_id`, `name`, … |
 //!
 //! Ids are stable: derived from the game, the version, the kind, the user and a counter,
 //! so a receiver de-duplicates deliveries by id. The in-app feed and its Server-Sent
@@ -65,7 +66,7 @@ pub struct Notifications<'a> {
 }
 
 /// Every kind of notification.
-pub const KINDS: [&str; 11] = [
+pub const KINDS: [&str; 15] = [
     "your_turn",
     "reminder",
     "timeout",
@@ -77,6 +78,10 @@ pub const KINDS: [&str; 11] = [
     "message",
     "conditional_played",
     "conditional_discarded",
+    "tournament_started",
+    "tournament_round",
+    "tournament_finished",
+    "tournament_cancelled",
 ];
 
 /// A stable id: the same inputs always give the same id, formatted like a UUID.

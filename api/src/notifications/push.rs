@@ -7,19 +7,21 @@
 //! audience the endpoint's origin, `Authorization: vapid t=JWT,k=PUBLIC_KEY` (the form
 //! pywebpush sends; RFC 7235 allows the comma without a space).
 //!
-//! The payload is short JSON (`title`, `body`, `url`: the game's page, `tag`, `kind`);
-//! `TTL` and `Urgency` follow the kind (a turn matters for a day, a reminder for an hour).
+//! The payload is short JSON (`title`, `body`, `url`: the game's page, or an event's,
+//! `tag`, `kind`), in the reader's language; `TTL` and `Urgency` follow the kind (a turn
+//! matters for a day, a reminder for an hour).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
 use chrono::NaiveDateTime;
 use p256::ecdsa::signature::Signer;
 use p256::elliptic_curve::sec1::ToEncodedPoint;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::config::VapidConfig;
 use super::webhooks::{MAX_URL_LEN, check_url_resolving};
 use super::{NotificationError, Notifications};
+use crate::i18n::{self, Lang};
 use crate::store::outbox::NotificationRow;
 use crate::store::{self, StoreError};
 
@@ -114,43 +116,81 @@ pub fn ttl_and_urgency(kind: &str) -> (u32, &'static str) {
     match kind {
         "reminder" => (3600, "high"),
         "your_turn" | "timeout" => (86_400, "high"),
-        "draw_offered" | "message" => (86_400, "normal"),
-        "game_ended" | "game_started" => (3 * 86_400, "normal"),
+        "draw_offered" | "message" | "tournament_round" => (86_400, "normal"),
+        "game_ended" | "game_started" | "tournament_finished" | "tournament_cancelled" => {
+            (3 * 86_400, "normal")
+        }
+        "tournament_started" => (3 * 86_400, "low"),
         _ => (86_400, "low"),
     }
 }
 
-fn title_of(kind: &str) -> &'static str {
-    match kind {
-        "your_turn" => "Your turn",
-        "reminder" => "Your deadline is near",
-        "timeout" => "A seat ran out of time",
-        "chief_killed" => "Your chief was killed",
-        "seat_eliminated" => "You were eliminated",
-        "game_started" => "The game started",
-        "game_ended" => "The game ended",
-        "draw_offered" => "A draw is offered",
-        "message" => "A new message",
-        "webhook_disabled" => "A webhook endpoint was disabled",
-        _ => "News from Djambi",
+/// The title of a kind's push, in the reader's language (`push-title-<kind>` of
+/// `locales/<lang>/mail.ftl`).
+fn title_of(lang: Lang, kind: &str) -> String {
+    let id = format!("push-title-{kind}");
+    if i18n::has(lang, &id) {
+        i18n::t(lang, &id)
+    } else {
+        i18n::t(lang, "push-title-other")
     }
 }
 
-/// The (plain) payload of a push: short, so it fits the 4 KiB push services take.
-pub fn payload(note: &NotificationRow, public_url: &str) -> String {
+/// The (plain) payload of a push, in the reader's language: short, so it fits the 4 KiB
+/// push services take. A game's push links to its page; an event's (`tournament_*`) to
+/// the event's page `/tournaments/{id}`, or for a round to the player's game.
+pub fn payload(note: &NotificationRow, public_url: &str, lang: Lang) -> String {
     let base = public_url.trim_end_matches('/');
-    let (body, url) = match &note.game_id {
-        Some(g) => (
-            format!("Game {}", &g[..g.len().min(8)]),
+    let data: Value = serde_json::from_str(&note.payload).unwrap_or(Value::Null);
+    let tournament = note
+        .kind
+        .starts_with("tournament_")
+        .then(|| data.get("tournament_id").and_then(Value::as_str))
+        .flatten();
+    let (body, url, tag) = match (tournament, &note.game_id) {
+        (Some(t), game) => {
+            let name = data.get("name").and_then(Value::as_str).unwrap_or("");
+            let round = data.get("round").and_then(Value::as_i64);
+            let place = data.get("place").and_then(Value::as_i64);
+            let body = match (note.kind.as_str(), round, place) {
+                ("tournament_round", Some(r), _) => i18n::tr(
+                    lang,
+                    "push-body-tournament-round",
+                    &[("name", name.into()), ("round", r.into())],
+                ),
+                ("tournament_finished", _, Some(p)) => i18n::tr(
+                    lang,
+                    "push-body-tournament-place",
+                    &[("name", name.into()), ("place", p.into())],
+                ),
+                _ => name.to_string(),
+            };
+            let url = match game {
+                Some(g) => format!("{base}/play/{g}"),
+                None => format!("{base}/tournaments/{t}"),
+            };
+            (
+                body,
+                url,
+                game.clone().unwrap_or_else(|| format!("tournament-{t}")),
+            )
+        }
+        (None, Some(g)) => (
+            i18n::tr(
+                lang,
+                "push-body-game",
+                &[("game", g[..g.len().min(8)].into())],
+            ),
             format!("{base}/play/{g}"),
+            g.clone(),
         ),
-        None => (String::new(), format!("{base}/")),
+        (None, None) => (String::new(), format!("{base}/"), note.kind.clone()),
     };
     json!({
-        "title": title_of(&note.kind),
+        "title": title_of(lang, &note.kind),
         "body": body,
         "url": url,
-        "tag": note.game_id.as_deref().unwrap_or(&note.kind),
+        "tag": tag,
         "kind": note.kind,
         "id": note.id,
     })
@@ -448,5 +488,54 @@ mod tests {
         // The compressed form of the same point (33 bytes) is refused.
         let compressed = B64URL.encode(pk.as_affine().to_encoded_point(true).as_bytes());
         assert!(browser_keys(&compressed, "AAAAAAAAAAAAAAAAAAAAAA").is_err());
+    }
+
+    #[test]
+    fn an_events_pushes_speak_the_readers_language_and_link_the_event() {
+        let at = chrono::DateTime::from_timestamp(1_800_000_000, 0)
+            .unwrap()
+            .naive_utc();
+        let row = |kind: &str, game: Option<&str>, payload: serde_json::Value| NotificationRow {
+            id: "n1".into(),
+            user_id: "u1".into(),
+            kind: kind.into(),
+            game_id: game.map(str::to_string),
+            version: None,
+            payload: payload.to_string(),
+            created_at: at,
+            read_at: None,
+        };
+        let fr = Lang::from_code("fr").unwrap();
+        let round = row(
+            "tournament_round",
+            Some("g-123456789"),
+            json!({"tournament_id": "t1", "name": "Open", "round": 2, "seat": "B"}),
+        );
+        let p: Value = serde_json::from_str(&payload(&round, "https://x.example/", fr)).unwrap();
+        assert_eq!(p["title"], "Votre prochaine ronde est appariée");
+        assert_eq!(p["body"], "Open : ronde 2");
+        assert_eq!(p["url"], "https://x.example/play/g-123456789");
+        assert_eq!(p["kind"], "tournament_round");
+        let done = row(
+            "tournament_finished",
+            None,
+            json!({"tournament_id": "t1", "name": "Open", "place": 2, "points": "7.5"}),
+        );
+        let p: Value =
+            serde_json::from_str(&payload(&done, "https://x.example", Lang::EN)).unwrap();
+        assert_eq!(p["title"], "The event is over");
+        assert_eq!(p["body"], "Open: you placed 2nd");
+        assert_eq!(p["url"], "https://x.example/tournaments/t1");
+        assert_eq!(p["tag"], "tournament-t1");
+        let es = Lang::from_code("es").unwrap();
+        let p: Value = serde_json::from_str(&payload(&done, "https://x.example", es)).unwrap();
+        assert_eq!(p["body"], "Open: quedaste en el puesto 2.º");
+        // A game's push is as before, in English by default.
+        let turn = row("your_turn", Some("g-123456789"), json!({"seat": "R"}));
+        let p: Value =
+            serde_json::from_str(&payload(&turn, "https://x.example", Lang::EN)).unwrap();
+        assert_eq!(p["title"], "Your turn");
+        assert_eq!(p["body"], "Game g-123456");
+        assert_eq!(p["tag"], "g-123456789");
     }
 }

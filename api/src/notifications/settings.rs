@@ -66,12 +66,22 @@ fn default_offsets() -> Vec<i64> {
     vec![86_400, 3_600]
 }
 
-/// The default channels of a kind: the feed and webhooks always; mail for what asks
-/// the player to act or ends a game.
+/// The default channels of a kind: the feed and webhooks always; mail and push for what
+/// asks the player to act or ends a game, and for an event's news that concerns the
+/// player's own play (a round paired, the event's end or cancellation; not its start,
+/// which the round's mail announces); push also for table talk.
 pub fn default_channels(kind: &str) -> KindChannels {
     let email = matches!(
         kind,
-        "your_turn" | "reminder" | "timeout" | "game_ended" | "draw_offered" | "webhook_disabled"
+        "your_turn"
+            | "reminder"
+            | "timeout"
+            | "game_ended"
+            | "draw_offered"
+            | "webhook_disabled"
+            | "tournament_round"
+            | "tournament_finished"
+            | "tournament_cancelled"
     );
     KindChannels {
         feed: true,
@@ -193,6 +203,66 @@ impl Notifications<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The README names the kinds that mail by default; it must name exactly those.
+    #[test]
+    fn the_readme_lists_the_default_mail_kinds() {
+        let readme = include_str!("../../../README.md");
+        let marker = "Defaults: webhooks get every kind; mail goes for ";
+        let start = readme
+            .find(marker)
+            .expect("the README names the mail defaults")
+            + marker.len();
+        let rest = &readme[start..];
+        let list = &rest[..rest.find('.').unwrap()];
+        let mut documented: Vec<String> = list
+            .split(',')
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .collect();
+        documented.sort();
+        let mut actual: Vec<String> = KINDS
+            .iter()
+            .filter(|k| default_channels(k).email)
+            .map(|k| k.to_string())
+            .collect();
+        actual.sort();
+        assert_eq!(documented, actual);
+    }
+
+    /// Every kind's defaults, as the README and the settings page describe them.
+    #[test]
+    fn the_tournament_kinds_have_their_defaults() {
+        assert_eq!(KINDS.len(), 15);
+        let all = NotificationSettings::default();
+        for k in KINDS {
+            assert!(all.kinds.contains_key(k), "{k}");
+        }
+        for k in [
+            "tournament_round",
+            "tournament_finished",
+            "tournament_cancelled",
+        ] {
+            let ch = default_channels(k);
+            assert!(
+                ch.feed && ch.email && ch.webhook && ch.push_on(),
+                "{k}: {ch:?}"
+            );
+        }
+        let started = default_channels("tournament_started");
+        assert!(started.feed && started.webhook, "{started:?}");
+        assert!(!started.email && !started.push_on(), "{started:?}");
+        // A document saved before the kinds existed gets them with their defaults.
+        let old: NotificationSettings =
+            serde_json::from_str(r#"{"kinds": {"your_turn": {"email": false, "webhook": true}}}"#)
+                .unwrap();
+        let checked = old.checked().unwrap();
+        assert_eq!(
+            checked.channels("tournament_round"),
+            default_channels("tournament_round")
+        );
+        assert!(!checked.channels("your_turn").email);
+    }
 
     /// The README names the kinds that push by default; it must name exactly those.
     #[test]

@@ -61,7 +61,11 @@ fn yes() -> bool {
         "draw_offered": {"feed": true, "email": true, "webhook": true, "push": true},
         "message": {"feed": true, "email": false, "webhook": true, "push": true},
         "conditional_played": {"feed": true, "email": false, "webhook": true, "push": false},
-        "conditional_discarded": {"feed": true, "email": false, "webhook": true, "push": false}
+        "conditional_discarded": {"feed": true, "email": false, "webhook": true, "push": false},
+        "tournament_started": {"feed": true, "email": false, "webhook": true, "push": false},
+        "tournament_round": {"feed": true, "email": true, "webhook": true, "push": true},
+        "tournament_finished": {"feed": true, "email": true, "webhook": true, "push": true},
+        "tournament_cancelled": {"feed": true, "email": true, "webhook": true, "push": true}
     },
     "reminder_offsets_secs": [86400, 3600],
     "email_digest": false

@@ -38,7 +38,9 @@ pub struct NotificationView {
     pub id: String,
     /// your_turn, reminder, timeout, chief_killed, seat_eliminated, game_started,
     /// game_ended, draw_offered, message (table talk), webhook_disabled,
-    /// conditional_played or conditional_discarded.
+    /// conditional_played, conditional_discarded, or an event's tournament_started,
+    /// tournament_round (`game_id`: the player's game of the round), tournament_finished
+    /// or tournament_cancelled (their payloads name `tournament_id`).
     pub kind: String,
     pub game_id: Option<String>,
     /// The game's version that caused it.
@@ -95,7 +97,10 @@ pub struct NotificationPage {
 ///
 /// Every item has a stable `id` (the same notification always has the same id) and the
 /// game and version that caused it. Kinds: `your_turn`, `reminder`, `timeout`,
-/// `chief_killed`, `seat_eliminated`, `game_started`, `game_ended`, `draw_offered`.
+/// `chief_killed`, `seat_eliminated`, `game_started`, `game_ended`, `draw_offered`,
+/// `message`, `webhook_disabled`, `conditional_played`, `conditional_discarded`; an
+/// event's `tournament_started`, `tournament_round`, `tournament_finished`,
+/// `tournament_cancelled` (no version; `tournament_id` in the payload).
 #[utoipa::path(
     tag = "notifications",
     security(("bearer" = ["read"])),

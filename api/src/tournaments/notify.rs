@@ -1,12 +1,13 @@
 //! What an event's writes tell its players, as rows of the notifications outbox (the
-//! feed, webhooks and push read it, like a game's notifications), inserted in the same
+//! feed, webhooks, push and mail read it, like a game's notifications, as each player's
+//! settings ask: see `notifications::settings::default_channels`), inserted in the same
 //! transaction as the events that cause them. Pure.
 //!
 //! | kind | to | payload |
 //! |---|---|---|
 //! | `tournament_started` | every entrant, when the first round is paired | `tournament_id`, `name` |
 //! | `tournament_round` | each seated player of a paired round (`game_id`: their game) | `tournament_id`, `name`, `round`, `seat` |
-//! | `tournament_finished` | every entrant | `tournament_id`, `name`, `place`, `points` |
+//! | `tournament_finished` | every entrant | `tournament_id`, `name`, `place`, `points`, `players` (how many are in the standings) |
 //! | `tournament_cancelled` | every entrant | `tournament_id`, `name`, `reason` |
 
 use chrono::NaiveDateTime;
@@ -65,8 +66,14 @@ pub fn plan(
                 }
             }
             Event::Finished { .. } => {
-                for s in after.standings() {
-                    let payload = with(json!({"place": s.place, "points": points_text(s.halves)}));
+                let standings = after.standings();
+                let players = standings.len();
+                for s in standings {
+                    let payload = with(json!({
+                        "place": s.place,
+                        "points": points_text(s.halves),
+                        "players": players,
+                    }));
                     add(&s.player, "tournament_finished", None, payload);
                 }
             }
