@@ -124,6 +124,11 @@ started=$(date +%s)
 set +e
 # POST /v1/inbound-mail takes message/rfc822, which schemathesis cannot generate; its
 # contract is held by tests/mail_moves.rs (secret, media type, size, outcomes).
+# DELETE /v1/tournaments/{id} cancels an event, which stays readable (`status:
+# cancelled`, as its description says); the stateful phase's use-after-free check wants a
+# 404 after any DELETE and `--checks all` overrides a per-operation setting, so that one
+# operation is left out here; tests/tournaments.rs holds its contract (organiser only,
+# before the start, 204, the event read back cancelled).
 # From the work directory: schemathesis keeps a cache (.schemathesis/) where it runs.
 (cd "$work" && exec "$venv/bin/st" --config-file "$work/schemathesis.toml" run "$root/openapi/openapi.json" \
   --url "$base" \
@@ -137,6 +142,7 @@ set +e
   --no-color \
   --report junit,ndjson --report-dir "$report" \
   --exclude-path /v1/inbound-mail \
+  --exclude-name 'DELETE /v1/tournaments/{id}' \
   "$@") 2>&1 | tee "$work/schemathesis.out"
 status=${PIPESTATUS[0]}
 set -e
