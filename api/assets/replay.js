@@ -196,7 +196,11 @@
 
   function go(index) {
     if (!steps.length) return;
-    if (explore) stopExploring();
+    if (explore) {
+      // Leaving the explored position: the step is drawn again even when it is the same.
+      stopExploring();
+      current = -1;
+    }
     index = Math.max(0, Math.min(steps.length - 1, index));
     if (index === current) return;
     current = index;
