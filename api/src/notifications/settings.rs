@@ -214,20 +214,33 @@ mod tests {
             .expect("the README names the mail defaults")
             + marker.len();
         let rest = &readme[start..];
-        let list = &rest[..rest.find('.').unwrap()];
-        let mut documented: Vec<String> = list
+        let documented = listed(&rest[..rest.find('.').unwrap()]);
+        assert_eq!(
+            documented,
+            kinds_where(&KINDS, |k| default_channels(k).email)
+        );
+    }
+
+    /// The kinds a README list names (comma-separated), sorted.
+    fn listed(list: &str) -> Vec<String> {
+        let mut kinds: Vec<String> = list
             .split(',')
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty())
             .collect();
-        documented.sort();
-        let mut actual: Vec<String> = KINDS
+        kinds.sort();
+        kinds
+    }
+
+    /// The kinds of `kinds` whose defaults `on` accepts, sorted.
+    fn kinds_where(kinds: &[&str], on: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut chosen: Vec<String> = kinds
             .iter()
-            .filter(|k| default_channels(k).email)
+            .filter(|k| on(k))
             .map(|k| k.to_string())
             .collect();
-        actual.sort();
-        assert_eq!(documented, actual);
+        chosen.sort();
+        chosen
     }
 
     /// Every kind's defaults, as the README and the settings page describe them.
@@ -272,21 +285,13 @@ mod tests {
             .find("`push` channel is on (default: ")
             .expect("the README names the push defaults");
         let rest = &readme[start..];
-        let list = &rest[rest.find(": ").unwrap() + 2..rest.find(')').unwrap()];
-        let mut documented: Vec<String> = list
-            .split(',')
-            .map(|k| k.trim().to_string())
-            .filter(|k| !k.is_empty())
-            .collect();
-        documented.sort();
+        let documented = listed(&rest[rest.find(": ").unwrap() + 2..rest.find(')').unwrap()]);
         // `webhook_disabled` is not a setting's kind, but goes out by its defaults.
-        let mut actual: Vec<String> = KINDS
-            .iter()
-            .chain(&["webhook_disabled"])
-            .filter(|k| default_channels(k).push_on())
-            .map(|k| k.to_string())
-            .collect();
-        actual.sort();
-        assert_eq!(documented, actual);
+        let mut kinds = KINDS.to_vec();
+        kinds.push("webhook_disabled");
+        assert_eq!(
+            documented,
+            kinds_where(&kinds, |k| default_channels(k).push_on())
+        );
     }
 }
