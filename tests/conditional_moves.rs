@@ -742,6 +742,70 @@ fn a_reply_by_mail_stores_a_line(backend: Backend) {
 }
 
 /// Runs one statement on the test database (no server running).
+/// A reply of conditional moves only (`if B ... then ...`, no move first) answers a turn
+/// mail, whose token holds only on the player's turn: a line starting with the rivals'
+/// moves cannot start there. Refused with the form that works; nothing is played or
+/// stored, a try is counted and the same address then plays a move and its line.
+fn a_bare_line_by_mail_on_the_turn_is_refused(backend: Backend) {
+    use smtp_sink::{SmtpSink, address_of as email};
+    let sink = SmtpSink::start();
+    let mut vars = sink.server_settings(&[
+        ("DJAMBI_MAIL_DOMAIN", "play.djambi.example"),
+        ("DJAMBI_MAIL_AUTH", "token"),
+        ("DJAMBI_INBOUND_MAIL_SECRET", inbound::SECRET),
+    ]);
+    vars.push(FAST);
+    let srv = TestServer::start_with(backend, &vars);
+    let p = smtp_sink::verified_players(&srv, &sink, "cb");
+    sink.clear();
+    let id = seat_all(&srv, &p);
+    let turn = sink.wait_for_subject(20, &email(&p[0]), "Your turn", 1);
+    let addr = turn.header("reply-to").to_string();
+    let (start, v) = game_now(&srv, &id);
+    let own = nth(&start, 3);
+    let mut after = start.clone();
+    after.apply(&Action::Move(own)).unwrap();
+    let line = plies(&after, 4, 1);
+    let words: Vec<String> = line_of(&after, &line)
+        .split(' ')
+        .map(str::to_string)
+        .collect();
+    let tree = format!(
+        "if {} {} {} {} {} {} then {}",
+        words[0], words[1], words[2], words[3], words[4], words[5], words[7]
+    );
+
+    let outcome = inbound::deliver(
+        &srv,
+        &inbound::reply(&email(&p[0]), &addr, "b1", "", &format!("{tree}\r\n")),
+    );
+    assert_eq!(outcome, "error:conditional");
+    assert_eq!(version(&srv, &id), v, "nothing played");
+    assert!(
+        tree_lines(&srv, &p[0], &id, "R").is_empty(),
+        "nothing stored"
+    );
+    let answer = sink.wait_for_subject(20, &email(&p[0]), "Conditional moves", 1);
+    for words in [
+        format!("\u{201c}{tree}\u{201d} holds conditional moves only, but it is your turn"),
+        "Write your move first, then the line, like C8-D7 if B".to_string(),
+        "Nothing was played or stored.".to_string(),
+        "answer the turn mail again".to_string(),
+    ] {
+        assert!(answer.body.contains(&words), "{words:?} in {}", answer.body);
+    }
+
+    // The same address then plays a move with that line after it.
+    let body = format!("{} {tree}\r\n", text_of(&start, &own));
+    let outcome = inbound::deliver(&srv, &inbound::reply(&email(&p[0]), &addr, "b2", "", &body));
+    assert_eq!(outcome, "played");
+    assert_eq!(version(&srv, &id), v + 1);
+    assert_eq!(
+        tree_lines(&srv, &p[0], &id, "R"),
+        vec![line_of(&after, &line)]
+    );
+}
+
 fn exec(db: &FreshDatabase, sql: &str) {
     use diesel::{Connection, RunQueryDsl};
     match db.backend {
@@ -771,4 +835,5 @@ backend_tests!(
     the_tree_is_private_on_every_read_path,
     a_restart_between_the_match_and_the_move_loses_nothing,
     a_reply_by_mail_stores_a_line,
+    a_bare_line_by_mail_on_the_turn_is_refused,
 );

@@ -159,6 +159,7 @@ mail-kind-conditional_discarded = Your conditional moves were discarded
 move-answer-conditional-stored = Conditional moves stored: { $line }
 move-answer-conditional-refused = Your conditional moves were not stored: { $detail }
 move-answer-title-conditional = Conditional moves
+move-answer-conditional-move-first = “{ $line }” holds conditional moves only, but it is your turn: a reply to a turn mail starts with your move. Write your move first, then the line, like C8-D7 if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (it plays C8-D7, then stores the line from the next turn). Nothing was played or stored.
 # An event's notifications (api/src/tournaments/notify.rs, composed in email.rs).
 mail-kind-tournament_started = The event started
 mail-kind-tournament_round = Your next round is paired

@@ -153,6 +153,7 @@ mail-kind-conditional_discarded = Se descartaron tus jugadas condicionales
 move-answer-conditional-stored = Jugadas condicionales guardadas: { $line }
 move-answer-conditional-refused = Tus jugadas condicionales no se guardaron: { $detail }
 move-answer-title-conditional = Jugadas condicionales
+move-answer-conditional-move-first = «{ $line }» solo contiene jugadas condicionales, pero te toca jugar: una respuesta a un correo de turno empieza por tu jugada. Escribe primero tu jugada y luego la línea, como C8-D7 if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (juega C8-D7 y luego guarda la línea desde el turno siguiente). No se jugó ni se guardó nada.
 # Las notificaciones de un torneo (api/src/tournaments/notify.rs, compuestas en email.rs).
 mail-kind-tournament_started = El torneo ha empezado
 mail-kind-tournament_round = Tu próxima ronda está emparejada

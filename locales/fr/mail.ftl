@@ -153,6 +153,7 @@ mail-kind-conditional_discarded = Vos coups conditionnels ont été abandonnés
 move-answer-conditional-stored = Coups conditionnels enregistrés : { $line }
 move-answer-conditional-refused = Vos coups conditionnels n'ont pas été enregistrés : { $detail }
 move-answer-title-conditional = Coups conditionnels
+move-answer-conditional-move-first = « { $line } » ne contient que des coups conditionnels, mais c'est à vous de jouer : une réponse à un courriel de tour commence par votre coup. Écrivez d'abord votre coup, puis la ligne, comme C8-D7 if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (cela joue C8-D7, puis enregistre la ligne à partir du tour suivant). Rien n'a été joué ni enregistré.
 # Les notifications d'un tournoi (api/src/tournaments/notify.rs, composées dans email.rs).
 mail-kind-tournament_started = Le tournoi a commencé
 mail-kind-tournament_round = Votre prochaine ronde est appariée

@@ -10,7 +10,8 @@
 //!
 //! A line may also hold a conditional line ([`conditional`]): `[move] if SEAT MOVE ...
 //! then MOVE ...` (README, "Conditional moves"): the move of this turn, if any, then one
-//! line of conditional moves stored for the seat after it.
+//! line of conditional moves stored for the seat after it. Without the move, the reply is
+//! refused on the player's turn (where a turn mail's token holds): see `receive.rs`.
 
 use domain::Move;
 

@@ -324,6 +324,25 @@ fn decide(
     let (parsed, tree_line) = match grammar::conditional(line) {
         Some(Ok((Some(mv), tree))) => (Ok(Command::Play(mv)), Some(tree)),
         Some(Ok((None, tree))) => {
+            // A turn mail's token holds only at its turn, where the player is to move: a
+            // tree that starts with the rivals' moves has no place before the player's
+            // own move. Refused with the form that works (nothing stored, a try counted).
+            let seat = row
+                .seat
+                .parse::<char>()
+                .ok()
+                .and_then(domain::Seat::from_letter);
+            if seat.is_some() && state.to_move() == seat {
+                let text = format!(
+                    "{}\n\n{grammar_help}",
+                    i18n::tr(
+                        lang,
+                        "move-answer-conditional-move-first",
+                        &[("line", Arg::from(line))]
+                    )
+                );
+                return answer.failure(conn, "conditional", "conditional", &text);
+            }
             return match tree_by_mail(conn, ctx, row, row.version, &tree, lang, now)? {
                 Ok(text) => {
                     answer.queue(conn, "conditional", &text)?;
