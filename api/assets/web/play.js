@@ -11,6 +11,13 @@
 //   data-ready    "true" once the picture and the DFEN are loaded
 // and #squares button[data-square] are the squares (classes `movable`, `target`,
 // `selected`, `choice`), each in a gridcell of a row of the role=grid #squares. ?live=0 turns the event stream off (tests of stale pages).
+// While conditional moves are being entered (the "Conditional moves" panel, shown to a
+// seated player of a running game when it is not their turn) the board shows the
+// position the line reaches (GET /v1/positions/board.svg), its squares pick that
+// position's legal moves (GET /v1/positions/legal-moves), each chosen ply is played on it
+// (POST /v1/positions/play) and data-current is "false". The stored lines are a tree in
+// #cond-tree: li[data-path] per ply ("B G8-E6 Y H3-F5"), button.cond-prune to remove it
+// and what follows; #cond[data-ready="true"] once the tree is loaded.
 (function () {
   "use strict";
 
@@ -35,6 +42,12 @@
   var textForm = document.getElementById("text-move");
   var textInput = document.getElementById("move-text");
   var message = document.getElementById("message");
+  var moveTitle = document.getElementById("move-title");
+  var moveTitleText = moveTitle.textContent;
+  var textSubmit = document.getElementById("move-text-submit");
+  var textSubmitText = textSubmit.textContent;
+  var condPanel = document.getElementById("cond");
+  var MAX_PLIES = 12;
 
   var FILES = "ABCDEFGHI";
   var KIND_GLYPH = { chief: "C", assassin: "A", reporter: "R", diplomat: "D", necromobile: "N", militant: "M" };
@@ -50,6 +63,11 @@
   var steps = [];         // [{ version, label }] for the move list
   var shown = -1;         // index into steps, or -1 for the newest position
   var selection = null;   // { from, to, victim, exit, place, candidates }
+  // Conditional moves: { seat, version, dfen, ruleset, stored, draft: [[ply]], dirty,
+  // compose: null or { plies: [{ seat, text, dfen }], here: { dfen, seat, moves, last } } }
+  // where a ply is "B G8-E6".
+  var cond = null;
+  var lastEvents = [];
   var busy = false;
   var loading = null;
 
@@ -65,6 +83,20 @@
 
   function myTurn() {
     return !!(summary && summary.status === "active" && summary.to_move_user_id === me);
+  }
+
+  function composing() {
+    return !!(cond && cond.compose);
+  }
+
+  // The moves the squares pick from: the line's position while composing, else mine.
+  function picking() {
+    if (composing()) return cond.compose.here ? cond.compose.here.moves : null;
+    return myTurn() && legal ? legal.moves : null;
+  }
+
+  function canPick() {
+    return composing() || myTurn();
   }
 
   // ---- the squares over the picture -------------------------------------------------
@@ -125,9 +157,10 @@
   function markSquares() {
     var movable = {}, targets = {}, choice = {};
     var step = pendingStep();
-    if (myTurn() && shown === -1 && legal) {
+    var pickable = picking();
+    if (canPick() && shown === -1 && pickable) {
       if (!selection) {
-        legal.moves.forEach(function (m) { movable[m.move.from] = true; });
+        pickable.forEach(function (m) { movable[m.move.from] = true; });
       } else if (!selection.to) {
         selection.candidates.forEach(function (m) { targets[m.move.to] = true; });
       } else if (step) {
@@ -169,14 +202,25 @@
   function renderChoice() {
     choices.textContent = "";
     confirmButton.disabled = true;
-    if (!myTurn() || shown !== -1) {
-      panel.hidden = !myTurn();
+    moveTitle.textContent = composing() ? T("js-cond-compose-title") : moveTitleText;
+    textSubmit.textContent = composing() ? T("js-cond-add-move") : textSubmitText;
+    textForm.hidden = !canPick();
+    if (!canPick() || shown !== -1) {
+      panel.hidden = !canPick();
       markSquares();
       return;
     }
     panel.hidden = false;
-    if (!legal) {
+    var here = composing() ? cond.compose.here : null;
+    if (!picking()) {
       prompt.textContent = T("js-loading-moves");
+    } else if (here && !here.seat) {
+      prompt.textContent = T("js-cond-line-over");
+    } else if (here && cond.compose.plies.length >= MAX_PLIES) {
+      prompt.textContent = T("js-cond-line-full", { plies: MAX_PLIES });
+    } else if (!selection && here) {
+      prompt.textContent = here.seat === cond.seat ? T("js-cond-choose-answer", { seat: D.seatLabel(here.seat) })
+        : T("js-cond-choose-rival", { seat: D.seatLabel(here.seat) });
     } else if (!selection) {
       prompt.textContent = T("js-choose-piece", { seats: mySeats().map(D.seatLabel).join(", ") });
     } else if (!selection.to) {
@@ -215,10 +259,11 @@
 
   function onSquare(event) {
     var name = event.currentTarget.getAttribute("data-square");
-    if (!myTurn() || shown !== -1 || !legal || busy) return;
+    var pickable = picking();
+    if (!canPick() || shown !== -1 || !pickable || busy) return;
     showMessage("");
     if (!selection || (!selection.to && selection.from === name)) {
-      var from = legal.moves.filter(function (m) { return m.move.from === name; });
+      var from = pickable.filter(function (m) { return m.move.from === name; });
       if (!from.length) {
         if (selection) { selection = null; renderChoice(); }
         return;
@@ -230,7 +275,7 @@
         selection.to = name;
         selection.candidates = to;
       } else {
-        var other = legal.moves.filter(function (m) { return m.move.from === name; });
+        var other = pickable.filter(function (m) { return m.move.from === name; });
         selection = other.length ? { from: name, candidates: other } : null;
       }
     } else {
@@ -276,6 +321,348 @@
       await refresh();
       showMessage(why, "error");
     }
+  }
+
+  // ---- conditional moves ------------------------------------------------------------
+
+  var KINDS = { C: "chief", A: "assassin", R: "reporter", D: "diplomat", N: "necromobile", M: "militant" };
+
+  // The pieces of a DFEN's placement, as the state's `pieces` (RULES.md section 8).
+  function dfenPieces(dfen) {
+    var pieces = [];
+    String(dfen || "").split(" ")[0].split("/").forEach(function (row, i) {
+      var f = 0;
+      for (var k = 0; k < row.length; k++) {
+        var c = row[k];
+        if (c >= "1" && c <= "9") { f += parseInt(c, 10); continue; }
+        var kind = row[k + 1] || "";
+        k += 1;
+        pieces.push({ square: FILES[f] + (9 - i), party: c, kind: KINDS[kind.toUpperCase()] || "militant", alive: kind === kind.toUpperCase() });
+        f += 1;
+      }
+    });
+    return pieces;
+  }
+
+  function plies(line) {
+    var words = String(line).split(/\s+/).filter(Boolean);
+    var out = [];
+    for (var i = 0; i + 1 < words.length; i += 2) out.push(words[i] + " " + words[i + 1]);
+    return out;
+  }
+
+  function startsWith(line, prefix) {
+    if (prefix.length > line.length) return false;
+    for (var i = 0; i < prefix.length; i++) if (line[i] !== prefix[i]) return false;
+    return true;
+  }
+
+  // The seat whose tree the panel edits: mine, still in, a running game, not my turn.
+  function conditionalSeat() {
+    if (!summary || !current || summary.status !== "active" || myTurn()) return null;
+    var seats = mySeats().filter(function (s) { return current.active_seats.indexOf(s) >= 0; });
+    return seats.length ? seats[0] : null;
+  }
+
+  // The stored lines from the game's version now: the moves played since the tree's base
+  // (none of them mine: the server keeps a tree only while they match) are dropped from
+  // the lines' starts; the lines they do not start are gone.
+  function rebased(stored) {
+    if (!stored || stored.base_version === null || stored.base_version === undefined) return [];
+    var since = lastEvents.filter(function (e) { return e.seq > stored.base_version; });
+    if (since.some(function (e) { return e.kind !== "move_played"; })) return [];
+    var played = since.map(function (e) { return e.payload.seat + " " + e.payload.text; });
+    var out = [];
+    (stored.lines || []).map(plies).forEach(function (line) {
+      if (startsWith(line, played) && line.length > played.length) out.push(line.slice(played.length));
+    });
+    return out;
+  }
+
+  async function loadConditional() {
+    var seat = conditionalSeat();
+    if (!seat) {
+      if (composing()) stopComposing();
+      cond = null;
+      condPanel.hidden = true;
+      return;
+    }
+    var moved = cond && cond.version !== current.version;
+    if (cond && !moved && cond.seat === seat) {
+      renderConditional();
+      return;
+    }
+    var had = cond && (cond.dirty || composing());
+    if (composing()) { cond.compose = null; selection = null; }
+    var stored = await D.api("GET", api + "/seats/" + seat + "/conditional-moves");
+    cond = { seat: seat, version: current.version, dfen: current.dfen, ruleset: current.ruleset || summary.ruleset || "",
+      stored: stored, draft: rebased(stored), dirty: false, compose: null };
+    condPanel.hidden = false;
+    if (had && moved) {
+      showMessage(T("js-cond-moved-on", { version: current.version }), "error");
+      await go(-1);
+    }
+    renderConditional();
+    condPanel.setAttribute("data-ready", "true");
+  }
+
+  function plyLabel(ply) {
+    var seat = ply.slice(0, 1);
+    var text = D.seatLabel(seat) + " " + ply.slice(2);
+    return cond && seat === cond.seat ? T("js-cond-your-answer", { move: text }) : text;
+  }
+
+  function renderConditional() {
+    if (!cond) return;
+    var tree = document.getElementById("cond-tree");
+    tree.textContent = "";
+    var root = { children: [] };
+    cond.draft.forEach(function (line) {
+      var node = root;
+      line.forEach(function (ply) {
+        var next = node.children.filter(function (c) { return c.ply === ply; })[0];
+        if (!next) { next = { ply: ply, children: [] }; node.children.push(next); }
+        node = next;
+      });
+    });
+    (function add(node, path, ul) {
+      node.children.forEach(function (c) {
+        var here = path.concat([c.ply]);
+        var text = plyLabel(c.ply);
+        var prune = D.el("button", { type: "button", className: "cond-prune", "data-path": here.join(" "),
+          "aria-label": T("js-cond-remove-label", { line: here.join(" ") }) }, [T("js-cond-remove")]);
+        prune.addEventListener("click", function () { pruneBranch(here); });
+        var li = D.el("li", { "data-path": here.join(" "), className: c.ply.slice(0, 1) === cond.seat ? "answer" : "" },
+          [D.el("span", { className: "ply", text: text }), " ", prune]);
+        if (c.children.length) {
+          var sub = D.el("ul", {});
+          add(c, here, sub);
+          li.appendChild(sub);
+        }
+        ul.appendChild(li);
+      });
+    })(root, [], tree);
+    var count = cond.draft.length;
+    var summaryText = count ? T(count === 1 ? "js-cond-lines-one" : "js-cond-lines-many", { lines: count }) : T("js-cond-none");
+    if (cond.dirty) summaryText += " " + T("js-cond-unsaved");
+    D.setText("cond-summary", summaryText);
+    document.getElementById("cond-save").disabled = !cond.dirty || busy;
+    document.getElementById("cond-clear").hidden = !(cond.stored && cond.stored.lines && cond.stored.lines.length);
+    document.getElementById("cond-new").hidden = composing();
+    var compose = document.getElementById("cond-compose");
+    compose.hidden = !composing();
+    if (composing()) {
+      var ol = document.getElementById("cond-line");
+      ol.textContent = "";
+      cond.compose.plies.forEach(function (p) {
+        ol.appendChild(D.el("li", { text: plyLabel(p.seat + " " + p.text) }));
+      });
+      if (!cond.compose.plies.length) ol.appendChild(D.el("li", { className: "empty", text: T("js-cond-line-empty") }));
+      var last = cond.compose.plies[cond.compose.plies.length - 1];
+      document.getElementById("cond-add").disabled = !(last && last.seat === cond.seat) || busy;
+      document.getElementById("cond-undo").disabled = !cond.compose.plies.length || busy;
+    }
+  }
+
+  function positionQuery(dfen) {
+    return "dfen=" + encodeURIComponent(dfen) + (cond.ruleset ? "&ruleset=" + encodeURIComponent(cond.ruleset) : "");
+  }
+
+  // The legal moves of the line's position (after its last ply, or the game's now).
+  async function loadHere(dfen, last) {
+    var here = { dfen: dfen, seat: null, moves: null, last: last || null };
+    cond.compose.here = here;
+    renderChoice();
+    var url = "/v1/positions/legal-moves?limit=2000&" + positionQuery(dfen);
+    var page = await D.api("GET", url);
+    var moves = page.moves || [];
+    for (var pages = 0; page.next_cursor && pages < 50; pages++) {
+      page = await D.api("GET", url + "&after=" + encodeURIComponent(page.next_cursor));
+      moves = moves.concat(page.moves || []);
+    }
+    if (!composing() || cond.compose.here !== here) return;
+    here.seat = page.turn ? page.turn.seat : null;
+    here.moves = here.seat && cond.compose.plies.length < MAX_PLIES ? moves : [];
+    selection = null;
+    await go(-1);
+  }
+
+  async function showLinePosition() {
+    var here = cond.compose.here;
+    var dfen = here ? here.dfen : cond.dfen;
+    board.setAttribute("data-current", "false");
+    var line = cond.compose.plies.map(function (p) { return p.seat + " " + p.text; }).join(" ");
+    board.alt = line ? T("js-cond-board", { line: line }) : T("js-board-now", { text: describe() });
+    labelSquares({ pieces: dfenPieces(dfen) });
+    renderChoice();
+    renderConditional();
+    var url = "/v1/positions/board.svg?" + positionQuery(dfen) + (here && here.last ? "&last=" + encodeURIComponent(here.last) : "");
+    await new Promise(function (resolve) {
+      board.setAttribute("data-ready", "false");
+      if (board.getAttribute("src") === url && board.complete) { resolve(true); return; }
+      board.onload = function () { resolve(true); };
+      board.onerror = function () { resolve(false); };
+      board.src = url;
+    });
+    board.setAttribute("data-dfen", dfen);
+    board.setAttribute("data-ready", "true");
+  }
+
+  async function startComposing() {
+    if (!cond || composing()) return;
+    showMessage("");
+    selection = null;
+    cond.compose = { plies: [], here: null };
+    renderConditional();
+    try {
+      await loadHere(cond.dfen, null);
+      focusBoard();
+    } catch (error) {
+      showMessage(T("js-cond-position-failed", { error: error.message }), "error");
+    }
+  }
+
+  function focusBoard() {
+    var first = grid.querySelector("button.sq.movable") || grid.querySelector('button.sq[tabindex="0"]');
+    if (!first) return;
+    Array.prototype.forEach.call(grid.querySelectorAll("button.sq"), function (b) { b.setAttribute("tabindex", "-1"); });
+    first.setAttribute("tabindex", "0");
+    first.focus();
+  }
+
+  function stopComposing() {
+    if (!cond) return;
+    cond.compose = null;
+    selection = null;
+    renderConditional();
+    go(-1);
+  }
+
+  async function addPly(text) {
+    if (!composing() || busy) return;
+    var here = cond.compose.here;
+    if (!here || !here.seat) return;
+    busy = true;
+    confirmButton.disabled = true;
+    try {
+      var view = await D.api("POST", "/v1/positions/play", { dfen: here.dfen, ruleset: cond.ruleset || null, move: text });
+      busy = false;
+      if (!composing()) return;
+      cond.compose.plies.push({ seat: here.seat, text: view.played.text, dfen: view.dfen });
+      textInput.value = "";
+      showMessage("");
+      await loadHere(view.dfen, view.played.text);
+      var last = cond.compose.plies[cond.compose.plies.length - 1];
+      if (last.seat === cond.seat) document.getElementById("cond-add").focus();
+      else focusBoard();
+    } catch (error) {
+      busy = false;
+      selection = null;
+      renderChoice();
+      showMessage(T("js-cond-ply-refused", { move: text, error: error.message }), "error");
+    }
+  }
+
+  async function undoPly() {
+    if (!composing() || busy || !cond.compose.plies.length) return;
+    cond.compose.plies.pop();
+    var last = cond.compose.plies[cond.compose.plies.length - 1];
+    await loadHere(last ? last.dfen : cond.dfen, last ? last.text : null);
+    document.getElementById(cond.compose.plies.length ? "cond-undo" : "cond-stop").focus();
+  }
+
+  function addLine() {
+    if (!composing()) return;
+    var line = cond.compose.plies.map(function (p) { return p.seat + " " + p.text; });
+    if (!line.length || line[line.length - 1].slice(0, 1) !== cond.seat) return;
+    var known = cond.draft.some(function (l) { return startsWith(l, line); });
+    if (!known) {
+      cond.draft = cond.draft.filter(function (l) { return !startsWith(line, l); });
+      cond.draft.push(line);
+      cond.dirty = true;
+    }
+    showMessage(T(known ? "js-cond-line-known" : "js-cond-line-added", { line: line.join(" ") }), known ? "info" : "ok");
+    stopComposing();
+    document.getElementById("cond-save").focus();
+  }
+
+  function pruneBranch(path) {
+    if (!cond) return;
+    cond.draft = cond.draft.filter(function (l) { return !startsWith(l, path); });
+    cond.dirty = true;
+    showMessage(T("js-cond-removed", { line: path.join(" ") }), "info");
+    renderConditional();
+    document.getElementById("cond-save").focus();
+  }
+
+  // Why the server refused a tree, in plain words.
+  function conditionalError(error) {
+    var problem = error.problem || {};
+    var type = String(problem.type || "");
+    if (error.status === 412 || /version-conflict/.test(type)) {
+      return T("js-cond-stale", { version: problem.current_version || "?" });
+    }
+    var found = /^line (\d+), ply (\d+): (.*)$/.exec(error.message) || /^line (\d+)(): (.*)$/.exec(error.message);
+    if (error.status === 400 && found) {
+      return found[2] ? T("js-cond-bad-ply", { line: found[1], ply: found[2], error: found[3] })
+        : T("js-cond-bad-line", { line: found[1], error: found[3] });
+    }
+    return T("js-cond-failed", { error: error.message });
+  }
+
+  async function saveConditional() {
+    if (!cond || busy) return;
+    busy = true;
+    renderConditional();
+    var path = api + "/seats/" + cond.seat + "/conditional-moves";
+    try {
+      var stored;
+      if (cond.draft.length) {
+        stored = await D.api("PUT", path, { lines: cond.draft.map(function (l) { return l.join(" "); }) },
+          { "If-Match": '"' + cond.version + '"' });
+      } else {
+        await D.api("DELETE", path);
+        stored = { base_version: null, lines: [] };
+      }
+      cond.stored = stored;
+      cond.draft = (stored.lines || []).map(plies);
+      cond.dirty = false;
+      var n = cond.draft.length;
+      showMessage(T(n === 0 ? "js-cond-cleared" : n === 1 ? "js-cond-saved-one" : "js-cond-saved-many", { lines: n }), "ok");
+    } catch (error) {
+      showMessage(conditionalError(error), "error");
+    }
+    busy = false;
+    renderConditional();
+  }
+
+  async function clearConditional() {
+    if (!cond || busy) return;
+    busy = true;
+    try {
+      await D.api("DELETE", api + "/seats/" + cond.seat + "/conditional-moves");
+      cond.stored = { base_version: null, lines: [] };
+      cond.draft = [];
+      cond.dirty = false;
+      showMessage(T("js-cond-cleared"), "ok");
+    } catch (error) {
+      showMessage(conditionalError(error), "error");
+    }
+    busy = false;
+    renderConditional();
+    document.getElementById("cond-new").focus();
+  }
+
+  function startConditional() {
+    document.getElementById("cond-new").addEventListener("click", startComposing);
+    document.getElementById("cond-add").addEventListener("click", addLine);
+    document.getElementById("cond-undo").addEventListener("click", undoPly);
+    document.getElementById("cond-stop").addEventListener("click", function () {
+      stopComposing();
+      document.getElementById("cond-new").focus();
+    });
+    document.getElementById("cond-save").addEventListener("click", saveConditional);
+    document.getElementById("cond-clear").addEventListener("click", clearConditional);
   }
 
   // ---- loading ----------------------------------------------------------------------
@@ -445,6 +832,10 @@
         list.scrollTop = Math.max(0, b.offsetTop - list.clientHeight / 2);
       } else b.removeAttribute("aria-current");
     });
+    if (index === -1 && composing()) {
+      await showLinePosition();
+      return;
+    }
     var view = index === -1 ? current : await D.api("GET", api + "/state?at=" + at);
     board.setAttribute("data-current", index === -1 ? "true" : "false");
     board.alt = index === -1 ? T("js-board-now", { text: describe() }) : T("js-board-after", { step: step.label });
@@ -464,7 +855,8 @@
         return load();
       }
     }
-    renderList(await allEvents());
+    lastEvents = await allEvents();
+    renderList(lastEvents);
     renderPlayers();
     D.setText("status", describe());
     var title = (summary.seats || []).map(function (s) { return s.username || (s.bot ? T("js-bot") : D.seatName(s.seat)); }).join(", ");
@@ -475,6 +867,7 @@
     textForm.hidden = !myTurn();
     renderDraw();
     await go(shown === -1 ? -1 : shown);
+    await loadConditional();
   }
 
   // Reloads the game (again if asked meanwhile); a selection in progress is dropped
@@ -546,17 +939,22 @@
     document.getElementById("last").addEventListener("click", function () { go(-1); });
     document.getElementById("cancel").addEventListener("click", function () { selection = null; showMessage(""); renderChoice(); });
     confirmButton.addEventListener("click", function () {
-      if (selection && selection.candidates.length === 1) send(selection.candidates[0].text);
+      if (selection && selection.candidates.length === 1) {
+        if (composing()) addPly(selection.candidates[0].text);
+        else send(selection.candidates[0].text);
+      }
     });
     textForm.addEventListener("submit", function (event) {
       event.preventDefault();
       var text = textInput.value.trim();
       if (!text) { showMessage(T("js-type-move"), "error"); return; }
-      if (legal) {
-        var found = legal.moves.filter(function (m) { return m.text.toUpperCase() === text.toUpperCase(); });
+      var pickable = picking();
+      if (pickable) {
+        var found = pickable.filter(function (m) { return m.text.toUpperCase() === text.toUpperCase(); });
         if (found.length) text = found[0].text;
       }
-      send(text);
+      if (composing()) addPly(text);
+      else send(text);
     });
     ["offer", "accept", "decline"].forEach(function (action) {
       document.getElementById("draw-" + action).addEventListener("click", function () { draw(action); });
@@ -576,6 +974,7 @@
       }
       refresh();
     });
+    startConditional();
     document.addEventListener("keydown", onKey);
     refresh().then(listen);
   }
