@@ -673,3 +673,5 @@ js-cond-bad-line = Not saved: line { $line } does not hold ({ $error }).
 js-cond-failed = Your conditional moves were not saved: { $error }
 js-cond-ply-refused = { $move } cannot be added to the line: { $error }
 js-cond-position-failed = The position could not be loaded: { $error }
+js-cond-or-add = Or add the line as it stands: it ends with your answer.
+js-cond-load-failed = Your conditional moves could not be loaded: { $error }

@@ -660,3 +660,5 @@ js-cond-bad-line = No se guardó: la línea { $line } no es válida ({ $error })
 js-cond-failed = Tus jugadas condicionales no se guardaron: { $error }
 js-cond-ply-refused = No se puede añadir { $move } a la línea: { $error }
 js-cond-position-failed = No se pudo cargar la posición: { $error }
+js-cond-or-add = O añade la línea tal como está: termina con tu respuesta.
+js-cond-load-failed = No se pudieron cargar tus jugadas condicionales: { $error }

@@ -666,3 +666,5 @@ js-cond-bad-line = Non enregistré : la ligne { $line } ne tient pas ({ $error }
 js-cond-failed = Vos coups conditionnels n'ont pas été enregistrés : { $error }
 js-cond-ply-refused = { $move } ne peut pas être ajouté à la ligne : { $error }
 js-cond-position-failed = La position n'a pas pu être chargée : { $error }
+js-cond-or-add = Ou ajoutez la ligne telle quelle : elle finit par votre réponse.
+js-cond-load-failed = Vos coups conditionnels n'ont pas pu être chargés : { $error }

@@ -188,6 +188,9 @@ def run(base, outdir, chromium, timeout):
                 page.screenshot(os.path.join(outdir, "conditional-entering.png"))
         page.wait_for("!document.getElementById('cond-add').disabled && document.activeElement.id === 'cond-add'",
                       "Add this line, focused after the answer")
+        prompt = page.eval("document.getElementById('choice-prompt').textContent")
+        if "Or add the line as it stands" not in prompt:
+            raise Failed(f"after the answer the prompt does not offer to add the line: {prompt!r}")
         page.press_enter("#cond-add")
         wait_tree(page, [text_of(line1)], "line 1 in the tree")
 

@@ -219,8 +219,10 @@
     } else if (here && cond.compose.plies.length >= MAX_PLIES) {
       prompt.textContent = T("js-cond-line-full", { plies: MAX_PLIES });
     } else if (!selection && here) {
+      var plies = cond.compose.plies;
+      var answered = plies.length && plies[plies.length - 1].seat === cond.seat;
       prompt.textContent = here.seat === cond.seat ? T("js-cond-choose-answer", { seat: D.seatLabel(here.seat) })
-        : T("js-cond-choose-rival", { seat: D.seatLabel(here.seat) });
+        : T("js-cond-choose-rival", { seat: D.seatLabel(here.seat) }) + (answered ? " " + T("js-cond-or-add") : "");
     } else if (!selection) {
       prompt.textContent = T("js-choose-piece", { seats: mySeats().map(D.seatLabel).join(", ") });
     } else if (!selection.to) {
@@ -867,7 +869,13 @@
     textForm.hidden = !myTurn();
     renderDraw();
     await go(shown === -1 ? -1 : shown);
-    await loadConditional();
+    try {
+      await loadConditional();
+    } catch (error) {
+      // The panel's trouble never stops the game page.
+      condPanel.hidden = true;
+      showMessage(T("js-cond-load-failed", { error: error.message }), "error");
+    }
   }
 
   // Reloads the game (again if asked meanwhile); a selection in progress is dropped
