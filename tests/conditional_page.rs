@@ -5,8 +5,8 @@
 //! (the API's tree is exactly those lines), is told in plain words why a conflicting
 //! line is refused (the 400 naming the line and the move), prunes a line and a branch
 //! (the API agrees after each save), sees the panel in French, and is told when the game
-//! moved on before saving (the 412). The page passes axe-core and logs no error but the
-//! refusals provoked. Chromium is installed by `scripts/ensure-chromium.sh` when missing;
+//! moved on before saving (the 412). The page passes axe-core (on a phone too, where the
+//! panel fits the screen) and logs no error but the refusals provoked. Chromium is installed by `scripts/ensure-chromium.sh` when missing;
 //! if it cannot be, this test FAILS.
 
 use djambi_e2e::{Backend, TestServer, run_browser_driver};
@@ -23,6 +23,7 @@ fn a_player_enters_saves_and_prunes_conditional_moves_in_chromium() {
     for shot in [
         "conditional-entering.png",
         "conditional.png",
+        "conditional-phone.png",
         "conditional-fr.png",
     ] {
         assert!(outdir.join(shot).is_file(), "{shot}");

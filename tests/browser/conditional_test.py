@@ -26,7 +26,8 @@ the last step can find the page stale) and, in the "Conditional moves" panel:
 
 axe-core (WCAG 2.1 A and AA) runs on the page with the panel, while entering a line, with
 the stored tree, and in French; no console error but the two refusals provoked.
-Screenshots: OUTDIR/conditional-entering.png, conditional.png, conditional-fr.png.
+Screenshots: OUTDIR/conditional-entering.png, conditional.png, conditional-phone.png
+(where the panel must fit the screen), conditional-fr.png.
 Exit status 0 pass, 1 a check failed, 2 no browser or no server. Standard library only.
 """
 
@@ -210,6 +211,22 @@ def run(base, outdir, chromium, timeout):
         page.check_axe("the game page with a stored tree")
         page.eval("document.getElementById('cond').scrollIntoView(); true")
         page.screenshot(os.path.join(outdir, "conditional.png"))
+        # On a phone the panel and its tree fit the screen.
+        page.resize(390, 844, mobile=True, scale=2)
+        try:
+            page.wait_for("window.innerWidth === 390", "the phone's width")
+            fits = page.eval("(() => { const r = e => document.querySelector(e).getBoundingClientRect();"
+                             " const p = r('#cond'); let right = p.right;"
+                             " document.querySelectorAll('#cond-tree button').forEach(b => {"
+                             " right = Math.max(right, b.getBoundingClientRect().right); });"
+                             " return p.width > 0 && right <= window.innerWidth + 1; })()")
+            if not fits:
+                raise Failed("the conditional moves panel does not fit a phone's screen")
+            page.check_axe("the conditional moves panel on a phone")
+            page.eval("document.getElementById('cond').scrollIntoView(); true")
+            page.screenshot(os.path.join(outdir, "conditional-phone.png"))
+        finally:
+            page.resize(1100, 900)
 
         # Line 3 answers otherwise where line 1 answers: the server's 400 in plain words.
         page.press_enter("#cond-new")
