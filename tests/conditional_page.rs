@@ -4,7 +4,8 @@
 //! and an answer on the board (by keyboard, by mouse and in the text box), saves them
 //! (the API's tree is exactly those lines), is told in plain words why a conflicting
 //! line is refused (the 400 naming the line and the move), prunes a line and a branch
-//! (the API agrees after each save), sees the panel in French, and is told when the game
+//! (the API agrees after each save), sees the panel in French (a tree stored through the
+//! API shown, then deleted by "Delete all"), and is told when the game
 //! moved on before saving (the 412). The page passes axe-core (on a phone too, where the
 //! panel fits the screen) and logs no error but the refusals provoked. Chromium is installed by `scripts/ensure-chromium.sh` when missing;
 //! if it cannot be, this test FAILS.

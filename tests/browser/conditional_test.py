@@ -21,6 +21,7 @@ the last step can find the page stale) and, in the "Conditional moves" panel:
   holds the first line only; prunes the whole branch from Blue's move, saves: the API
   holds none;
 - in French (the account's language changed through the API) the panel speaks French;
+  a tree stored through the API is shown by the page, "Delete all" deletes it;
 - enters a line again, Blue moves meanwhile (through the API), Save: the 412 is shown
   in plain words and nothing is stored.
 
@@ -273,6 +274,26 @@ def run(base, outdir, chromium, timeout):
         if labels != ["Coups conditionnels", "Saisir une nouvelle ligne", "Enregistrer les lignes",
                       "Aucun coup conditionnel enregistré."]:
             raise Failed(f"the panel in French says {labels}")
+        # A tree stored through the API is loaded by the page, and "Delete all" deletes it.
+        ok(*http("PUT", f"{base}/v1/games/{gid}/seats/R/conditional-moves",
+                 {"lines": [text_of(line1)], "expected_version": state["version"]}, token=red_tok), "PUT a tree")
+        page.navigate(f"{base}/play/{gid}?live=0")
+        page.wait_for("document.documentElement.lang === 'fr' && document.getElementById('cond').dataset.ready === 'true'",
+                      "the page in French again")
+        wait_tree(page, [text_of(line1)], "the tree stored through the API, loaded")
+        loaded = page.eval("[document.getElementById('cond-summary').textContent,"
+                           " document.getElementById('cond-clear').textContent, document.getElementById('cond-clear').hidden,"
+                           " document.querySelector('#cond-tree li.answer .ply').textContent]")
+        if loaded[:3] != ["Une ligne.", "Supprimer toutes les lignes enregistrées", False] or \
+                not loaded[3].endswith("(votre réponse)"):
+            raise Failed(f"the stored tree in French: {loaded}")
+        page.press_enter("#cond-clear")
+        page.wait_for("document.querySelectorAll('#cond-tree li').length === 0 &&"
+                      " document.getElementById('cond-summary').textContent === 'Aucun coup conditionnel enregistré.'",
+                      "the tree deleted")
+        if stored(base, gid, red_tok) != []:
+            raise Failed("Delete all left a tree")
+        print("a tree stored through the API loaded by the page, deleted by Delete all")
         page.press_enter("#cond-new")
         enter_ply(page, line1[0], "keyboard")
         prompt = page.eval("document.getElementById('choice-prompt').textContent")
