@@ -794,4 +794,52 @@ mod tests {
         // Too few to go on: fewer than three active players end the event.
         assert_eq!(min_players(3), 3);
     }
+
+    #[test]
+    fn a_three_seat_table_missing_a_withdrawn_player_is_not_played() {
+        let mut t = Tournament::fold("t", &[created(Some(3))]).unwrap();
+        let names: Vec<String> = (0..6).map(|i| format!("p{i}")).collect();
+        for p in &names {
+            t.apply(&Event::Joined { player: p.clone() }).unwrap();
+        }
+        let at = chrono::NaiveDate::from_ymd_opt(2026, 12, 1)
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap();
+        let (tables, byes) = t.pair(1).unwrap();
+        t.apply(&Event::RoundPaired {
+            round: 1,
+            at,
+            tables,
+            byes,
+        })
+        .unwrap();
+        // Round 2's first table loses a player: the two left sit the round out.
+        let schedule = pairing::round_robin(3, 6).unwrap();
+        let due = &schedule[1].tables[0];
+        let quitter = names[due[0]].clone();
+        t.apply(&Event::Left {
+            player: quitter.clone(),
+        })
+        .unwrap();
+        let (tables, byes) = t.pair(2).unwrap();
+        assert_eq!(tables.len(), 1);
+        let mut left: Vec<String> = due[1..].iter().map(|&i| names[i].clone()).collect();
+        left.sort();
+        let mut got = byes.clone();
+        got.sort();
+        assert_eq!(got, left);
+        assert!(tables[0].seats.iter().flatten().all(|p| *p != quitter));
+        t.apply(&Event::RoundPaired {
+            round: 2,
+            at,
+            tables,
+            byes,
+        })
+        .unwrap();
+        let s = t.standings();
+        for p in &left {
+            assert_eq!(s.iter().find(|r| &r.player == p).unwrap().halves, 2);
+        }
+    }
 }
