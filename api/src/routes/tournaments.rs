@@ -298,8 +298,9 @@ impl TournamentView {
 ///
 /// A round-robin section (`k` to 16 players) plays a fixed schedule of `k`-seat tables
 /// (`seats_per_table`: 3 or 4, default 4) in which every player sits in every seat
-/// equally often; a Swiss event (`2k` to 64) pairs each round by score. The event starts at `starts_at`, or when full; with too few
-/// players at the start it is cancelled. An organiser may have 3 events open or running.
+/// equally often; a Swiss event (`2k` to 64) pairs each round by score. The event
+/// starts at `starts_at`, or when full; with too few players at the start it is
+/// cancelled. An organiser may have 3 events open or running.
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = ["play"])),
