@@ -1134,6 +1134,44 @@ mod tests {
         }
     }
 
+    /// FNV-1a over the tables and byes of `rounds`.
+    fn fingerprint(hash: &mut u64, rounds: &[RoundTables]) {
+        let mut eat = |x: usize| {
+            *hash ^= x as u64;
+            *hash = hash.wrapping_mul(0x0100_0000_01b3);
+        };
+        for r in rounds {
+            for t in &r.tables {
+                t.iter().for_each(|&p| eat(p));
+                eat(usize::MAX);
+            }
+            r.byes.iter().for_each(|&p| eat(p));
+            eat(usize::MAX - 1);
+        }
+    }
+
+    /// The four-seat schedules and Swiss pairings are those from before the seats per
+    /// table were a choice (checked, when the choice came, against the code before it
+    /// over every round-robin size and 4,800 Swiss rounds): a running event pairs its
+    /// next round as it would have.
+    #[test]
+    fn four_seat_pairings_are_those_before_the_choice() {
+        let mut rr = 0xcbf2_9ce4_8422_2325u64;
+        for n in 4..=16 {
+            fingerprint(&mut rr, round_robin(4, n).unwrap());
+        }
+        let mut sw = 0xcbf2_9ce4_8422_2325u64;
+        for (n, seed) in [(8, 1), (11, 2), (16, 3), (24, 4), (37, 5)] {
+            fingerprint(&mut sw, &play_swiss(4, n, 5, seed).0);
+        }
+        // The same sums of the code before the choice (its tables were `[usize; 4]`).
+        assert_eq!(
+            (rr, sw),
+            (0x7521_4ad2_14a3_e230, 0xca7a_97d1_bebf_68d3),
+            "{rr:#x} {sw:#x}"
+        );
+    }
+
     /// A round-robin schedule depends on nothing but its size (every instance pairs
     /// the same tables).
     #[test]
