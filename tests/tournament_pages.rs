@@ -68,10 +68,28 @@ fn the_tournament_pages_speak_three_languages_and_pass_axe() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    for (lang, list_title, standings, crosstable) in [
-        ("en", "Tournaments", "Standings", "Crosstable"),
-        ("fr", "Tournois", "Classement", "Grille croisée"),
-        ("es", "Torneos", "Clasificación", "Tabla cruzada"),
+    for (lang, list_title, standings, crosstable, seats) in [
+        (
+            "en",
+            "Tournaments",
+            "Standings",
+            "Crosstable",
+            "4 seats a table",
+        ),
+        (
+            "fr",
+            "Tournois",
+            "Classement",
+            "Grille croisée",
+            "4 places par table",
+        ),
+        (
+            "es",
+            "Torneos",
+            "Clasificación",
+            "Tabla cruzada",
+            "4 asientos por mesa",
+        ),
     ] {
         let (status, html) = page(&srv, "/tournaments", lang);
         assert_eq!(status, 200);
@@ -88,6 +106,8 @@ fn the_tournament_pages_speak_three_languages_and_pass_axe() {
             html.contains(standings) && html.contains(crosstable),
             "{lang}: {html}"
         );
+        // The seats per table the organiser chose (4 when it did not say).
+        assert!(html.contains(seats), "{lang}: {html}");
         assert!(html.contains(&format!("href=\"/games/{game}\"")));
         assert!(html.contains(&format!("href=\"/games/{id}-r2-t1\"")));
         // The winner of round 1 leads with 3 points.

@@ -1,6 +1,8 @@
 //! Tournaments end to end on PostgreSQL and SQLite: a round-robin of 8 and a Swiss event
 //! of 24 played to the end by scripted resignations (seat balance and repeated pairs
-//! checked here, the standings recomputed here independently), withdrawals and the
+//! checked here, the standings recomputed here independently), the same at three seats
+//! a table (a round-robin of 6, a Swiss event of 10) and the check of the seats per
+//! table chosen, withdrawals and the
 //! organiser's cancel, a round ended by timeouts, a restart after a round's pairing was
 //! written but before its games existed, and instances pairing the same round at once.
 
@@ -21,6 +23,9 @@ backend_tests!(
     a_round_ended_by_timeouts,
     a_restart_after_pairing_and_racing_pairers,
     a_round_robin_withdrawal_leaves_an_empty_seat,
+    a_three_seat_round_robin_of_six_played_to_the_end,
+    a_three_seat_swiss_of_ten_played_to_the_end,
+    seats_per_table_is_checked,
 );
 
 const FAST: &[(&str, &str)] = &[("DJAMBI_DUE_INTERVAL", "30ms")];
@@ -93,11 +98,23 @@ type Meetings = HashMap<(String, String), u32>;
 
 #[derive(Default, Clone)]
 struct Record {
+    /// Seats per table of the event (3 or 4).
+    seats: u32,
     tables: Vec<PlayedTable>,
     byes: HashMap<String, u32>,
 }
 
-const PLACE_HALVES: [u32; 4] = [6, 4, 2, 0];
+impl Record {
+    /// Half-points of a win: `k - 1` points at `k`-seat tables (3 at four, 2 at three).
+    fn win(&self) -> u32 {
+        2 * (self.seats - 1)
+    }
+
+    /// Half-points of a bye: the mean of a table, `(k - 1) / 2` points.
+    fn bye(&self) -> u32 {
+        self.seats - 1
+    }
+}
 
 /// Ends every game of round `n` by resignations in a random order: the first to resign
 /// places last, the one left wins.
@@ -132,15 +149,39 @@ fn play_round(
             .expect(200)
             .clone();
         assert_eq!(g["status"], "active", "{g:#}");
+        // As many seats as the event's tables; the game plays those seated (R, B, Y at
+        // three seats, Green's party hostage).
+        assert_eq!(seats.len() as u32, record.seats, "{t:#}");
+        let in_play: Vec<String> = t["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| !s["username"].is_null())
+            .map(|s| s["seat"].as_str().unwrap().to_string())
+            .collect();
+        let game_seats: Vec<String> = g["seats_in_play"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(game_seats, in_play, "{g:#}");
+        if record.seats == 3 {
+            assert_eq!(in_play, ["R", "B", "Y"]);
+            assert_eq!(g["hostage_seat"], "G", "{g:#}");
+        }
         let mut order: Vec<String> = seats.iter().flatten().cloned().collect();
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i + 1));
         }
-        let k = order.len();
+        let k = order.len() as u32;
         let mut halves = HashMap::new();
         for (i, name) in order.iter().enumerate() {
-            // Resigned i-th of k: place k - i (the last one left wins).
-            halves.insert(name.clone(), PLACE_HALVES[k - 1 - i]);
+            // Resigned i-th of k at a table of `seats`: the last one left scores
+            // `seats - 1` points, each one resigned before it a point less (a four-seat
+            // table played by three: 3, 2, 1).
+            let i = i as u32;
+            halves.insert(name.clone(), record.win() - 2 * (k - 1 - i));
             if i + 1 < k {
                 let who = by_name[name.as_str()];
                 srv.post(
@@ -165,12 +206,12 @@ fn expected_standings(record: &Record, entry: &[String]) -> Vec<(String, u32, u3
     let mut points: HashMap<&str, u32> = entry.iter().map(|p| (p.as_str(), 0)).collect();
     let mut wins: HashMap<&str, u32> = HashMap::new();
     for (p, n) in &record.byes {
-        *points.get_mut(p.as_str()).unwrap() += 3 * n;
+        *points.get_mut(p.as_str()).unwrap() += record.bye() * n;
     }
     for (_, _, h) in &record.tables {
         for (p, v) in h {
             *points.get_mut(p.as_str()).unwrap() += v;
-            if *v == 6 {
+            if *v == record.win() {
                 *wins.entry(p.as_str()).or_default() += 1;
             }
         }
@@ -266,8 +307,11 @@ fn play_to_the_end(srv: &TestServer, id: &str, players: &[Login], seed: u64) -> 
         players.iter().map(|p| (p.username.clone(), p)).collect();
     let entry: Vec<String> = players.iter().map(|p| p.username.clone()).collect();
     let mut rng = Rng::new(seed);
-    let mut record = Record::default();
     let mut e = wait_for(srv, id, "round 1", |e| round_started(e, 1));
+    let mut record = Record {
+        seats: e["seats_per_table"].as_u64().unwrap() as u32,
+        ..Record::default()
+    };
     assert_eq!(e["status"], "running");
     let planned = e["planned_rounds"].as_u64().unwrap() as usize;
     for n in 1..=planned {
@@ -330,6 +374,10 @@ fn a_round_robin_of_eight_played_to_the_end(backend: Backend) {
         }
     }
     let (e, record) = play_to_the_end(&srv, &id, &players, 0x7075_726e_0008);
+    assert_eq!(
+        e["seats_per_table"], 4,
+        "four seats when the organiser does not say"
+    );
     assert_eq!(e["planned_rounds"], 4);
     assert_eq!(record.tables.len(), 8, "4 rounds of 2 tables");
     let (seats, met) = balance(&record);
@@ -400,6 +448,182 @@ fn a_swiss_of_twenty_four_played_to_the_end(backend: Backend) {
             "{s:?}"
         );
     }
+}
+
+/// Seats per player at `k`-seat tables, as counted by the test.
+fn seat_counts(seats: &Seats, p: &Login, k: usize) -> Vec<u32> {
+    seats[&p.username][..k].to_vec()
+}
+
+fn a_three_seat_round_robin_of_six_played_to_the_end(backend: Backend) {
+    let srv = TestServer::start_with(backend, FAST);
+    let players = users(&srv, "tr", 6);
+    let id = create(
+        &srv,
+        &players[0],
+        json!({"name": "Threes", "format": "round_robin", "capacity": 6,
+               "seats_per_table": 3, "time_control": {"per_move_secs": 259200}}),
+    );
+    assert_eq!(event(&srv, &id)["seats_per_table"], 3);
+    for p in &players {
+        put(&srv, &format!("/v1/tournaments/{id}/players/me"), p).expect(200);
+    }
+    let (e, record) = play_to_the_end(&srv, &id, &players, 0x7468_7265_0006);
+    assert_eq!(e["seats_per_table"], 3);
+    // docs/tournaments.md: 6 players at three seats, 6 rounds of 2 tables, nobody sits
+    // out, 6 games each, each seat twice, a pair meets 1 to 4 times.
+    assert_eq!(e["planned_rounds"], 6);
+    assert_eq!(record.tables.len(), 12, "6 rounds of 2 tables");
+    assert!(record.byes.is_empty(), "{:?}", record.byes);
+    for r in rounds(&e) {
+        assert_eq!(r["tables"].as_array().unwrap().len(), 2);
+    }
+    let (seats, met) = balance(&record);
+    for p in &players {
+        assert_eq!(seat_counts(&seats, p, 3), [2, 2, 2], "{}", p.username);
+        assert_eq!(seats[&p.username][3], 0, "nobody sits in Green");
+    }
+    assert_eq!(met.len(), 15, "every pair of 6 met");
+    assert!(met.values().all(|&m| (1..=4).contains(&m)), "{met:?}");
+    // Every table hands out 2 + 1 + 0 points: 12 tables, 36 points in all.
+    let total: f64 = e["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["points"].as_str().unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert_eq!(total, 36.0);
+}
+
+fn a_three_seat_swiss_of_ten_played_to_the_end(backend: Backend) {
+    let srv = TestServer::start_with(backend, FAST);
+    let players = users(&srv, "ts", 10);
+    let id = create(
+        &srv,
+        &players[2],
+        json!({"name": "Swiss threes", "format": "swiss", "rounds": 3, "capacity": 10,
+               "seats_per_table": 3, "time_control": {"per_move_secs": 259200}}),
+    );
+    for p in &players {
+        put(&srv, &format!("/v1/tournaments/{id}/players/me"), p).expect(200);
+    }
+    let (e, record) = play_to_the_end(&srv, &id, &players, 0x7377_3372_0010);
+    assert_eq!(e["planned_rounds"], 3);
+    assert_eq!(record.tables.len(), 9, "3 rounds of 3 tables");
+    // One bye a round (10 mod 3), never twice to the same player; a bye scores 1.
+    for r in rounds(&e) {
+        assert_eq!(r["byes"].as_array().unwrap().len(), 1, "{r:#}");
+    }
+    assert_eq!(record.byes.len(), 3, "{:?}", record.byes);
+    assert!(record.byes.values().all(|&b| b == 1));
+    let (seats, met) = balance(&record);
+    // No pair of players at the same table twice.
+    assert!(met.values().all(|&m| m == 1), "a pair met twice: {met:?}");
+    assert_eq!(met.len(), 27, "9 tables of 3 pairs");
+    for p in &players {
+        let s = seat_counts(&seats, p, 3);
+        let games = if record.byes.contains_key(&p.username) {
+            2
+        } else {
+            3
+        };
+        assert_eq!(s.iter().sum::<u32>(), games, "{}", p.username);
+        assert!(
+            s.iter().max().unwrap() - s.iter().min().unwrap() <= 2,
+            "{s:?}"
+        );
+        assert_eq!(seats[&p.username][3], 0, "nobody sits in Green");
+    }
+}
+
+fn seats_per_table_is_checked(backend: Backend) {
+    let srv = TestServer::start_with(backend, FAST);
+    let org = srv.user("spt");
+    let tc = json!({"per_move_secs": 259200});
+    // A bad number of seats is a 400 naming the field, whatever else is right.
+    for bad in [
+        json!(2),
+        json!(5),
+        json!(0),
+        json!(1000),
+        json!(-1),
+        json!("3"),
+        json!(3.5),
+    ] {
+        let body = json!({"name": "x", "format": "round_robin", "capacity": 6,
+                          "seats_per_table": bad, "time_control": tc});
+        let r = srv.post("/v1/tournaments", Some(&org.access), &body);
+        let p = r.problem(400, "validation");
+        let fields: Vec<&str> = p["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["field"].as_str())
+            .collect();
+        assert_eq!(fields, ["seats_per_table"], "{bad}: {p:#}");
+    }
+    // The capacity follows the seats: a round-robin from one table (3 or 4 players), a
+    // Swiss event from two (6 or 8).
+    for (body, field) in [
+        (
+            json!({"name": "x", "format": "round_robin", "capacity": 3, "time_control": tc}),
+            "capacity",
+        ),
+        (
+            json!({"name": "x", "format": "round_robin", "capacity": 2, "seats_per_table": 3,
+                "time_control": tc}),
+            "capacity",
+        ),
+        (
+            json!({"name": "x", "format": "swiss", "capacity": 5, "seats_per_table": 3,
+                "time_control": tc}),
+            "capacity",
+        ),
+        (
+            json!({"name": "x", "format": "swiss", "capacity": 6, "seats_per_table": 4,
+                "time_control": tc}),
+            "capacity",
+        ),
+    ] {
+        let p = srv
+            .post("/v1/tournaments", Some(&org.access), &body)
+            .problem(400, "validation")
+            .clone();
+        assert_eq!(p["errors"][0]["field"], field, "{body}: {p:#}");
+    }
+    let e = srv
+        .post(
+            "/v1/tournaments",
+            Some(&org.access),
+            &json!({"name": "Three", "format": "round_robin", "capacity": 3,
+                    "seats_per_table": 3, "time_control": tc}),
+        )
+        .expect(201)
+        .clone();
+    assert_eq!(e["seats_per_table"], 3);
+    let e = srv
+        .post(
+            "/v1/tournaments",
+            Some(&org.access),
+            &json!({"name": "Six", "format": "swiss", "capacity": 6, "seats_per_table": 3,
+                    "time_control": tc}),
+        )
+        .expect(201)
+        .clone();
+    assert_eq!(e["seats_per_table"], 3);
+    assert_eq!(e["planned_rounds"], 4);
+    // Left out, the seats are 4, as before the choice.
+    let e = srv
+        .post(
+            "/v1/tournaments",
+            Some(&org.access),
+            &json!({"name": "Four", "format": "round_robin", "capacity": 4, "time_control": tc}),
+        )
+        .expect(201)
+        .clone();
+    assert_eq!(e["seats_per_table"], 4);
+    let id = e["id"].as_str().unwrap();
+    assert_eq!(event(&srv, id)["seats_per_table"], 4);
 }
 
 fn withdrawals_and_cancels(backend: Backend) {

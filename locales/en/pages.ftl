@@ -601,6 +601,7 @@ tour-status-running = Under way
 tour-status-finished = Finished
 tour-status-cancelled = Cancelled
 tour-players-of = { $players } of { $capacity } players
+tour-seats-per-table = { $seats } seats a table
 tour-organised-by = organised by { $organiser }
 tour-standings = Standings
 tour-no-standings = The standings start with the first round. Entered so far:

@@ -588,6 +588,7 @@ tour-status-running = En curso
 tour-status-finished = Terminado
 tour-status-cancelled = Cancelado
 tour-players-of = { $players } de { $capacity } jugadores
+tour-seats-per-table = { $seats } asientos por mesa
 tour-organised-by = organizado por { $organiser }
 tour-standings = Clasificación
 tour-no-standings = La clasificación empieza con la primera ronda. Inscritos hasta ahora:

@@ -594,6 +594,7 @@ tour-status-running = En cours
 tour-status-finished = Terminé
 tour-status-cancelled = Annulé
 tour-players-of = { $players } joueurs sur { $capacity }
+tour-seats-per-table = { $seats } places par table
 tour-organised-by = organisé par { $organiser }
 tour-standings = Classement
 tour-no-standings = Le classement commence avec la première ronde. Inscrits à ce jour :

@@ -63,6 +63,7 @@ pub enum FormatName {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({
     "name": "Winter section A", "format": "round_robin", "capacity": 8,
+    "seats_per_table": 4,
     "time_control": {"per_move_secs": 259200, "max_bank_secs": 604800},
     "round_days": 28, "rated": true
 }))]
@@ -74,9 +75,15 @@ pub struct CreateTournamentRequest {
     /// Swiss only: the number of rounds (2 to 9).
     #[schema(minimum = 2, maximum = 9)]
     pub rounds: Option<u32>,
-    /// The most players: 4 to 16 for a round-robin, 8 to 64 for a Swiss event.
-    #[schema(minimum = 4, maximum = 64)]
+    /// The most players: `k` to 16 for a round-robin, `2k` to 64 for a Swiss event, `k`
+    /// the seats per table (4 to 16 and 8 to 64 at four seats; 3 to 16 and 6 to 64 at
+    /// three).
+    #[schema(minimum = 3, maximum = 64)]
     pub capacity: u32,
+    /// Seats per table, 3 or 4 (default 4): every game of the event is played by that
+    /// many players, each seated equally often in each seat.
+    #[schema(minimum = 3, maximum = 4, default = 4)]
+    pub seats_per_table: Option<u32>,
     /// The start (within a year); absent: when the event is full.
     pub starts_at: Option<DateTime<Utc>>,
     /// A round-robin round's length in days (1 to 90, default 14): the next round
@@ -92,8 +99,9 @@ pub struct CreateTournamentRequest {
     pub rating_range: Option<RatingRange>,
 }
 
-/// A player's line of the standings. Points: 3, 2, 1, 0 by place at a table (shared
-/// places share), 1.5 for a round sat out.
+/// A player's line of the standings. Points by place at a table: 3, 2, 1, 0 at four
+/// seats, 2, 1, 0 at three (shared places share); a round sat out scores the mean of a
+/// table (1.5 at four seats, 1 at three).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"place": 1, "username": "alice", "points": "7.5", "games": 4,
     "wins": 2, "byes": 0, "buchholz": "18", "withdrawn": false}))]
@@ -114,7 +122,7 @@ pub struct StandingView {
 /// A seat at a table.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TableSeatView {
-    /// `R`, `B`, `Y` or `G`.
+    /// `R`, `B`, `Y` or `G` (`R`, `B`, `Y` at a three-seat table).
     pub seat: String,
     /// `null`: an empty seat (a withdrawn player's, in a round-robin).
     pub username: Option<String>,
@@ -147,7 +155,8 @@ pub struct RoundView {
 #[schema(example = json!({
     "id": "0192f5e4-7a3c-7cc1-9a51-3e1f0c2b8d11", "name": "Winter section A",
     "organiser": "alice", "format": "round_robin", "rounds": null, "status": "open",
-    "capacity": 8, "starts_at": null, "round_days": 28, "ruleset": "djambi-2026",
+    "capacity": 8, "seats_per_table": 4, "starts_at": null, "round_days": 28,
+    "ruleset": "djambi-2026",
     "time_control": {"per_move_secs": 259200, "max_bank_secs": 604800},
     "rated": true, "rating_range": null, "planned_rounds": 0,
     "players": ["alice", "bob"], "standings": [], "rounds_played": [],
@@ -163,6 +172,8 @@ pub struct TournamentView {
     /// `open`, `running`, `finished` or `cancelled`.
     pub status: String,
     pub capacity: u32,
+    /// Seats per table: 3 or 4.
+    pub seats_per_table: u32,
     pub starts_at: Option<DateTime<Utc>>,
     pub round_days: u32,
     pub ruleset: String,
@@ -256,6 +267,7 @@ impl TournamentView {
             },
             status: t.status.name().into(),
             capacity: t.settings.capacity,
+            seats_per_table: t.settings.seats_per_table,
             starts_at: t.settings.starts_at.map(|a| a.and_utc()),
             round_days: t.settings.round_days,
             ruleset: t.settings.ruleset.clone(),
@@ -284,10 +296,11 @@ impl TournamentView {
 
 /// Create an event: the caller organises it (and may enter it like anyone).
 ///
-/// A round-robin section (4 to 16 players) plays a fixed schedule of 4-seat tables in
-/// which every player sits in every seat equally often; a Swiss event (8 to 64) pairs
-/// each round by score. The event starts at `starts_at`, or when full; with too few
-/// players at the start it is cancelled. An organiser may have 3 events open or running.
+/// A round-robin section (`k` to 16 players) plays a fixed schedule of `k`-seat tables
+/// (`seats_per_table`: 3 or 4, default 4) in which every player sits in every seat
+/// equally often; a Swiss event (`2k` to 64) pairs each round by score. The event
+/// starts at `starts_at`, or when full; with too few players at the start it is
+/// cancelled. An organiser may have 3 events open or running.
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = ["play"])),
@@ -333,6 +346,9 @@ pub async fn create_tournament(
         time_control: b.time_control,
         rated: b.rated,
         rating_range: b.rating_range,
+        seats_per_table: b
+            .seats_per_table
+            .unwrap_or(crate::tournaments::pairing::DEFAULT_SEATS as u32),
     };
     let t = command::create_event(ctx(&app), auth.user_id, new).await?;
     let detail = queries::get(&app.pool, t.id.clone()).await?;

@@ -34,7 +34,11 @@ pub const MAX_ATTEMPTS: u32 = 8;
 pub const MAX_LIVE_EVENTS_PER_ORGANISER: i64 = 3;
 /// Bounds of the settings.
 pub const MAX_NAME_CHARS: usize = 80;
-pub const SWISS_MIN: u32 = 8;
+/// A Swiss event takes two tables' worth to 64 players: 8 to 64 at four seats, 6 to 64
+/// at three.
+pub fn swiss_min(k: usize) -> u32 {
+    2 * k.min(pairing::MAX_SEATS) as u32
+}
 pub const SWISS_MAX: u32 = 64;
 pub const SWISS_MAX_ROUNDS: u32 = 9;
 pub const MAX_ROUND_DAYS: u32 = 90;
@@ -90,6 +94,8 @@ pub struct NewTournament {
     pub time_control: crate::model::timing::TimeControl,
     pub rated: bool,
     pub rating_range: Option<crate::model::events::RatingRange>,
+    /// Seats per table (3 or 4).
+    pub seats_per_table: u32,
 }
 
 fn invalid(field: &str, message: impl Into<String>) -> Invalid {
@@ -112,18 +118,34 @@ pub fn check(new: &NewTournament, now: NaiveDateTime) -> Result<Settings, Tourna
             format!("1 to {MAX_NAME_CHARS} characters, no control characters"),
         ));
     }
+    let k = new.seats_per_table as usize;
+    let seats_ok = pairing::seats_allowed(k);
+    if !seats_ok {
+        bad.push(invalid(
+            "seats_per_table",
+            format!(
+                "{} or {} seats per table (a game needs three players)",
+                pairing::MIN_SEATS,
+                pairing::MAX_SEATS
+            ),
+        ));
+    }
     match new.format {
         Format::RoundRobin => {
-            let range = pairing::ROUND_ROBIN_MIN as u32..=pairing::ROUND_ROBIN_MAX as u32;
-            if !range.contains(&new.capacity) {
-                bad.push(invalid("capacity", "a round-robin takes 4 to 16 players"));
+            let (lo, hi) = (pairing::round_robin_min(k), pairing::ROUND_ROBIN_MAX);
+            if seats_ok && !(lo..=hi).contains(&(new.capacity as usize)) {
+                bad.push(invalid(
+                    "capacity",
+                    format!("a round-robin of {k}-seat tables takes {lo} to {hi} players"),
+                ));
             }
         }
         Format::Swiss { rounds } => {
-            if !(SWISS_MIN..=SWISS_MAX).contains(&new.capacity) {
+            let lo = swiss_min(k);
+            if seats_ok && !(lo..=SWISS_MAX).contains(&new.capacity) {
                 bad.push(invalid(
                     "capacity",
-                    format!("a Swiss event takes {SWISS_MIN} to {SWISS_MAX} players"),
+                    format!("a Swiss event of {k}-seat tables takes {lo} to {SWISS_MAX} players"),
                 ));
             }
             if !(2..=SWISS_MAX_ROUNDS).contains(&rounds) {
@@ -177,6 +199,7 @@ pub fn check(new: &NewTournament, now: NaiveDateTime) -> Result<Settings, Tourna
         time_control: new.time_control,
         rated: new.rated,
         rating_range: new.rating_range,
+        seats_per_table: new.seats_per_table,
     })
 }
 
@@ -416,15 +439,20 @@ fn start_game(
     let Some(&(first_seat, creator)) = seated.first() else {
         return Ok(());
     };
-    let empty = table
-        .seats
-        .iter()
-        .position(Option::is_none)
-        .map(Seat::from_index);
+    // The seats in play: the table's seated ones (a four-seat table may have an empty
+    // seat, a three-seat table never has Green). With three, the one left is hostage.
+    let empty = Seat::ALL
+        .into_iter()
+        .find(|s| seated.iter().all(|&(taken, _)| taken != *s));
     let ruleset = Ruleset::from_id(&t.settings.ruleset).unwrap_or_default();
-    let mut settings = match empty {
-        Some(seat) => GameSettings::three_players(seat),
-        None => GameSettings::four_players(),
+    let mut settings = match (seated.len(), empty) {
+        (3, Some(seat)) => GameSettings::three_players(seat),
+        (4, _) => GameSettings::four_players(),
+        // Not reached: a table is paired with three or four players.
+        _ => {
+            tracing::warn!(game = %table.game_id, seated = seated.len(), "a tournament table cannot be played");
+            return Ok(());
+        }
     };
     settings.ruleset = ruleset;
     let code = format!("t{}", uuid::Uuid::new_v4().simple());

@@ -18,8 +18,8 @@ use chrono::NaiveDateTime;
 use domain::Seat;
 use serde::{Deserialize, Serialize};
 
-use super::pairing::{self, RoundTables, SEATS, SwissEntrant};
-use super::scoring::{self, BYE_HALVES};
+use super::pairing::{self, MAX_SEATS, RoundTables, SwissEntrant};
+use super::scoring;
 use crate::model::events::RatingRange;
 use crate::model::timing::TimeControl;
 
@@ -27,7 +27,7 @@ use crate::model::timing::TimeControl;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Format {
-    /// A section of 4 to 16 players on a fixed schedule (see [`pairing::round_robin`]).
+    /// A section of `k` to 16 players on a fixed schedule (see [`pairing::round_robin`]).
     RoundRobin,
     /// Rounds paired by score (see [`pairing::swiss_round`]).
     Swiss { rounds: u32 },
@@ -61,10 +61,19 @@ pub struct Settings {
     pub rated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating_range: Option<RatingRange>,
+    /// Seats per table, 3 or 4: every game of the event is played by that many. A log
+    /// written before the choice existed says nothing: 4.
+    #[serde(default = "default_seats_per_table")]
+    pub seats_per_table: u32,
 }
 
-/// A table as paired: its game and who sits where (seat order R, B, Y, G; `None`: an
-/// empty seat, a withdrawn player's place in a round-robin).
+fn default_seats_per_table() -> u32 {
+    pairing::DEFAULT_SEATS as u32
+}
+
+/// A table as paired: its game and who sits where (seat order R, B, Y, G, as many as
+/// the event's seats per table; `None`: an empty seat, a withdrawn player's place in a
+/// round-robin).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairedTable {
     pub game_id: String,
@@ -97,7 +106,7 @@ pub enum Event {
         round: u32,
         at: NaiveDateTime,
         tables: Vec<PairedTable>,
-        /// Players sitting the round out (they score [`BYE_HALVES`]).
+        /// Players sitting the round out (they score [`scoring::bye_halves`]).
         byes: Vec<String>,
     },
     GameEnded {
@@ -186,12 +195,13 @@ impl Table {
         self.seats.iter().flatten().map(String::as_str)
     }
 
-    /// Half-points of each seated player, once the game is over.
+    /// Half-points of each seated player, once the game is over (places scored as at a
+    /// table of as many seats as it has: the event's seats per table).
     pub fn halves(&self) -> Vec<(&str, u32)> {
         let Some(ranking) = &self.ranking else {
             return Vec::new();
         };
-        scoring::table_halves(ranking)
+        scoring::table_halves(ranking, self.seats.len())
             .into_iter()
             .filter_map(|(seat, h)| {
                 self.seats
@@ -249,6 +259,12 @@ impl Tournament {
                 "tournament {id}: the log does not start with `created`"
             ));
         };
+        if !pairing::seats_allowed(settings.seats_per_table as usize) {
+            return Err(format!(
+                "tournament {id}: {} seats per table",
+                settings.seats_per_table
+            ));
+        }
         let mut t = Tournament {
             id: id.to_string(),
             organiser: organiser.clone(),
@@ -339,6 +355,11 @@ impl Tournament {
         self.entrants.iter().find(|e| e.player == player)
     }
 
+    /// Seats per table (3 or 4: checked by the fold).
+    pub fn seats(&self) -> usize {
+        self.settings.seats_per_table as usize
+    }
+
     /// Active (not withdrawn) entrants.
     pub fn active(&self) -> usize {
         self.entrants.iter().filter(|e| !e.withdrawn).count()
@@ -348,9 +369,8 @@ impl Tournament {
     pub fn planned_rounds(&self) -> u32 {
         match self.settings.format {
             Format::Swiss { rounds } => rounds,
-            Format::RoundRobin => {
-                pairing::round_robin_plan(self.entrants.len()).map_or(0, |p| p.rounds as u32)
-            }
+            Format::RoundRobin => pairing::round_robin_plan(self.seats(), self.entrants.len())
+                .map_or(0, |p| p.rounds as u32),
         }
     }
 
@@ -381,10 +401,11 @@ impl Tournament {
             })
             .collect();
         let index = |rows: &[Standing], p: &str| rows.iter().position(|r| r.player == p);
+        let bye = scoring::bye_halves(self.seats());
         for round in &self.rounds {
             for b in &round.byes {
                 if let Some(i) = index(&rows, b) {
-                    rows[i].halves += BYE_HALVES;
+                    rows[i].halves += bye;
                     rows[i].byes += 1;
                 }
             }
@@ -438,7 +459,7 @@ impl Tournament {
         let game_id = |k: usize| format!("{}-r{number}-t{}", self.id, k + 1);
         match self.settings.format {
             Format::RoundRobin => {
-                let schedule = pairing::round_robin(self.entrants.len())?;
+                let schedule = pairing::round_robin(self.seats(), self.entrants.len())?;
                 let round = schedule.get(number as usize - 1)?;
                 // A withdrawn player sits out no round (a bye scores).
                 let mut byes: Vec<String> = round
@@ -458,6 +479,8 @@ impl Tournament {
                                 .map(|e| e.player.clone())
                         })
                         .collect();
+                    // A game needs three players: a three-seat table with an empty
+                    // seat is not played.
                     if seats.iter().flatten().count() >= 3 {
                         tables.push(PairedTable {
                             game_id: game_id(tables.len()),
@@ -474,14 +497,16 @@ impl Tournament {
                 let standings = self.standings();
                 let active: Vec<&Standing> = standings.iter().filter(|s| !s.withdrawn).collect();
                 let idx = |p: &str| self.entrants.iter().position(|e| e.player == p);
-                let mut seats = vec![[0u32; SEATS]; self.entrants.len()];
+                let mut seats = vec![[0u32; MAX_SEATS]; self.entrants.len()];
                 let mut met = HashSet::new();
                 for t in self.rounds.iter().flat_map(|r| r.tables.iter()) {
                     let ids: Vec<Option<usize>> =
                         t.seats.iter().map(|p| p.as_deref().and_then(idx)).collect();
                     for (s, a) in ids.iter().enumerate() {
                         let Some(a) = *a else { continue };
-                        seats[a][s] += 1;
+                        if let Some(c) = seats[a].get_mut(s) {
+                            *c += 1;
+                        }
                         for b in ids[s + 1..].iter().flatten() {
                             met.insert((a.min(*b), a.max(*b)));
                         }
@@ -499,7 +524,8 @@ impl Tournament {
                             .map_or(0, |s| s.byes),
                     })
                     .collect();
-                let RoundTables { tables, byes } = pairing::swiss_round(&ranked, &met);
+                let RoundTables { tables, byes } =
+                    pairing::swiss_round(self.seats(), &ranked, &met);
                 let name = |i: usize| self.entrants[i].player.clone();
                 Some((
                     tables
@@ -534,8 +560,11 @@ pub struct Standing {
     pub buchholz_halves: u32,
 }
 
-/// The fewest players an event starts with.
-pub const MIN_PLAYERS: usize = 4;
+/// The fewest players an event of `k`-seat tables starts with (or goes on with): one
+/// table.
+pub fn min_players(k: usize) -> usize {
+    k
+}
 
 /// What a command asks of an event.
 #[derive(Clone, Debug)]
@@ -644,8 +673,8 @@ pub fn advance(t: &Tournament, now: NaiveDateTime) -> Vec<Event> {
             }
             let n = t.entrants.len();
             let fits = match t.settings.format {
-                Format::RoundRobin => pairing::round_robin_plan(n).is_some(),
-                Format::Swiss { .. } => n >= MIN_PLAYERS,
+                Format::RoundRobin => pairing::round_robin_plan(t.seats(), n).is_some(),
+                Format::Swiss { .. } => n >= min_players(t.seats()),
             };
             if !fits {
                 return vec![Event::Cancelled {
@@ -660,7 +689,7 @@ pub fn advance(t: &Tournament, now: NaiveDateTime) -> Vec<Event> {
             };
             let planned = t.planned_rounds();
             let over = last.is_over();
-            if last.number >= planned || (t.active() < MIN_PLAYERS && over) {
+            if last.number >= planned || (t.active() < min_players(t.seats()) && over) {
                 return if t.rounds.iter().all(Round::is_over) {
                     vec![Event::Finished { at: now }]
                 } else {
@@ -690,5 +719,127 @@ fn pair_event(t: &Tournament, number: u32, now: NaiveDateTime) -> Vec<Event> {
             byes,
         }],
         None => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn created(seats: Option<u32>) -> Event {
+        let mut settings = serde_json::json!({
+            "name": "Old", "format": {"kind": "round_robin"}, "capacity": 6,
+            "round_days": 14, "ruleset": "djambi-2026",
+            "time_control": {"per_move_secs": 259200}
+        });
+        if let Some(k) = seats {
+            settings["seats_per_table"] = k.into();
+        }
+        let payload = serde_json::json!({"organiser": "u1", "settings": settings});
+        Event::from_parts("created", &payload.to_string()).unwrap()
+    }
+
+    #[test]
+    fn a_log_before_the_choice_reads_as_four_seats() {
+        let t = Tournament::fold("t", &[created(None)]).unwrap();
+        assert_eq!((t.settings.seats_per_table, t.seats()), (4, 4));
+        let t = Tournament::fold("t", &[created(Some(3))]).unwrap();
+        assert_eq!(t.seats(), 3);
+        // Written back, the choice is in the payload.
+        let Event::Created { settings, .. } = created(Some(3)) else {
+            unreachable!()
+        };
+        let again = Event::Created {
+            organiser: "u1".into(),
+            settings,
+        };
+        assert!(again.payload_text().contains("\"seats_per_table\":3"));
+        // A log naming seats no event may choose does not fold.
+        assert!(Tournament::fold("t", &[created(Some(2))]).is_err());
+    }
+
+    #[test]
+    fn three_seat_events_pair_tables_of_three_and_score_by_them() {
+        let mut t = Tournament::fold("t", &[created(Some(3))]).unwrap();
+        for p in ["a", "b", "c", "d", "e", "f", "g"] {
+            t.apply(&Event::Joined { player: p.into() }).unwrap();
+        }
+        let now = chrono::NaiveDate::from_ymd_opt(2026, 12, 1)
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap();
+        let (tables, byes) = t.pair(1).unwrap();
+        assert_eq!(tables.len(), 2);
+        assert!(tables.iter().all(|tb| tb.seats.len() == 3));
+        assert_eq!(byes.len(), 1);
+        t.apply(&Event::RoundPaired {
+            round: 1,
+            at: now,
+            tables: tables.clone(),
+            byes: byes.clone(),
+        })
+        .unwrap();
+        assert_eq!(t.planned_rounds(), 7);
+        t.apply(&Event::GameEnded {
+            game_id: tables[0].game_id.clone(),
+            ranking: vec![vec![Seat::Yellow], vec![Seat::Red], vec![Seat::Blue]],
+        })
+        .unwrap();
+        let s = t.standings();
+        let of = |p: &Option<String>| s.iter().find(|r| Some(&r.player) == p.as_ref()).unwrap();
+        assert_eq!(of(&tables[0].seats[2]).halves, 4, "1st: 2 points");
+        assert_eq!(of(&tables[0].seats[0]).halves, 2, "2nd: 1 point");
+        assert_eq!(of(&tables[0].seats[1]).halves, 0, "3rd: nothing");
+        assert_eq!(of(&Some(byes[0].clone())).halves, 2, "a bye: 1 point");
+        // Too few to go on: fewer than three active players end the event.
+        assert_eq!(min_players(3), 3);
+    }
+
+    #[test]
+    fn a_three_seat_table_missing_a_withdrawn_player_is_not_played() {
+        let mut t = Tournament::fold("t", &[created(Some(3))]).unwrap();
+        let names: Vec<String> = (0..6).map(|i| format!("p{i}")).collect();
+        for p in &names {
+            t.apply(&Event::Joined { player: p.clone() }).unwrap();
+        }
+        let at = chrono::NaiveDate::from_ymd_opt(2026, 12, 1)
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap();
+        let (tables, byes) = t.pair(1).unwrap();
+        t.apply(&Event::RoundPaired {
+            round: 1,
+            at,
+            tables,
+            byes,
+        })
+        .unwrap();
+        // Round 2's first table loses a player: the two left sit the round out.
+        let schedule = pairing::round_robin(3, 6).unwrap();
+        let due = &schedule[1].tables[0];
+        let quitter = names[due[0]].clone();
+        t.apply(&Event::Left {
+            player: quitter.clone(),
+        })
+        .unwrap();
+        let (tables, byes) = t.pair(2).unwrap();
+        assert_eq!(tables.len(), 1);
+        let mut left: Vec<String> = due[1..].iter().map(|&i| names[i].clone()).collect();
+        left.sort();
+        let mut got = byes.clone();
+        got.sort();
+        assert_eq!(got, left);
+        assert!(tables[0].seats.iter().flatten().all(|p| *p != quitter));
+        t.apply(&Event::RoundPaired {
+            round: 2,
+            at,
+            tables,
+            byes,
+        })
+        .unwrap();
+        let s = t.standings();
+        for p in &left {
+            assert_eq!(s.iter().find(|r| &r.player == p).unwrap().halves, 2);
+        }
     }
 }

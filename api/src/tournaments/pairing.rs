@@ -3,52 +3,70 @@
 //! on every instance, so two instances pairing the same round decide the same thing
 //! (and the event log's version claim lets only one of them write it).
 //!
-//! Players are indices (`0..n`); a table is four players in seat order (Red, Blue,
-//! Yellow, Green). See `docs/tournaments.md` for the choices and the numbers.
+//! Players are indices (`0..n`); a table is `k` players in seat order (Red, Blue, Yellow,
+//! Green for four seats; Red, Blue, Yellow for three, Green's party hostage), `k` the
+//! event's seats per table. See `docs/tournaments.md` for the choices and the numbers.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-/// Seats per table.
-pub const SEATS: usize = 4;
-/// The smallest and largest round-robin section.
-pub const ROUND_ROBIN_MIN: usize = 4;
+/// Seats per table: an event chooses 3 or 4 (a game needs three seated players).
+pub const MIN_SEATS: usize = 3;
+pub const MAX_SEATS: usize = 4;
+/// The seats per table of an event that does not say (every event before the choice).
+pub const DEFAULT_SEATS: usize = 4;
+/// The largest round-robin section; the smallest is one table (`k` players).
 pub const ROUND_ROBIN_MAX: usize = 16;
 
-/// One round: its tables (players in seat order) and who sits out.
+/// Whether `k` seats per table is a choice an event may make.
+pub fn seats_allowed(k: usize) -> bool {
+    (MIN_SEATS..=MAX_SEATS).contains(&k)
+}
+
+/// One round: its tables (`k` players each, in seat order) and who sits out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoundTables {
-    pub tables: Vec<[usize; SEATS]>,
+    pub tables: Vec<Vec<usize>>,
     pub byes: Vec<usize>,
 }
 
 /// The shape of a round-robin section of `n` players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RoundRobinPlan {
+    /// Seats per table (`k`).
+    pub seats: usize,
     pub players: usize,
     pub tables_per_round: usize,
-    /// Players sitting out each round (`n mod 4`).
+    /// Players sitting out each round (`n mod k`).
     pub byes_per_round: usize,
-    /// Games each player plays: the fewest that are a multiple of 4 (each seat equally
-    /// often), at least half the opponents' number (`2 · games ≥ n − 1`: 3 opponents a
-    /// game leave room to meet everyone, with slack for the search), and such that the
-    /// rounds come out whole (`n · games` is a multiple of the seats played per round).
+    /// Games each player plays: the fewest that are a multiple of `k` (each seat equally
+    /// often), enough to meet every opponent half as often again as strictly needed
+    /// (`2 (k − 1) · games ≥ 3 (n − 1)`, with `k − 1` opponents a game: slack for the
+    /// search; for four seats `2 · games ≥ n − 1`), and such that the rounds come out
+    /// whole (`n · games` is a multiple of the seats played per round).
     pub games_per_player: usize,
     pub rounds: usize,
 }
 
-/// The plan for `n` players, `None` outside `4..=16`.
-pub fn round_robin_plan(n: usize) -> Option<RoundRobinPlan> {
-    if !(ROUND_ROBIN_MIN..=ROUND_ROBIN_MAX).contains(&n) {
+/// The smallest round-robin section of `k`-seat tables: one table.
+pub fn round_robin_min(k: usize) -> usize {
+    k
+}
+
+/// The plan for `n` players at `k`-seat tables, `None` outside `k..=16` (or for a `k`
+/// not allowed).
+pub fn round_robin_plan(k: usize, n: usize) -> Option<RoundRobinPlan> {
+    if !seats_allowed(k) || !(round_robin_min(k)..=ROUND_ROBIN_MAX).contains(&n) {
         return None;
     }
-    let tables = n / SEATS;
-    let per_round = tables * SEATS;
-    let mut games = SEATS;
-    while 2 * games < n - 1 || (n * games) % per_round != 0 {
-        games += SEATS;
+    let tables = n / k;
+    let per_round = tables * k;
+    let mut games = k;
+    while 2 * (k - 1) * games < 3 * (n - 1) || (n * games) % per_round != 0 {
+        games += k;
     }
     Some(RoundRobinPlan {
+        seats: k,
         players: n,
         tables_per_round: tables,
         byes_per_round: n - per_round,
@@ -57,12 +75,17 @@ pub fn round_robin_plan(n: usize) -> Option<RoundRobinPlan> {
     })
 }
 
-/// The round-robin schedule of `n` players (`4..=16`), computed once per size.
-pub fn round_robin(n: usize) -> Option<&'static [RoundTables]> {
-    static CACHE: [OnceLock<Vec<RoundTables>>; ROUND_ROBIN_MAX + 1] =
-        [const { OnceLock::new() }; ROUND_ROBIN_MAX + 1];
-    let plan = round_robin_plan(n)?;
-    Some(CACHE[n].get_or_init(|| build_round_robin(plan)).as_slice())
+/// The round-robin schedule of `n` players at `k`-seat tables (`k..=16`), computed once
+/// per size.
+pub fn round_robin(k: usize, n: usize) -> Option<&'static [RoundTables]> {
+    static CACHE: [[OnceLock<Vec<RoundTables>>; ROUND_ROBIN_MAX + 1]; MAX_SEATS + 1] =
+        [const { [const { OnceLock::new() }; ROUND_ROBIN_MAX + 1] }; MAX_SEATS + 1];
+    let plan = round_robin_plan(k, n)?;
+    Some(
+        CACHE[k][n]
+            .get_or_init(|| build_round_robin(plan))
+            .as_slice(),
+    )
 }
 
 /// A small deterministic generator (splitmix64): the schedule is the same everywhere.
@@ -87,9 +110,10 @@ impl Rng {
 }
 
 /// The search state of the round-robin: each round a permutation of the players, cut
-/// into tables of four, the last `byes` positions sitting out.
+/// into tables of `k`, the last `byes` positions sitting out.
 struct Search {
     n: usize,
+    k: usize,
     byes: usize,
     games: usize,
     rounds: Vec<Vec<usize>>,
@@ -107,7 +131,7 @@ const T1: f64 = 5.0;
 
 impl Search {
     fn group(&self, pos: usize) -> usize {
-        pos / SEATS
+        pos / self.k
     }
 
     fn is_bye(&self, pos: usize) -> bool {
@@ -136,8 +160,8 @@ impl Search {
         if self.is_bye(pos) {
             0..0
         } else {
-            let g = self.group(pos) * SEATS;
-            g..g + SEATS
+            let g = self.group(pos) * self.k;
+            g..g + self.k
         }
     }
 
@@ -166,8 +190,9 @@ impl Search {
 
 fn build_round_robin(plan: RoundRobinPlan) -> Vec<RoundTables> {
     let n = plan.players;
+    let k = plan.seats;
     let per_pair = {
-        let total = plan.rounds * plan.tables_per_round * 6;
+        let total = plan.rounds * plan.tables_per_round * k * (k - 1) / 2;
         let pairs = n * (n - 1) / 2;
         (total / pairs, total % pairs)
     };
@@ -186,6 +211,7 @@ fn build_round_robin(plan: RoundRobinPlan) -> Vec<RoundTables> {
         let mut rng = Rng(0x00D1_A4B1_u64 + 7919 * attempt + n as u64);
         let mut search = Search {
             n,
+            k,
             byes: plan.byes_per_round,
             games: plan.games_per_player,
             rounds: Vec::new(),
@@ -264,7 +290,7 @@ fn build_round_robin(plan: RoundRobinPlan) -> Vec<RoundTables> {
         }
     }
     let rounds = best.map(|(_, r)| r).unwrap_or_else(|| {
-        // Not reached for 4..=16 (a test runs every size); still a whole schedule.
+        // Not reached for k..=16 (a test runs every size); still a whole schedule.
         (0..plan.rounds)
             .map(|r| {
                 let mut o: Vec<usize> = (0..n).collect();
@@ -278,16 +304,13 @@ fn build_round_robin(plan: RoundRobinPlan) -> Vec<RoundTables> {
         .iter()
         .map(|order| {
             let playing = n - plan.byes_per_round;
-            let tables = order[..playing]
-                .chunks(SEATS)
-                .map(<[usize]>::to_vec)
-                .collect();
+            let tables = order[..playing].chunks(k).map(<[usize]>::to_vec).collect();
             let mut byes = order[playing..].to_vec();
             byes.sort_unstable();
             (tables, byes)
         })
         .collect();
-    seat_balanced(n, plan.games_per_player, cut)
+    seat_balanced(n, k, plan.games_per_player, cut)
 }
 
 fn recount(search: &mut Search) {
@@ -296,7 +319,7 @@ fn recount(search: &mut Search) {
     search.played = vec![0; n];
     for order in &search.rounds {
         let playing = n - search.byes;
-        for table in order[..playing].chunks(SEATS) {
+        for table in order[..playing].chunks(search.k) {
             for (k, &a) in table.iter().enumerate() {
                 search.played[a] += 1;
                 for &b in &table[k + 1..] {
@@ -319,30 +342,31 @@ fn recount(search: &mut Search) {
     search.cost = cost;
 }
 
-/// Seats the tables so that every player sits in every seat exactly `games / 4` times.
+/// Seats the tables so that every player sits in every seat exactly `games / k` times.
 ///
-/// Each player's games are cut into groups of four; the graph joining the tables to
-/// these groups is 4-regular and bipartite, so (König) it splits into four perfect
+/// Each player's games are cut into groups of `k`; the graph joining the tables to
+/// these groups is `k`-regular and bipartite, so (König) it splits into `k` perfect
 /// matchings: matching `s` gives seat `s`. Each table gets each seat once, each group
-/// each seat once, so each player gets each seat `games / 4` times.
+/// each seat once, so each player gets each seat `games / k` times.
 fn seat_balanced(
     n: usize,
+    k: usize,
     games: usize,
     rounds: Vec<(Vec<Vec<usize>>, Vec<usize>)>,
 ) -> Vec<RoundTables> {
-    // Tables, numbered across the event, and for each player its groups of four.
+    // Tables, numbered across the event, and for each player its groups of `k`.
     let mut tables: Vec<Vec<usize>> = Vec::new();
     for (ts, _) in &rounds {
         tables.extend(ts.iter().cloned());
     }
     let mut group_of: Vec<Vec<usize>> = vec![Vec::new(); tables.len()]; // table -> groups
-    let per_player = games / SEATS;
+    let per_player = games / k;
     let groups = n * per_player;
     let mut seen = vec![0usize; n];
     let first_group: Vec<usize> = (0..n).map(|p| p * per_player).collect();
     for (t, members) in tables.iter().enumerate() {
         for &p in members {
-            group_of[t].push(first_group[p] + seen[p] / SEATS);
+            group_of[t].push(first_group[p] + seen[p] / k);
             seen[p] += 1;
         }
     }
@@ -354,26 +378,26 @@ fn seat_balanced(
             members
                 .iter()
                 .enumerate()
-                .map(|(k, &p)| (group_of[t][k], p))
+                .map(|(i, &p)| (group_of[t][i], p))
                 .collect()
         })
         .collect();
     // Matching `s` seats each table's seat `s`: pushed in seat order.
-    let mut by_seat: Vec<Vec<usize>> = vec![Vec::with_capacity(SEATS); tables.len()];
-    for _ in 0..SEATS {
+    let mut by_seat: Vec<Vec<usize>> = vec![Vec::with_capacity(k); tables.len()];
+    for _ in 0..k {
         let matching = perfect_matching(&edges, groups);
         for (t, e) in matching.into_iter().enumerate() {
             let (_, p) = edges[t].remove(e);
             by_seat[t].push(p);
         }
     }
-    let seated: Vec<[usize; SEATS]> = by_seat.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+    let seated = by_seat;
     let mut out = Vec::new();
     let mut t = 0;
     for (ts, byes) in rounds {
         let tables = ts.iter().map(|_| {
             t += 1;
-            seated[t - 1]
+            seated[t - 1].clone()
         });
         out.push(RoundTables {
             tables: tables.collect(),
@@ -425,8 +449,8 @@ fn perfect_matching(edges: &[Vec<(usize, usize)>], groups: usize) -> Vec<usize> 
 pub struct SwissEntrant {
     /// Index of the player (as in `met` pairs).
     pub player: usize,
-    /// Games played in each seat so far.
-    pub seats: [u32; SEATS],
+    /// Games played in each seat so far (the first `k` count).
+    pub seats: [u32; MAX_SEATS],
     /// Rounds sat out so far.
     pub byes: u32,
 }
@@ -435,20 +459,26 @@ pub struct SwissEntrant {
 /// repeated pair before it settles for the fewest repeats.
 const SWISS_BUDGET: usize = 20_000;
 
-/// Pairs one Swiss round. `ranked` holds the players still in the event, best standing
-/// first; `met` the pairs (smaller index first) that already shared a table.
+/// Pairs one Swiss round at `k`-seat tables. `ranked` holds the players still in the
+/// event, best standing first; `met` the pairs (smaller index first) that already shared
+/// a table.
 ///
-/// 1. Byes: `n mod 4` players sit out, those with the fewest byes, the lowest ranked
+/// 1. Byes: `n mod k` players sit out, those with the fewest byes, the lowest ranked
 ///    among them.
 /// 2. Tables: from the top of the standings, the best unpaired player's table is filled
 ///    with the next players in standing order that it and each other have not met
 ///    (a depth-first search, so a round without repeated pairs is found when one exists
 ///    within the search budget); failing that, the tables that repeat fewest pairs.
-/// 3. Seats: at each table the seating (of the 24) that leaves the players' seat counts
+/// 3. Seats: at each table the seating (of the `k!`) that leaves the players' seat counts
 ///    most even (the least sum of squared counts), so seats even out over the event.
-pub fn swiss_round(ranked: &[SwissEntrant], met: &HashSet<(usize, usize)>) -> RoundTables {
+pub fn swiss_round(
+    k: usize,
+    ranked: &[SwissEntrant],
+    met: &HashSet<(usize, usize)>,
+) -> RoundTables {
+    let k = k.clamp(MIN_SEATS, MAX_SEATS);
     let n = ranked.len();
-    let bye_count = n % SEATS;
+    let bye_count = n % k;
     let mut order: Vec<usize> = (0..n).collect();
     // Byes: fewest byes first, then lowest standing first.
     let mut by_bye: Vec<usize> = (0..n).collect();
@@ -460,9 +490,9 @@ pub fn swiss_round(ranked: &[SwissEntrant], met: &HashSet<(usize, usize)>) -> Ro
 
     let mut budget = SWISS_BUDGET;
     let mut used = vec![false; players.len()];
-    let mut tables: Vec<[usize; SEATS]> = Vec::new();
-    if !dfs(&players, &meets, &mut used, &mut tables, &mut budget) {
-        tables = mended(&players, &meets);
+    let mut tables: Vec<Vec<usize>> = Vec::new();
+    if !dfs(&players, &meets, k, &mut used, &mut tables, &mut budget) {
+        tables = mended(&players, &meets, k);
     }
     let seats_of = |p: usize| {
         ranked
@@ -474,23 +504,23 @@ pub fn swiss_round(ranked: &[SwissEntrant], met: &HashSet<(usize, usize)>) -> Ro
     let tables = tables
         .into_iter()
         .map(|t| {
-            let counts: Vec<[u32; SEATS]> = t.iter().map(|&p| seats_of(p)).collect();
-            let mut best = ([0usize, 1, 2, 3], u64::MAX);
-            permutations(|perm| {
-                // perm[k] = the seat of the table's k-th player.
-                let cost: u64 = (0..SEATS)
-                    .map(|k| {
-                        let c = u64::from(counts[k][perm[k]]) + 1;
+            let counts: Vec<[u32; MAX_SEATS]> = t.iter().map(|&p| seats_of(p)).collect();
+            let mut best: (Vec<usize>, u64) = ((0..k).collect(), u64::MAX);
+            permutations(k, &mut |perm| {
+                // perm[i] = the seat of the table's i-th player.
+                let cost: u64 = (0..k)
+                    .map(|i| {
+                        let c = u64::from(counts[i][perm[i]]) + 1;
                         c * c
                     })
                     .sum();
                 if cost < best.1 {
-                    best = (*perm, cost);
+                    best = (perm.to_vec(), cost);
                 }
             });
-            let mut seated = [0usize; SEATS];
-            for k in 0..SEATS {
-                seated[best.0[k]] = t[k];
+            let mut seated = vec![0usize; k];
+            for i in 0..k {
+                seated[best.0[i]] = t[i];
             }
             seated
         })
@@ -508,9 +538,9 @@ const SWISS_RESTARTS: u64 = 400;
 /// orders where each player moved at most a few places, from a fixed seed so that the
 /// same standings always pair the same way: swaps alone can stall in a local minimum
 /// where another start finds a round with no repeat. The tables with fewest repeats win.
-fn mended(players: &[usize], meets: &dyn Fn(usize, usize) -> bool) -> Vec<[usize; SEATS]> {
-    let total = |tables: &[[usize; SEATS]]| tables.iter().map(|t| repeats(t, meets)).sum::<usize>();
-    let mut best = greedy_and_repair(players, meets);
+fn mended(players: &[usize], meets: &dyn Fn(usize, usize) -> bool, k: usize) -> Vec<Vec<usize>> {
+    let total = |tables: &[Vec<usize>]| tables.iter().map(|t| repeats(t, meets)).sum::<usize>();
+    let mut best = greedy_and_repair(players, meets, k);
     let mut best_repeats = total(&best);
     let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ players.len() as u64;
     let mut next = move || {
@@ -531,7 +561,7 @@ fn mended(players: &[usize], meets: &dyn Fn(usize, usize) -> bool) -> Vec<[usize
             let j = (i + (next() as usize % window)).min(order.len() - 1);
             order.swap(i, j);
         }
-        let tables = greedy_and_repair(&order, meets);
+        let tables = greedy_and_repair(&order, meets, k);
         let r = total(&tables);
         if r < best_repeats {
             best = tables;
@@ -556,24 +586,25 @@ fn repeats(table: &[usize], meets: &dyn Fn(usize, usize) -> bool) -> usize {
 fn greedy_and_repair(
     players: &[usize],
     meets: &dyn Fn(usize, usize) -> bool,
-) -> Vec<[usize; SEATS]> {
+    k: usize,
+) -> Vec<Vec<usize>> {
     let mut used = vec![false; players.len()];
-    let mut tables: Vec<[usize; SEATS]> = Vec::new();
+    let mut tables: Vec<Vec<usize>> = Vec::new();
     while let Some(first) = used.iter().position(|u| !u) {
         used[first] = true;
         let mut table = vec![players[first]];
-        for _ in 1..SEATS {
-            let Some(pick) = (0..players.len()).filter(|&k| !used[k]).min_by_key(|&k| {
-                let r = table.iter().filter(|&&q| meets(q, players[k])).count();
-                (r, k)
+        for _ in 1..k {
+            let Some(pick) = (0..players.len()).filter(|&i| !used[i]).min_by_key(|&i| {
+                let r = table.iter().filter(|&&q| meets(q, players[i])).count();
+                (r, i)
             }) else {
                 break;
             };
             used[pick] = true;
             table.push(players[pick]);
         }
-        if let [a, b, c, d] = table[..] {
-            tables.push([a, b, c, d]);
+        if table.len() == k {
+            tables.push(table);
         }
     }
     for _ in 0..8 {
@@ -585,8 +616,8 @@ fn greedy_and_repair(
             let mut others: Vec<usize> = (0..tables.len()).filter(|&u| u != t).collect();
             others.sort_by_key(|&u| u.abs_diff(t));
             'search: for u in others {
-                for i in 0..SEATS {
-                    for j in 0..SEATS {
+                for i in 0..k {
+                    for j in 0..k {
                         let before = repeats(&tables[t], meets) + repeats(&tables[u], meets);
                         let (x, y) = (tables[t][i], tables[u][j]);
                         tables[t][i] = y;
@@ -612,11 +643,15 @@ fn greedy_and_repair(
     tables
 }
 
+/// Fills the tables from the best unpaired player down, each with the next players in
+/// standing order that nobody at the table has met; `false` when no round without a
+/// repeated pair was found within `budget` (the last seat of a table tried costs one).
 fn dfs(
     players: &[usize],
     meets: &dyn Fn(usize, usize) -> bool,
+    k: usize,
     used: &mut [bool],
-    tables: &mut Vec<[usize; SEATS]>,
+    tables: &mut Vec<Vec<usize>>,
     budget: &mut usize,
 ) -> bool {
     let Some(a) = used.iter().position(|u| !u) else {
@@ -624,55 +659,102 @@ fn dfs(
     };
     used[a] = true;
     let free: Vec<usize> = (a + 1..players.len())
-        .filter(|&k| !used[k] && !meets(players[a], players[k]))
+        .filter(|&i| !used[i] && !meets(players[a], players[i]))
         .collect();
-    for (x, &i) in free.iter().enumerate() {
-        for (y, &j) in free.iter().enumerate().skip(x + 1) {
-            if meets(players[i], players[j]) {
-                continue;
-            }
-            for &k in &free[y + 1..] {
-                if *budget == 0 {
-                    used[a] = false;
-                    return false;
-                }
-                *budget -= 1;
-                if meets(players[i], players[k]) || meets(players[j], players[k]) {
-                    continue;
-                }
-                used[i] = true;
-                used[j] = true;
-                used[k] = true;
-                tables.push([players[a], players[i], players[j], players[k]]);
-                if dfs(players, meets, used, tables, budget) {
-                    return true;
-                }
-                tables.pop();
-                used[i] = false;
-                used[j] = false;
-                used[k] = false;
-            }
-        }
+    let mut table = vec![a];
+    let search = Fill {
+        players,
+        meets,
+        k,
+        free: &free,
+    };
+    if search.fill(0, &mut table, used, tables, budget) == Step::Found {
+        return true;
     }
     used[a] = false;
     false
 }
 
-/// Calls `f` with each of the 24 orders of four.
-fn permutations(mut f: impl FnMut(&[usize; SEATS])) {
-    for a in 0..SEATS {
-        for b in 0..SEATS {
-            for c in 0..SEATS {
-                for d in 0..SEATS {
-                    let p = [a, b, c, d];
-                    let mut seen = [false; SEATS];
-                    if p.iter().all(|&x| !std::mem::replace(&mut seen[x], true)) {
-                        f(&p);
-                    }
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Found,
+    Failed,
+    OutOfBudget,
+}
+
+/// The rest of one table of [`dfs`]: its first player chosen, `free` the players after
+/// it that it has not met.
+struct Fill<'a> {
+    players: &'a [usize],
+    meets: &'a dyn Fn(usize, usize) -> bool,
+    k: usize,
+    free: &'a [usize],
+}
+
+impl Fill<'_> {
+    fn fill(
+        &self,
+        from: usize,
+        table: &mut Vec<usize>,
+        used: &mut [bool],
+        tables: &mut Vec<Vec<usize>>,
+        budget: &mut usize,
+    ) -> Step {
+        let (players, meets) = (self.players, self.meets);
+        let last = table.len() + 1 == self.k;
+        for (x, &c) in self.free.iter().enumerate().skip(from) {
+            if last {
+                if *budget == 0 {
+                    return Step::OutOfBudget;
                 }
+                *budget -= 1;
+            }
+            if table[1..].iter().any(|&m| meets(players[m], players[c])) {
+                continue;
+            }
+            table.push(c);
+            if last {
+                for &m in &table[1..] {
+                    used[m] = true;
+                }
+                tables.push(table.iter().map(|&i| players[i]).collect());
+                if dfs(players, meets, self.k, used, tables, budget) {
+                    return Step::Found;
+                }
+                tables.pop();
+                for &m in &table[1..] {
+                    used[m] = false;
+                }
+            } else {
+                match self.fill(x + 1, table, used, tables, budget) {
+                    Step::Failed => {}
+                    done => return done,
+                }
+            }
+            table.pop();
+        }
+        Step::Failed
+    }
+}
+
+/// Calls `f` with each of the `k!` orders of `0..k`, in lexicographic order.
+fn permutations(k: usize, f: &mut dyn FnMut(&[usize])) {
+    fn go(k: usize, perm: &mut Vec<usize>, seen: &mut [bool], f: &mut dyn FnMut(&[usize])) {
+        if perm.len() == k {
+            f(perm);
+            return;
+        }
+        for x in 0..k {
+            if !seen[x] {
+                seen[x] = true;
+                perm.push(x);
+                go(k, perm, seen, f);
+                perm.pop();
+                seen[x] = false;
             }
         }
     }
+    go(k, &mut Vec::with_capacity(k), &mut vec![false; k], f);
 }
 
 /// Figures of a schedule, for the documentation and the tests.
@@ -687,16 +769,18 @@ pub struct Balance {
     pub seat_max: u32,
 }
 
-/// Counts games, meetings and seats of `rounds` for `n` players.
-pub fn balance(n: usize, rounds: &[RoundTables]) -> Balance {
+/// Counts games, meetings and seats of `rounds` for `n` players at `k`-seat tables.
+pub fn balance(n: usize, k: usize, rounds: &[RoundTables]) -> Balance {
     let mut games = vec![0usize; n];
     let mut met = vec![0u32; n * n];
-    let mut seats = vec![[0u32; SEATS]; n];
+    let mut seats = vec![vec![0u32; k]; n];
     for round in rounds {
         for t in &round.tables {
             for (s, &a) in t.iter().enumerate() {
                 games[a] += 1;
-                seats[a][s] += 1;
+                if let Some(c) = seats[a].get_mut(s) {
+                    *c += 1;
+                }
                 for &b in &t[s + 1..] {
                     met[a * n + b] += 1;
                     met[b * n + a] += 1;
@@ -724,7 +808,7 @@ mod tests {
 
     /// The figures of `docs/tournaments.md`: (n, rounds, games per player, fewest and
     /// most meetings of a pair).
-    const DOCUMENTED: [(usize, usize, usize, u32, u32); 13] = [
+    const DOCUMENTED: [Documented; 13] = [
         (4, 4, 4, 4, 4),
         (5, 5, 4, 3, 3),
         (6, 6, 4, 2, 3),
@@ -740,18 +824,123 @@ mod tests {
         (16, 8, 8, 1, 2),
     ];
 
+    type Documented = (usize, usize, usize, u32, u32);
+
+    /// The three-seat figures of `docs/tournaments.md`, as [`DOCUMENTED`].
+    const DOCUMENTED_3: [Documented; 14] = [
+        (3, 3, 3, 3, 3),
+        (4, 4, 3, 2, 2),
+        (5, 5, 3, 1, 2),
+        (6, 6, 6, 1, 4),
+        (7, 7, 6, 2, 2),
+        (8, 8, 6, 1, 2),
+        (9, 6, 6, 1, 2),
+        (10, 10, 9, 2, 2),
+        (11, 11, 9, 1, 2),
+        (12, 9, 9, 1, 2),
+        (13, 13, 12, 1, 3),
+        (14, 14, 12, 1, 2),
+        (15, 12, 12, 1, 2),
+        (16, 16, 15, 1, 3),
+    ];
+
+    #[test]
+    fn six_players_at_three_seats_cannot_meet_two_or_three_times_each() {
+        // A round of six at three seats splits them into two threes: 10 ways (the three
+        // holding player 0). Six rounds, chosen with repeats among the 10: no choice has
+        // every pair meet 2 or 3 times; the best spread is 2 to 4.
+        let mut splits: Vec<[u8; 6]> = Vec::new(); // splits[s][p]: p's three (0 or 1)
+        for a in 1..6 {
+            for b in a + 1..6 {
+                let mut side = [1u8; 6];
+                side[0] = 0;
+                side[a] = 0;
+                side[b] = 0;
+                splits.push(side);
+            }
+        }
+        let mut best_spread = u32::MAX;
+        let mut choice = [0usize; 6];
+        loop {
+            let mut met = [[0u32; 6]; 6];
+            for &s in &choice {
+                for p in 0..6 {
+                    for q in p + 1..6 {
+                        if splits[s][p] == splits[s][q] {
+                            met[p][q] += 1;
+                        }
+                    }
+                }
+            }
+            let counts: Vec<u32> = (0..6)
+                .flat_map(|p| (p + 1..6).map(move |q| (p, q)))
+                .map(|(p, q)| met[p][q])
+                .collect();
+            let (lo, hi) = (*counts.iter().min().unwrap(), *counts.iter().max().unwrap());
+            assert!(
+                !(lo >= 2 && hi <= 3),
+                "six rounds with every pair 2 or 3 times"
+            );
+            best_spread = best_spread.min(hi - lo);
+            // Next non-decreasing choice (a multiset of 6 of the 10 splits).
+            let Some(i) = (0..6).rev().find(|&i| choice[i] < 9) else {
+                break;
+            };
+            let v = choice[i] + 1;
+            for c in &mut choice[i..] {
+                *c = v;
+            }
+        }
+        assert_eq!(best_spread, 2);
+    }
+
+    /// Checks a size of `k`-seat tables against its documented figures.
+    fn check_documented(k: usize, (n, rounds, games, meet_min, meet_max): Documented) {
+        let plan = round_robin_plan(k, n).unwrap();
+        let schedule = round_robin(k, n).unwrap();
+        assert_eq!(
+            (plan.rounds, plan.games_per_player),
+            (rounds, games),
+            "k = {k}, n = {n}"
+        );
+        assert_eq!(schedule.len(), rounds, "k = {k}, n = {n}");
+        let b = balance(n, k, schedule);
+        // Every player plays the same number of games, in each seat equally often.
+        assert_eq!(
+            (b.games_min, b.games_max),
+            (games, games),
+            "k = {k}, n = {n}"
+        );
+        let each = (games / k) as u32;
+        assert_eq!((b.seat_min, b.seat_max), (each, each), "k = {k}, n = {n}");
+        // Every pair meets, as evenly as documented.
+        assert_eq!(
+            (b.meet_min, b.meet_max),
+            (meet_min, meet_max),
+            "k = {k}, n = {n}"
+        );
+        for round in schedule {
+            let mut seen: Vec<usize> = round.tables.iter().flatten().copied().collect();
+            seen.extend(&round.byes);
+            seen.sort_unstable();
+            assert_eq!(seen, (0..n).collect::<Vec<_>>(), "each player once a round");
+            assert_eq!(round.byes.len(), n % k);
+            assert!(round.tables.iter().all(|t| t.len() == k));
+        }
+    }
+
     #[test]
     fn every_round_robin_size_is_balanced_as_documented() {
         for (n, rounds, games, meet_min, meet_max) in DOCUMENTED {
-            let plan = round_robin_plan(n).unwrap();
-            let schedule = round_robin(n).unwrap();
+            let plan = round_robin_plan(4, n).unwrap();
+            let schedule = round_robin(4, n).unwrap();
             assert_eq!(
                 (plan.rounds, plan.games_per_player),
                 (rounds, games),
                 "n = {n}"
             );
             assert_eq!(schedule.len(), rounds, "n = {n}");
-            let b = balance(n, schedule);
+            let b = balance(n, 4, schedule);
             // Every player plays the same number of games, in each seat equally often.
             assert_eq!((b.games_min, b.games_max), (games, games), "n = {n}");
             assert_eq!(
@@ -769,7 +958,18 @@ mod tests {
                 assert_eq!(round.byes.len(), n % 4);
             }
         }
-        assert!(round_robin_plan(3).is_none() && round_robin_plan(17).is_none());
+        assert!(round_robin_plan(4, 3).is_none() && round_robin_plan(4, 17).is_none());
+    }
+
+    #[test]
+    fn every_three_seat_round_robin_size_is_balanced_as_documented() {
+        for d in DOCUMENTED_3 {
+            check_documented(3, d);
+        }
+        assert!(round_robin_plan(3, 2).is_none() && round_robin_plan(3, 17).is_none());
+        // Two seats or five: no game.
+        assert!(round_robin_plan(2, 6).is_none() && round_robin_plan(5, 10).is_none());
+        assert!(round_robin(2, 6).is_none());
     }
 
     #[test]
@@ -804,11 +1004,16 @@ mod tests {
         );
     }
 
-    /// A Swiss event played to the end with random places.
-    fn play_swiss(n: usize, rounds: usize, seed: u64) -> (Vec<RoundTables>, Vec<[u32; SEATS]>) {
+    /// A Swiss event of `k`-seat tables played to the end with random places.
+    fn play_swiss(
+        k: usize,
+        n: usize,
+        rounds: usize,
+        seed: u64,
+    ) -> (Vec<RoundTables>, Vec<[u32; MAX_SEATS]>) {
         let mut rng = Rng(seed);
         let mut score = vec![0u32; n];
-        let mut seats = vec![[0u32; SEATS]; n];
+        let mut seats = vec![[0u32; MAX_SEATS]; n];
         let mut byes = vec![0u32; n];
         let mut met = HashSet::new();
         let mut out = Vec::new();
@@ -823,11 +1028,11 @@ mod tests {
                     byes: byes[p],
                 })
                 .collect();
-            let round = swiss_round(&ranked, &met);
+            let round = swiss_round(k, &ranked, &met);
             for t in &round.tables {
                 for (s, &a) in t.iter().enumerate() {
                     seats[a][s] += 1;
-                    score[a] += rng.below(4) as u32;
+                    score[a] += rng.below(k) as u32;
                     for &b in &t[s + 1..] {
                         met.insert((a.min(b), a.max(b)));
                     }
@@ -841,56 +1046,139 @@ mod tests {
         (out, seats)
     }
 
+    /// Three seats: from this many players on, `three_no_repeat_rounds(n)` rounds
+    /// repeat no pair (docs/tournaments.md).
+    const THREE_NO_REPEAT_MIN: usize = 10;
+
+    fn three_no_repeat_rounds(n: usize) -> usize {
+        (n / 6 + 1).min(9)
+    }
+
+    /// Plays a Swiss event of `n` players at `k`-seat tables and checks it: each round
+    /// seats every player once (or gives a bye), tables of `k`, `n mod k` byes; with
+    /// `no_repeats` no pair meets twice; byes go round (nobody sits out twice before
+    /// everyone sat out once); every player's seats stay within `seat_spread`.
+    fn check_swiss(
+        k: usize,
+        n: usize,
+        rounds: usize,
+        no_repeats: bool,
+        seat_spread: u32,
+        seed: u64,
+    ) -> Result<(), TestCaseError> {
+        let (played, seats) = play_swiss(k, n, rounds, seed);
+        let mut met = HashSet::new();
+        let mut bye_count = vec![0u32; n];
+        for round in &played {
+            let mut seen: Vec<usize> = round.tables.iter().flatten().copied().collect();
+            seen.extend(&round.byes);
+            seen.sort_unstable();
+            prop_assert_eq!(&seen, &(0..n).collect::<Vec<_>>());
+            prop_assert_eq!(round.byes.len(), n % k);
+            for t in &round.tables {
+                prop_assert_eq!(t.len(), k);
+                for (i, &a) in t.iter().enumerate() {
+                    for &b in &t[i + 1..] {
+                        let new = met.insert((a.min(b), a.max(b)));
+                        prop_assert!(new || !no_repeats, "{a} and {b} met twice");
+                    }
+                }
+            }
+            for &b in &round.byes {
+                bye_count[b] += 1;
+            }
+            let (lo, hi) = (
+                bye_count.iter().min().unwrap(),
+                bye_count.iter().max().unwrap(),
+            );
+            prop_assert!(hi - lo <= 1);
+        }
+        for s in &seats {
+            let s = &s[..k];
+            let spread = s.iter().max().unwrap() - s.iter().min().unwrap();
+            prop_assert!(spread <= seat_spread, "seats {s:?}");
+        }
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
-        /// Each round seats every player once (or gives a bye), tables of four; with
-        /// 16 players or more and rounds up to n / 8 + 1 no pair meets twice (with three
-        /// tables or fewer a second round cannot avoid it: four seats, three tables of
-        /// the round before); byes go round (nobody sits out twice before everyone sat
-        /// out once); every player's seats stay within 2.
+        /// Four seats: with 16 players or more and rounds up to n / 8 + 1 no pair meets
+        /// twice (with three tables or fewer a second round cannot avoid it: four seats,
+        /// three tables of the round before).
         #[test]
         fn swiss_rounds_keep_their_invariants(n in 8usize..72, seed in any::<u64>()) {
             let rounds = if n < 16 { 4 } else { n / 8 + 1 };
-            let no_repeats = n >= 16;
-            let (played, seats) = play_swiss(n, rounds, seed);
-            let mut met = HashSet::new();
-            let mut bye_count = vec![0u32; n];
-            for round in &played {
-                let mut seen: Vec<usize> = round.tables.iter().flatten().copied().collect();
-                seen.extend(&round.byes);
-                seen.sort_unstable();
-                prop_assert_eq!(&seen, &(0..n).collect::<Vec<_>>());
-                prop_assert_eq!(round.byes.len(), n % 4);
-                for t in &round.tables {
-                    for (k, &a) in t.iter().enumerate() {
-                        for &b in &t[k + 1..] {
-                            let new = met.insert((a.min(b), a.max(b)));
-                            prop_assert!(new || !no_repeats, "{a} and {b} met twice");
-                        }
-                    }
-                }
-                for &b in &round.byes {
-                    bye_count[b] += 1;
-                }
-                let (lo, hi) = (bye_count.iter().min().unwrap(), bye_count.iter().max().unwrap());
-                prop_assert!(hi - lo <= 1);
-            }
-            for s in &seats {
-                let spread = s.iter().max().unwrap() - s.iter().min().unwrap();
-                prop_assert!(spread <= 2, "seats {s:?}");
-            }
+            check_swiss(4, n, rounds, n >= 16, 2, seed)?;
         }
 
+        /// Three seats: with 10 players or more and rounds up to n / 6 + 1 (at most 9)
+        /// no pair meets twice (with two tables a second round cannot avoid it: three
+        /// seats, two tables of the round before); seats within 3.
+        #[test]
+        fn three_seat_swiss_rounds_keep_their_invariants(n in 6usize..72, seed in any::<u64>()) {
+            let no_repeats = n >= THREE_NO_REPEAT_MIN;
+            let rounds = if no_repeats { three_no_repeat_rounds(n) } else { 4 };
+            check_swiss(3, n, rounds, no_repeats, 3, seed)?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        /// A Swiss event of 9 rounds (the most) at three seats keeps its byes and seats.
+        #[test]
+        fn three_seat_swiss_of_nine_rounds(n in 6usize..40, seed in any::<u64>()) {
+            check_swiss(3, n, 9, false, 3, seed)?;
+        }
+    }
+
+    /// FNV-1a over the tables and byes of `rounds`.
+    fn fingerprint(hash: &mut u64, rounds: &[RoundTables]) {
+        let mut eat = |x: usize| {
+            *hash ^= x as u64;
+            *hash = hash.wrapping_mul(0x0100_0000_01b3);
+        };
+        for r in rounds {
+            for t in &r.tables {
+                t.iter().for_each(|&p| eat(p));
+                eat(usize::MAX);
+            }
+            r.byes.iter().for_each(|&p| eat(p));
+            eat(usize::MAX - 1);
+        }
+    }
+
+    /// The four-seat schedules and Swiss pairings are those from before the seats per
+    /// table were a choice (checked, when the choice came, against the code before it
+    /// over every round-robin size and 4,800 Swiss rounds): a running event pairs its
+    /// next round as it would have.
+    #[test]
+    fn four_seat_pairings_are_those_before_the_choice() {
+        let mut rr = 0xcbf2_9ce4_8422_2325u64;
+        for n in 4..=16 {
+            fingerprint(&mut rr, round_robin(4, n).unwrap());
+        }
+        let mut sw = 0xcbf2_9ce4_8422_2325u64;
+        for (n, seed) in [(8, 1), (11, 2), (16, 3), (24, 4), (37, 5)] {
+            fingerprint(&mut sw, &play_swiss(4, n, 5, seed).0);
+        }
+        // The same sums of the code before the choice (its tables were `[usize; 4]`).
+        assert_eq!(
+            (rr, sw),
+            (0x7521_4ad2_14a3_e230, 0xca7a_97d1_bebf_68d3),
+            "{rr:#x} {sw:#x}"
+        );
     }
 
     /// A round-robin schedule depends on nothing but its size (every instance pairs
     /// the same tables).
     #[test]
     fn round_robin_is_deterministic() {
-        for n in [6, 8, 13] {
-            let a = round_robin(n).unwrap().to_vec();
-            let b = build_round_robin(round_robin_plan(n).unwrap());
+        for (k, n) in [(4, 6), (4, 8), (4, 13), (3, 7), (3, 12)] {
+            let a = round_robin(k, n).unwrap().to_vec();
+            let b = build_round_robin(round_robin_plan(k, n).unwrap());
             assert_eq!(a, b);
         }
     }

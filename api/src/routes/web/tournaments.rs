@@ -109,9 +109,13 @@ pub async fn event_page(
     };
     let organiser = d.name(&tm.organiser);
     let mut main = format!(
-        "<h1>{}</h1>\n<p>{} · {} · {} · {}</p>\n",
+        "<h1>{}</h1>\n<p>{} · {} · {} · {} · {}</p>\n",
         escape_html(&tm.settings.name),
         esc(&format!("tour-format-{format}")),
+        esca(
+            "tour-seats-per-table",
+            &[("seats", i64::from(tm.settings.seats_per_table).into())]
+        ),
         esc(&format!("tour-status-{}", tm.status.name())),
         esca(
             "tour-players-of",
