@@ -514,10 +514,10 @@ pub fn append_in_one_statement(
     if let Some((session_id, user_id)) = session {
         claimable = Box::new(claimable.and(diesel::dsl::exists(live_session(session_id, user_id))));
     }
-    let claim = diesel::update(games::table)
-        .filter(claimable)
-        .set(&projection)
-        .returning(games::id);
+    let claim = Claim {
+        set: projection.as_changeset(),
+        filter: claimable,
+    };
     let rows = event_rows(
         &new_state.id,
         expected,
@@ -556,8 +556,31 @@ pub fn append_in_one_statement(
     }
 }
 
+/// `UPDATE games SET <the projection> WHERE <filter> RETURNING games.id`, written out
+/// rather than built by `diesel::update`: diesel marks every `UPDATE` it builds as unsafe
+/// to keep prepared (its `SET` list may vary), so the append was parsed and planned
+/// afresh by PostgreSQL for every move. This one's text does not vary: the projection
+/// sets every column (`treat_none_as_null`).
+struct Claim<S, W> {
+    set: S,
+    filter: W,
+}
+
+impl<S: QueryFragment<Pg>, W: QueryFragment<Pg>> QueryFragment<Pg> for Claim<S, W> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("UPDATE games SET ");
+        self.set.walk_ast(out.reborrow())?;
+        out.push_sql(" WHERE ");
+        self.filter.walk_ast(out.reborrow())?;
+        out.push_sql(" RETURNING games.id");
+        Ok(())
+    }
+}
+
 /// `WITH claim AS (<claim>) INSERT INTO game_events ... SELECT ... FROM claim CROSS JOIN
-/// unnest(seqs, kinds, payloads)`: the claim is diesel's own `UPDATE` of the projection.
+/// unnest(seqs, kinds, payloads)`: the claim is the [`Claim`] of the projection. Its text
+/// has four shapes (with or without outbox rows, with or without the session guard), so
+/// diesel keeps it prepared per connection like any cached query.
 struct ClaimThenInsert<C> {
     claim: C,
     seqs: Vec<i64>,
