@@ -280,7 +280,7 @@ fn terminate_listeners(conn: &mut PgConnection) -> usize {
     }
     let ended: Vec<Ended> = diesel::sql_query(
         "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity \
-         WHERE datname = current_database() AND query LIKE 'LISTEN djambi_live%' \
+         WHERE datname = current_database() AND application_name LIKE 'djambi-live %' \
          AND pid <> pg_backend_pid()",
     )
     .load(conn)

@@ -157,7 +157,9 @@ pub fn discard_since(mark: usize) {
 /// which a publisher sees whether any other instance listens ([`others_listen`]).
 const LISTENER_NAME: &str = "djambi-live";
 
-/// A PostgreSQL connection of `instance` listening on [`CHANNEL`].
+/// A PostgreSQL connection of `instance` listening on [`CHANNEL`]. It first greets the
+/// other instances (an empty payload, `@<instance>`), so that a publisher that thought
+/// itself alone signals again at once.
 pub fn listen(url: &str, instance: &str) -> Result<PgConnection, StoreError> {
     use diesel::sql_types::Text;
     let mut conn = PgConnection::establish(url)
@@ -165,6 +167,7 @@ pub fn listen(url: &str, instance: &str) -> Result<PgConnection, StoreError> {
     diesel::sql_query("SELECT set_config('application_name', $1, false)")
         .bind::<Text, _>(format!("{LISTENER_NAME} {instance}"))
         .execute(&mut conn)?;
+    publish(&mut conn, &[format!("@{instance}")])?;
     diesel::sql_query(format!("LISTEN {CHANNEL}")).execute(&mut conn)?;
     Ok(conn)
 }

@@ -14,7 +14,7 @@
 //! own and after the writes' commits. A payload of one's own instance is skipped. An
 //! instance alone on its database (no other listening connection, asked at most every
 //! [`OTHERS_ASKED_EVERY`]) sends nothing: on a site of one instance a move costs no
-//! `NOTIFY`. An instance that starts listening greets the others (an empty payload), so
+//! `NOTIFY`. An instance that starts listening greets the others ([`live::listen`]), so
 //! that they signal again at once.
 
 use std::sync::Arc;
@@ -73,11 +73,6 @@ fn run(l: Listener) {
         };
         if !first {
             tracing::info!("live: listening again; re-reading the watched topics");
-        }
-        // Tell the other instances that one more listens (an empty payload), so that
-        // a publisher that thought itself alone signals again at once.
-        if let Err(e) = live::publish(&mut conn, &[format!("@{}", l.instance)]) {
-            tracing::warn!(error = %e, "live: cannot greet the other instances");
         }
         first = false;
         if l.hub.send(crate::live::RESYNC.into()).is_err() {
