@@ -280,7 +280,7 @@ fn terminate_listeners(conn: &mut PgConnection) -> usize {
     }
     let ended: Vec<Ended> = diesel::sql_query(
         "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity \
-         WHERE datname = current_database() AND query LIKE 'LISTEN djambi_live%' \
+         WHERE datname = current_database() AND application_name LIKE 'djambi-live %' \
          AND pid <> pg_backend_pid()",
     )
     .load(conn)
@@ -535,4 +535,55 @@ fn moves_signal_other_instances_in_few_notifies_after_their_commits() {
             .all(|p| p.starts_with('@') && p.split_whitespace().any(|t| t == game)),
         "{payloads:?}"
     );
+}
+
+/// An instance alone on its database sends no `NOTIFY` (nobody would hear it): moves
+/// through it leave the channel silent. A second instance greets it when it starts
+/// listening, and from then on the first one's moves reach the second's streams by
+/// signal at once (its periodic re-read is set far off, so only a signal can bring them).
+#[test]
+fn an_instance_alone_signals_nobody_until_another_listens() {
+    let db = FreshDatabase::new(Backend::Postgres);
+    let a = TestServer::start_on(&db);
+    let (id, p) = four_player_game(&a, "alone");
+    let start = version(&a, &id);
+    let mut listener = connect(&db.url);
+    diesel::sql_query("LISTEN djambi_live")
+        .execute(&mut listener)
+        .unwrap();
+    play_moves(&a, &id, &p, 8);
+    std::thread::sleep(Duration::from_millis(500));
+    diesel::sql_query("SELECT 1")
+        .execute(&mut listener)
+        .unwrap();
+    let heard: Vec<String> = listener
+        .notifications_iter()
+        .map(|n| n.unwrap().payload)
+        .collect();
+    assert!(heard.is_empty(), "alone, yet it notified: {heard:?}");
+
+    let b = TestServer::start_on_with(&db, &[("DJAMBI_LIVE_RECHECK", "10m")], None);
+    let on_b = game_stream(&b, &id, None);
+    std::thread::sleep(Duration::from_millis(300));
+    for k in 1..=4 {
+        let t = Instant::now();
+        play_moves(&a, &id, &p, 1);
+        assert_eq!(versions_until(&on_b, start + 8 + k), vec![start + 8 + k]);
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    }
+    diesel::sql_query("SELECT 1")
+        .execute(&mut listener)
+        .unwrap();
+    let game = format!("g:{id}");
+    let heard: Vec<String> = listener
+        .notifications_iter()
+        .map(|n| n.unwrap().payload)
+        .collect();
+    assert!(
+        heard
+            .iter()
+            .any(|p| p.split_whitespace().any(|t| t == game)),
+        "{heard:?}"
+    );
+    drop((a, b));
 }

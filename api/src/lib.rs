@@ -172,12 +172,14 @@ pub async fn start_with_clock(
         config::Backend::Postgres => {
             let (publish_tx, publish_rx) = std::sync::mpsc::channel();
             signals.publish_to(publish_tx);
+            let heard_others = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             Some((
                 workers::listen::Listener {
                     url: config.database.url.clone(),
                     every: config.notify_poll,
                     instance: instance.clone(),
                     hub: inbox_tx,
+                    heard_others: heard_others.clone(),
                     stop: Default::default(),
                 },
                 workers::listen::Publisher {
@@ -185,6 +187,7 @@ pub async fn start_with_clock(
                     every: config.signal_every,
                     instance,
                     topics: publish_rx,
+                    heard_others,
                     stop: Default::default(),
                 },
             ))

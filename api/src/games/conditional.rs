@@ -21,7 +21,9 @@
 //!   wins. A manual move that differs from the line's answer is a mismatch: the tree is
 //!   discarded.
 //! - [`quiet_turn`]: the write that makes it the seat's turn sends no `your_turn` when
-//!   the seat's tree answers at once.
+//!   the seat's player has a tree stored; the pass plays the answer, or, when the tree
+//!   goes without an answer on that turn (a mismatch, a tree played to its end, deleted
+//!   or replaced before the pass), sends that `your_turn` in the same transaction.
 
 use chrono::NaiveDateTime;
 use domain::{Action, Seat};
@@ -30,6 +32,7 @@ use serde_json::json;
 use super::Ctx;
 use super::commands::{self, Actor, Command, CommandError, Write, Written};
 use crate::clock::Clock;
+use crate::games::deadlines::Vacations;
 use crate::model::conditional::{LineError, Next, Tree, describe};
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
@@ -152,9 +155,14 @@ pub async fn delete(
     seat: Seat,
 ) -> Result<bool, ConditionalError> {
     let cache = ctx.cache.clone();
+    let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
-        owned(conn, &cache, &game, &user, seat)?;
-        Ok(tree_store::delete(conn, &game, &seat.to_string())?)
+        let state = owned(conn, &cache, &game, &user, seat)?;
+        let Some(row) = tree_store::get(conn, &game, &seat.to_string())? else {
+            return Ok(false);
+        };
+        // Deleted on the turn it held quiet, before the pass saw it: the turn is told.
+        Ok(drop_tree(conn, &state, &row, now, None)?)
     })
     .await
 }
@@ -213,6 +221,13 @@ pub fn store_tree(
         });
     }
     let tree = Tree::check(&state.game, seat, lines).map_err(ConditionalError::Invalid)?;
+    let replaced = tree_store::get(conn, game, &seat.to_string())?;
+    // A tree stored now is matched from the next version on: one replaced on the turn it
+    // held quiet, before the pass saw it, leaves that turn to be told.
+    let owed = match &replaced {
+        Some(old) => owed_turn(conn, &state, old, now)?,
+        None => None,
+    };
     let row = tree_store::put(
         conn,
         TreeRow {
@@ -227,6 +242,7 @@ pub fn store_tree(
             updated_at: now,
         },
     )?;
+    store::outbox::enqueue(conn, &owed.into_iter().collect::<Vec<_>>())?;
     Ok(TreeView::of(&row, seat))
 }
 
@@ -255,7 +271,7 @@ pub fn tend(
         let tree = seat.and_then(|s| Tree::from_stored(s, &row.lines));
         let base = row.base_actions as usize;
         let (Some(seat), Some(tree)) = (seat, tree) else {
-            tree_store::delete_at(conn, id, &row.seat, row.revision)?;
+            drop_tree(conn, &state, &row, clock.now(), None)?;
             continue;
         };
         let alive = state.status == Status::Active
@@ -264,7 +280,7 @@ pub fn tend(
             && base <= state.actions.len();
         if !alive {
             // The game ended or the seat is out: nothing to answer, nobody to tell.
-            tree_store::delete_at(conn, id, &row.seat, row.revision)?;
+            drop_tree(conn, &state, &row, clock.now(), None)?;
             continue;
         }
         let played = &state.actions[base..];
@@ -277,25 +293,19 @@ pub fn tend(
                 tree_store::update_at(conn, row.revision, &checked)?;
             }
             Next::Exhausted => {
-                tree_store::delete_at(conn, id, &row.seat, row.revision)?;
+                drop_tree(conn, &state, &row, clock.now(), None)?;
             }
             Next::Discard { at } => {
                 let base_state = game_store::state_at(conn, cache, id, row.base_version, false)?;
                 let why = describe(&base_state.game, played, at);
-                let discarded = store::transaction(conn, |conn| -> Result<bool, StoreError> {
-                    if !tree_store::delete_at(conn, id, &row.seat, row.revision)? {
-                        return Ok(false);
-                    }
-                    let note = notice(
-                        &state,
-                        &row.user_id,
-                        DISCARDED,
-                        json!({"seat": seat, "because": why}),
-                        clock.now(),
-                    );
-                    store::outbox::enqueue(conn, &[note])?;
-                    Ok(true)
-                })?;
+                let note = notice(
+                    &state,
+                    &row.user_id,
+                    DISCARDED,
+                    json!({"seat": seat, "because": why}),
+                    clock.now(),
+                );
+                let discarded = drop_tree(conn, &state, &row, clock.now(), Some(note))?;
                 if discarded {
                     tracing::info!(game = %id, %seat, "conditional moves discarded");
                     done.discarded += 1;
@@ -392,7 +402,7 @@ fn play(
         ) => Ok(false),
         // The answer no longer holds (it cannot, checked when stored): drop the tree.
         Err(CommandError::IllegalMove { .. } | CommandError::Forbidden(_)) => {
-            tree_store::delete_at(conn, &row.game_id, &row.seat, row.revision)?;
+            drop_tree(conn, state, row, clock.now(), None)?;
             Ok(false)
         }
         Err(e) => Err(e),
@@ -424,8 +434,11 @@ fn notice(
     }
 }
 
-/// Drops the `your_turn` of `notes` when the seat to move has a tree that answers at
-/// once (its answer is played by [`tend`]; its player is told that instead).
+/// Drops the `your_turn` of `notes` when the player of the seat to move has a tree
+/// stored: [`tend`], which the write wakes, plays its answer or sends that `your_turn`
+/// ([`owed_turn`]). Deciding on the tree's presence alone, not on its match, lets the
+/// one-statement append of PostgreSQL decide it inside its statement
+/// ([`game_store::append_in_one_statement`]): a move pays no read of the trees.
 pub fn quiet_turn(
     conn: &mut DbConnection,
     state: &GameState,
@@ -438,21 +451,51 @@ pub fn quiet_turn(
     if !notes.iter().any(is_turn) {
         return Ok(notes);
     }
-    let Some(row) = tree_store::get(conn, &state.id, &seat.to_string())? else {
-        return Ok(notes);
-    };
-    let answers = row.user_id == user
-        && (row.base_actions as usize) <= state.actions.len()
-        && Tree::from_stored(seat, &row.lines).is_some_and(|tree| {
-            matches!(
-                tree.next(&state.actions[row.base_actions as usize..], Some(seat)),
-                Next::Play(_)
-            )
-        });
-    if answers {
+    if tree_store::get(conn, &state.id, &seat.to_string())?.is_some_and(|row| row.user_id == user) {
         notes.retain(|n| !is_turn(n));
     }
     Ok(notes)
+}
+
+/// The `your_turn` that the write handing the turn to `row`'s seat held back (see
+/// [`quiet_turn`]), when the tree is gone without an answer on that turn: `None` when it
+/// is not the turn of the tree's player, or [`tend`] already matched the tree at this
+/// version (the write that handed the turn came before the tree).
+fn owed_turn(
+    conn: &mut DbConnection,
+    state: &GameState,
+    row: &TreeRow,
+    now: NaiveDateTime,
+) -> Result<Option<NotificationRow>, StoreError> {
+    let on_turn = state.status == Status::Active
+        && state.to_move().is_some_and(|s| s.to_string() == row.seat)
+        && state.to_move_user() == Some(row.user_id.as_str())
+        && row.checked_version < state.version;
+    if !on_turn {
+        return Ok(None);
+    }
+    let deadline = Vacations::new(conn, now).of_state(state)?;
+    Ok(crate::notifications::turn_notice(state, deadline))
+}
+
+/// Deletes `row` (at its revision) and sends the `your_turn` it held back, if any, in one
+/// transaction; false when the tree changed meanwhile (nothing done).
+fn drop_tree(
+    conn: &mut DbConnection,
+    state: &GameState,
+    row: &TreeRow,
+    now: NaiveDateTime,
+    also: Option<NotificationRow>,
+) -> Result<bool, StoreError> {
+    store::transaction(conn, |conn| {
+        if !tree_store::delete_at(conn, &row.game_id, &row.seat, row.revision)? {
+            return Ok(false);
+        }
+        let mut notes: Vec<NotificationRow> = also.into_iter().collect();
+        notes.extend(owed_turn(conn, state, row, now)?);
+        store::outbox::enqueue(conn, &notes)?;
+        Ok(true)
+    })
 }
 
 /// One pass over the games whose trees wait for a match (at most `limit`, the longest

@@ -238,13 +238,46 @@ pub fn plan(written: Wrote<'_>, actor: Option<&str>) -> Vec<NotificationRow> {
     if turn_passed && turn_changed && state.status == Status::Active {
         if let (Some(seat), Some(u)) = (state.to_move(), state.to_move_user()) {
             if Some(u) != actor {
-                let deadline = written
-                    .deadline
-                    .or_else(|| state.deadline())
-                    .map(|d| d.and_utc());
-                p.add(u, "your_turn", json!({"seat": seat, "deadline": deadline}));
+                add_turn(&mut p, state, seat, u, written.deadline);
             }
         }
     }
     p.rows
+}
+
+/// The `your_turn` row of a write's plan.
+fn add_turn(
+    p: &mut Planner<'_>,
+    state: &GameState,
+    seat: Seat,
+    user: &str,
+    deadline: Option<NaiveDateTime>,
+) {
+    let deadline = deadline.or_else(|| state.deadline()).map(|d| d.and_utc());
+    p.add(
+        user,
+        "your_turn",
+        json!({"seat": seat, "deadline": deadline}),
+    );
+}
+
+/// The `your_turn` that [`plan`] gives the seat to move of `state` (the same id and
+/// payload), for a writer that held it back: the write that hands the turn to a seat
+/// with conditional moves sends none, and the conditional pass sends it when no answer
+/// is played ([`crate::games::conditional`]). `None` when nobody is to move.
+pub fn turn_notice(state: &GameState, deadline: Option<NaiveDateTime>) -> Option<NotificationRow> {
+    let (Some(seat), Some(user)) = (state.to_move(), state.to_move_user()) else {
+        return None;
+    };
+    if state.status != Status::Active {
+        return None;
+    }
+    let mut p = Planner {
+        game_id: &state.id,
+        version: state.version,
+        at: state.updated_at,
+        rows: Vec::new(),
+    };
+    add_turn(&mut p, state, seat, user, deadline);
+    p.rows.pop()
 }

@@ -491,7 +491,9 @@ fn live_session<'a>(session_id: &'a str, user_id: &'a str) -> LiveSession<'a> {
 ///
 /// `notes` (the outbox rows the events cause, see [`crate::notifications`]) are inserted
 /// by a further data-modifying CTE of the same statement, also `FROM claim`: they are
-/// written exactly when the events are.
+/// written exactly when the events are, but for a `your_turn` to a seat whose player
+/// has conditional moves stored (as [`crate::games::conditional::quiet_turn`] drops it
+/// on the other path).
 pub fn append_in_one_statement(
     conn: &mut diesel::PgConnection,
     expected: i64,
@@ -514,10 +516,10 @@ pub fn append_in_one_statement(
     if let Some((session_id, user_id)) = session {
         claimable = Box::new(claimable.and(diesel::dsl::exists(live_session(session_id, user_id))));
     }
-    let claim = diesel::update(games::table)
-        .filter(claimable)
-        .set(&projection)
-        .returning(games::id);
+    let claim = Claim {
+        set: projection.as_changeset(),
+        filter: claimable,
+    };
     let rows = event_rows(
         &new_state.id,
         expected,
@@ -538,6 +540,9 @@ pub fn append_in_one_statement(
             kinds: notes.iter().map(|n| n.kind.clone()).collect(),
             versions: notes.iter().map(|n| n.version.unwrap_or(0)).collect(),
             payloads: notes.iter().map(|n| n.payload.clone()).collect(),
+            turn_seat: new_state
+                .to_move()
+                .map_or_else(String::new, |s| s.to_string()),
         },
     };
     match statement.execute(conn)? {
@@ -556,8 +561,31 @@ pub fn append_in_one_statement(
     }
 }
 
+/// `UPDATE games SET <the projection> WHERE <filter> RETURNING games.id`, written out
+/// rather than built by `diesel::update`: diesel marks every `UPDATE` it builds as unsafe
+/// to keep prepared (its `SET` list may vary), so the append was parsed and planned
+/// afresh by PostgreSQL for every move. This one's text does not vary: the projection
+/// sets every column (`treat_none_as_null`).
+struct Claim<S, W> {
+    set: S,
+    filter: W,
+}
+
+impl<S: QueryFragment<Pg>, W: QueryFragment<Pg>> QueryFragment<Pg> for Claim<S, W> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("UPDATE games SET ");
+        self.set.walk_ast(out.reborrow())?;
+        out.push_sql(" WHERE ");
+        self.filter.walk_ast(out.reborrow())?;
+        out.push_sql(" RETURNING games.id");
+        Ok(())
+    }
+}
+
 /// `WITH claim AS (<claim>) INSERT INTO game_events ... SELECT ... FROM claim CROSS JOIN
-/// unnest(seqs, kinds, payloads)`: the claim is diesel's own `UPDATE` of the projection.
+/// unnest(seqs, kinds, payloads)`: the claim is the [`Claim`] of the projection. Its text
+/// has four shapes (with or without outbox rows, with or without the session guard), so
+/// diesel keeps it prepared per connection like any cached query.
 struct ClaimThenInsert<C> {
     claim: C,
     seqs: Vec<i64>,
@@ -575,6 +603,8 @@ struct Notes {
     kinds: Vec<String>,
     versions: Vec<i64>,
     payloads: Vec<String>,
+    /// The seat to move after the write (empty when none).
+    turn_seat: String,
 }
 
 impl<C> QueryId for ClaimThenInsert<C> {
@@ -605,7 +635,15 @@ impl<C: QueryFragment<Pg>> QueryFragment<Pg> for ClaimThenInsert<C> {
             out.push_bind_param::<Array<BigInt>, _>(&self.notes.versions)?;
             out.push_sql(", ");
             out.push_bind_param::<Array<Text>, _>(&self.notes.payloads)?;
-            out.push_sql(") AS n(id, user_id, kind, version, payload))");
+            out.push_sql(") AS n(id, user_id, kind, version, payload)");
+            // The turn goes to a seat with conditional moves: no `your_turn` (see
+            // `games::conditional`), decided here so that a move stays one statement.
+            out.push_sql(
+                " WHERE n.kind <> 'your_turn' OR NOT EXISTS (SELECT 1 FROM conditional_moves c \
+                 WHERE c.game_id = claim.id AND c.user_id = n.user_id AND c.seat = ",
+            );
+            out.push_bind_param::<Text, _>(&self.notes.turn_seat)?;
+            out.push_sql("))");
         }
         out.push_sql(
             " INSERT INTO game_events (game_id, seq, kind, payload, actor_id, created_at) \

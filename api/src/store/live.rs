@@ -153,12 +153,42 @@ pub fn mark() -> usize {
 pub fn discard_since(mark: usize) {
     PENDING.with(|p| p.borrow_mut().truncate(mark));
 }
-/// A PostgreSQL connection listening on [`CHANNEL`].
-pub fn listen(url: &str) -> Result<PgConnection, StoreError> {
+/// The `application_name` of the listening connections: `djambi-live <instance>`, by
+/// which a publisher sees whether any other instance listens ([`others_listen`]).
+const LISTENER_NAME: &str = "djambi-live";
+
+/// A PostgreSQL connection of `instance` listening on [`CHANNEL`]. It first greets the
+/// other instances (an empty payload, `@<instance>`), so that a publisher that thought
+/// itself alone signals again at once.
+pub fn listen(url: &str, instance: &str) -> Result<PgConnection, StoreError> {
+    use diesel::sql_types::Text;
     let mut conn = PgConnection::establish(url)
         .map_err(|e| StoreError::Database(format!("listening connection: {e}")))?;
+    diesel::sql_query("SELECT set_config('application_name', $1, false)")
+        .bind::<Text, _>(format!("{LISTENER_NAME} {instance}"))
+        .execute(&mut conn)?;
+    publish(&mut conn, &[format!("@{instance}")])?;
     diesel::sql_query(format!("LISTEN {CHANNEL}")).execute(&mut conn)?;
     Ok(conn)
+}
+
+/// Whether an instance other than `instance` listens on this database now (a read of
+/// `pg_stat_activity`: no commit). A site of one instance then sends no `NOTIFY` at all.
+pub fn others_listen(conn: &mut PgConnection, instance: &str) -> Result<bool, StoreError> {
+    use diesel::sql_types::{Bool, Text};
+    #[derive(QueryableByName)]
+    struct Found {
+        #[diesel(sql_type = Bool)]
+        found: bool,
+    }
+    let row: Found = diesel::sql_query(
+        "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() \
+         AND application_name LIKE $1 AND application_name <> $2) AS found",
+    )
+    .bind::<Text, _>(format!("{LISTENER_NAME} %"))
+    .bind::<Text, _>(format!("{LISTENER_NAME} {instance}"))
+    .get_result(conn)?;
+    Ok(row.found)
 }
 
 /// The payloads that arrived on a listening connection since the last call (reading the
@@ -207,6 +237,16 @@ pub fn topics_of<'a>(payload: &'a str, instance: &str) -> Vec<&'a str> {
         words.next();
     }
     words.collect()
+}
+
+/// Whether `payload` was sent by another instance than `instance` (a signal or a
+/// greeting; a trigger's bare topic is nobody's).
+pub fn is_from_another(payload: &str, instance: &str) -> bool {
+    payload
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.strip_prefix('@'))
+        .is_some_and(|from| from != instance)
 }
 
 /// Sends `payloads` on `conn` in one statement (one commit, outside any write).

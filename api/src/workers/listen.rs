@@ -11,8 +11,14 @@
 //! The other way, [`spawn_publisher`]: the topics this instance's writes changed (its own
 //! hub already has them, in process) are gathered for `DJAMBI_SIGNAL_EVERY` and sent to
 //! the other instances in one `NOTIFY` (`@<instance> g:.. u:..`), on a connection of its
-//! own and after the writes' commits. A payload of one's own instance is skipped.
+//! own and after the writes' commits. A payload of one's own instance is skipped. An
+//! instance alone on its database (no other listening connection, asked at most every
+//! [`OTHERS_ASKED_EVERY`]) sends nothing: on a site of one instance a move costs no
+//! `NOTIFY`. An instance that starts listening greets the others ([`live::listen`]), so
+//! that they signal again at once.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::UnboundedSender;
@@ -26,6 +32,11 @@ pub const PING_EVERY: Duration = Duration::from_secs(30);
 /// The wait before connecting again after a failed attempt.
 pub const RETRY: Duration = Duration::from_millis(500);
 
+/// How long the publisher trusts its last look at whether other instances listen
+/// ([`live::others_listen`]). An instance that starts listening is told of writes at most
+/// this much later, and its streams re-read every `DJAMBI_LIVE_RECHECK` meanwhile.
+pub const OTHERS_ASKED_EVERY: Duration = Duration::from_secs(1);
+
 /// What the listener needs.
 #[derive(Debug, Clone)]
 pub struct Listener {
@@ -34,6 +45,8 @@ pub struct Listener {
     /// This instance (its own payloads are skipped).
     pub instance: String,
     pub hub: UnboundedSender<String>,
+    /// Set when a payload of another instance arrives (see [`Publisher::heard_others`]).
+    pub heard_others: Arc<AtomicBool>,
     pub stop: CancellationToken,
 }
 
@@ -50,7 +63,7 @@ pub fn spawn(listener: Listener) {
 fn run(l: Listener) {
     let mut first = true;
     while !l.stop.is_cancelled() {
-        let mut conn = match live::listen(&l.url) {
+        let mut conn = match live::listen(&l.url, &l.instance) {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!(error = %e, "live: cannot listen; trying again");
@@ -75,6 +88,9 @@ fn run(l: Listener) {
                 Ok(payloads) => {
                     heard = Instant::now();
                     for p in payloads {
+                        if live::is_from_another(&p, &l.instance) {
+                            l.heard_others.store(true, Ordering::Relaxed);
+                        }
                         for topic in live::topics_of(&p, &l.instance) {
                             if l.hub.send(topic.to_string()).is_err() {
                                 return;
@@ -107,6 +123,9 @@ pub struct Publisher {
     pub every: Duration,
     pub instance: String,
     pub topics: std::sync::mpsc::Receiver<String>,
+    /// Set by this instance's listener when another instance spoke (it greets on
+    /// listening): the publisher then knows it is not alone without asking.
+    pub heard_others: Arc<AtomicBool>,
     pub stop: CancellationToken,
 }
 
@@ -123,6 +142,8 @@ pub fn spawn_publisher(publisher: Publisher) {
 fn publish_loop(p: Publisher) {
     use std::sync::mpsc::RecvTimeoutError;
     let mut conn: Option<diesel::PgConnection> = None;
+    // Whether another instance listened when last asked, and when that was.
+    let mut others: Option<(Instant, bool)> = None;
     loop {
         let first = match p.topics.recv_timeout(Duration::from_millis(200)) {
             Ok(t) => t,
@@ -162,6 +183,25 @@ fn publish_loop(p: Publisher) {
                 }
             }
             let Some(c) = conn.as_mut() else { break };
+            // Alone on the database: nobody to tell (a commit and the notification
+            // queue's cluster-wide lock saved per window). An instance that starts
+            // meanwhile is told from the next ask on, and re-reads before that.
+            if p.heard_others.swap(false, Ordering::Relaxed) {
+                others = Some((Instant::now(), true));
+            }
+            let fresh = others.filter(|(at, _)| at.elapsed() < OTHERS_ASKED_EVERY);
+            let listening = match fresh {
+                Some((_, listening)) => listening,
+                None => {
+                    // Unknown (the read failed): tell, as if someone listened.
+                    let listening = live::others_listen(c, &p.instance).unwrap_or(true);
+                    others = Some((Instant::now(), listening));
+                    listening
+                }
+            };
+            if !listening {
+                break;
+            }
             match live::publish(c, &payloads) {
                 Ok(()) => break,
                 Err(e) => {

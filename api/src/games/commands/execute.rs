@@ -347,9 +347,9 @@ fn fast_path(
     let deadline = Vacations::new(conn, clock.now())
         .of_state(&written.state)
         .map_err(CommandError::from)?;
+    // No `quiet_turn` read here: the statement itself leaves out a `your_turn` to a
+    // player with conditional moves stored for the seat (see `append_in_one_statement`).
     let notes = notifications::plan(written.wrote(deadline), write.actor.account());
-    let notes = crate::games::conditional::quiet_turn(conn, &written.state, notes)
-        .map_err(CommandError::from)?;
     let DbConnection::Pg(pg) = conn else {
         return Ok(None);
     };
