@@ -260,7 +260,7 @@ settings! {
     }
     /// how long an instance on PostgreSQL gathers the games and users its writes changed
     /// before telling the other instances, in one NOTIFY on a connection of its own (no
-    /// write transaction notifies)
+    /// write transaction notifies; an instance alone on its database sends none)
     SIGNAL_EVERY: Dur<{ 1 * MS }, { 10 * M }> {
         env: "DJAMBI_SIGNAL_EVERY",
         key: "signal_every",
