@@ -194,7 +194,8 @@ replies.sort()
 q = lambda p: replies[min(len(replies) - 1, int(p * len(replies)))]
 print(f"bot replies in the person's games ({games}): {len(replies)}; p50 {q(0.5):.2f} s, "
       f"p99 {q(0.99):.2f} s, max {replies[-1]:.2f} s (target p99 <= {delay_s + 1:.2f} s)")
-print(f"bot-only games meanwhile: {sum(plies)} plies in {elapsed:.1f} s "
-      f"({sum(plies) / elapsed:.1f} plies/s in all; per game min {min(plies)}, max {max(plies)}; "
-      f"{active} of {n_busy} still active)")
+if plies:
+    print(f"bot-only games meanwhile: {sum(plies)} plies in {elapsed:.1f} s "
+          f"({sum(plies) / elapsed:.1f} plies/s in all; per game min {min(plies)}, max {max(plies)}; "
+          f"{active} of {n_busy} still active)")
 PY

@@ -22,6 +22,7 @@ const FAST: [(&str, &str); 3] = [
 ];
 
 backend_tests!(
+    bots_answer_after_their_delay_not_the_interval,
     bots_answer_a_draw_offer,
     three_bots_and_a_scripted_person_finish_the_game,
     seating_bots_and_its_refusals,
@@ -180,6 +181,51 @@ fn three_bots_and_a_scripted_person_finish_the_game(backend: Backend) {
         .clone();
     assert_eq!(imported["status"], "finished");
     assert_eq!(imported["result"], summary(&srv, &id)["result"]);
+}
+
+/// Three bots in a row answer after their delay each, however long the worker's interval:
+/// the pass that a bot's own write wakes may run before that game's lease is released and
+/// pass it over, so the release wakes the worker again. (Without it each bot after the
+/// first waited for `DJAMBI_DUE_INTERVAL`, here 30 s: 5 s with the default.)
+fn bots_answer_after_their_delay_not_the_interval(backend: Backend) {
+    let srv = TestServer::start_with(
+        backend,
+        &[
+            ("DJAMBI_DUE_INTERVAL", "30s"),
+            ("DJAMBI_BOT_DELAY", "200ms"),
+        ],
+    );
+    let ann = srv.user("ann");
+    let game = create(
+        &srv,
+        &ann,
+        json!({"seats": 4, "seat": "R", "bots": [
+            {"seat": "B", "level": 1}, {"seat": "Y", "level": 1}, {"seat": "G", "level": 1}
+        ]}),
+    );
+    let id = game["id"].as_str().unwrap().to_string();
+    for round in 0..3 {
+        let s = wait_for("Red's turn", 20, || {
+            let s = summary(&srv, &id);
+            (s["to_move_user_id"] == ann.user_id.as_str() || s["status"] != "active").then_some(s)
+        });
+        if s["status"] != "active" {
+            break;
+        }
+        let version = s["version"].as_i64().unwrap();
+        let mv = first_legal(&srv, &id);
+        play(&srv, &ann, &id, json!(mv), version).expect(201);
+        let played = Instant::now();
+        wait_for("the three bots' answers", 20, || {
+            let s = summary(&srv, &id);
+            (s["to_move_user_id"] == ann.user_id.as_str() || s["status"] != "active").then_some(())
+        });
+        assert!(
+            played.elapsed() < Duration::from_secs(5),
+            "round {round}: three bots of 200 ms took {:?}",
+            played.elapsed()
+        );
+    }
 }
 
 /// Who may seat a bot, where and when; the refusals write nothing.

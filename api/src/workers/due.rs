@@ -287,9 +287,12 @@ async fn work_on(work: DueWork, id: String) {
     match result {
         Ok(_) => {
             let i = id.clone();
-            if let Err(e) = store::run(&work.pool, move |conn| store::due::release(conn, &i)).await
-            {
-                tracing::warn!(game = %id, error = %e, "releasing a due game failed");
+            match store::run(&work.pool, move |conn| store::due::release(conn, &i)).await {
+                // The pass that the write itself woke may have run before this release and
+                // passed the game over as leased (its next bot turn included), then slept
+                // for `DJAMBI_DUE_INTERVAL`: a bot answered after 5 s instead of its delay.
+                Ok(_) => work.wake.notify_one(),
+                Err(e) => tracing::warn!(game = %id, error = %e, "releasing a due game failed"),
             }
         }
         Err(e) => tracing::warn!(game = %id, error = %e, "due command failed"),
