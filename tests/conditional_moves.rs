@@ -646,11 +646,24 @@ fn a_restart_between_the_match_and_the_move_loses_nothing(backend: Backend) {
     check_log_replays(&srv, &id);
 }
 
-/// By mail: a reply to a turn mail whose first line is this turn's move and a line of
-/// conditional moves plays the move, then stores the line (the answer mail says so) and
-/// the line is answered like any tree; a line that does not hold is refused with its
-/// ply named, and the move stands.
-fn a_reply_by_mail_stores_a_line(backend: Backend) {
+/// A game of four players verified by mail, Red's turn mail received: its reply address,
+/// the game then, Red's move `own`, the position after it and a line of the rivals' four
+/// plies from there (`line`, and its words: seat, move, seat, move, ...).
+struct MailGame {
+    sink: smtp_sink::SmtpSink,
+    srv: TestServer,
+    p: Vec<Login>,
+    id: String,
+    addr: String,
+    start: Game,
+    v: i64,
+    own: Move,
+    after: Game,
+    line: Vec<Move>,
+    words: Vec<String>,
+}
+
+fn mail_game(backend: Backend, prefix: &str) -> MailGame {
     use smtp_sink::{SmtpSink, address_of as email};
     let sink = SmtpSink::start();
     let mut vars = sink.server_settings(&[
@@ -660,7 +673,7 @@ fn a_reply_by_mail_stores_a_line(backend: Backend) {
     ]);
     vars.push(FAST);
     let srv = TestServer::start_with(backend, &vars);
-    let p = smtp_sink::verified_players(&srv, &sink, "cm");
+    let p = smtp_sink::verified_players(&srv, &sink, prefix);
     sink.clear();
     let id = seat_all(&srv, &p);
     let turn = sink.wait_for_subject(20, &email(&p[0]), "Your turn", 1);
@@ -674,6 +687,40 @@ fn a_reply_by_mail_stores_a_line(backend: Backend) {
         .split(' ')
         .map(str::to_string)
         .collect();
+    MailGame {
+        sink,
+        srv,
+        p,
+        id,
+        addr,
+        start,
+        v,
+        own,
+        after,
+        line,
+        words,
+    }
+}
+
+/// By mail: a reply to a turn mail whose first line is this turn's move and a line of
+/// conditional moves plays the move, then stores the line (the answer mail says so) and
+/// the line is answered like any tree; a line that does not hold is refused with its
+/// ply named, and the move stands.
+fn a_reply_by_mail_stores_a_line(backend: Backend) {
+    use smtp_sink::address_of as email;
+    let MailGame {
+        sink,
+        srv,
+        p,
+        id,
+        addr,
+        start,
+        v,
+        own,
+        after,
+        line,
+        words,
+    } = mail_game(backend, "cm");
     let first = format!(
         "{} if {} {} {} {} {} {} then {}",
         text_of(&start, &own).to_lowercase(),
@@ -747,29 +794,20 @@ fn a_reply_by_mail_stores_a_line(backend: Backend) {
 /// moves cannot start there. Refused with the form that works; nothing is played or
 /// stored, a try is counted and the same address then plays a move and its line.
 fn a_bare_line_by_mail_on_the_turn_is_refused(backend: Backend) {
-    use smtp_sink::{SmtpSink, address_of as email};
-    let sink = SmtpSink::start();
-    let mut vars = sink.server_settings(&[
-        ("DJAMBI_MAIL_DOMAIN", "play.djambi.example"),
-        ("DJAMBI_MAIL_AUTH", "token"),
-        ("DJAMBI_INBOUND_MAIL_SECRET", inbound::SECRET),
-    ]);
-    vars.push(FAST);
-    let srv = TestServer::start_with(backend, &vars);
-    let p = smtp_sink::verified_players(&srv, &sink, "cb");
-    sink.clear();
-    let id = seat_all(&srv, &p);
-    let turn = sink.wait_for_subject(20, &email(&p[0]), "Your turn", 1);
-    let addr = turn.header("reply-to").to_string();
-    let (start, v) = game_now(&srv, &id);
-    let own = nth(&start, 3);
-    let mut after = start.clone();
-    after.apply(&Action::Move(own)).unwrap();
-    let line = plies(&after, 4, 1);
-    let words: Vec<String> = line_of(&after, &line)
-        .split(' ')
-        .map(str::to_string)
-        .collect();
+    use smtp_sink::address_of as email;
+    let MailGame {
+        sink,
+        srv,
+        p,
+        id,
+        addr,
+        start,
+        v,
+        own,
+        after,
+        line,
+        words,
+    } = mail_game(backend, "cb");
     let tree = format!(
         "if {} {} {} {} {} {} then {}",
         words[0], words[1], words[2], words[3], words[4], words[5], words[7]

@@ -324,6 +324,15 @@ fn the_listener_reconnects_and_nothing_is_lost() {
     assert_eq!(versions_until(&stream, end + 1), vec![end + 1]);
 }
 
+/// The payloads a listening test connection got so far (one round trip reads them in).
+fn heard(listener: &mut PgConnection) -> Vec<String> {
+    diesel::sql_query("SELECT 1").execute(listener).unwrap();
+    listener
+        .notifications_iter()
+        .map(|n| n.unwrap().payload)
+        .collect()
+}
+
 /// Transactions committed in the test's database (its statistics, flushed first).
 fn commits(conn: &mut PgConnection) -> i64 {
     #[derive(QueryableByName)]
@@ -514,13 +523,7 @@ fn moves_signal_other_instances_in_few_notifies_after_their_commits() {
     assert_eq!(versions_until(&on_b, end), range(start + 1, end));
     quiet(&on_b, Duration::from_millis(300));
     std::thread::sleep(Duration::from_millis(500));
-    diesel::sql_query("SELECT 1")
-        .execute(&mut listener)
-        .unwrap();
-    let payloads: Vec<String> = listener
-        .notifications_iter()
-        .map(|n| n.unwrap().payload)
-        .collect();
+    let payloads = heard(&mut listener);
     let mut bound = took.as_millis() / 300 + 2;
     bound = bound.min(23);
     assert!(
@@ -553,14 +556,8 @@ fn an_instance_alone_signals_nobody_until_another_listens() {
         .unwrap();
     play_moves(&a, &id, &p, 8);
     std::thread::sleep(Duration::from_millis(500));
-    diesel::sql_query("SELECT 1")
-        .execute(&mut listener)
-        .unwrap();
-    let heard: Vec<String> = listener
-        .notifications_iter()
-        .map(|n| n.unwrap().payload)
-        .collect();
-    assert!(heard.is_empty(), "alone, yet it notified: {heard:?}");
+    let silent = heard(&mut listener);
+    assert!(silent.is_empty(), "alone, yet it notified: {silent:?}");
 
     let b = TestServer::start_on_with(&db, &[("DJAMBI_LIVE_RECHECK", "10m")], None);
     let on_b = game_stream(&b, &id, None);
@@ -571,19 +568,13 @@ fn an_instance_alone_signals_nobody_until_another_listens() {
         assert_eq!(versions_until(&on_b, start + 8 + k), vec![start + 8 + k]);
         assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
     }
-    diesel::sql_query("SELECT 1")
-        .execute(&mut listener)
-        .unwrap();
     let game = format!("g:{id}");
-    let heard: Vec<String> = listener
-        .notifications_iter()
-        .map(|n| n.unwrap().payload)
-        .collect();
+    let payloads = heard(&mut listener);
     assert!(
-        heard
+        payloads
             .iter()
             .any(|p| p.split_whitespace().any(|t| t == game)),
-        "{heard:?}"
+        "{payloads:?}"
     );
     drop((a, b));
 }
