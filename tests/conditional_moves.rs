@@ -534,11 +534,7 @@ fn bad_trees_are_refused_and_nothing_is_stored(backend: Backend) {
     assert!(tree_lines(&srv, &p[0], &id, "R").is_empty());
     srv.delete(&path(&id, "R"), Some(&p[0].access)).expect(204);
     // The mail form is read too.
-    let mail = format!(
-        "if {} {} {} {} {} {} then {}",
-        words[0], words[1], words[2], words[3], words[4], words[5], words[7]
-    );
-    let stored = put_tree(&srv, &p[0], &id, "R", v, &[mail]);
+    let stored = put_tree(&srv, &p[0], &id, "R", v, &[mail_form(&good)]);
     assert_eq!(stored.expect(200)["lines"], json!([good]));
     // Not started.
     let open = create(&srv, &p[0], json!({"seats": 4, "seat": "R"}));
@@ -646,9 +642,19 @@ fn a_restart_between_the_match_and_the_move_loses_nothing(backend: Backend) {
     check_log_replays(&srv, &id);
 }
 
+/// A line of three rivals' plies and an answer (`B m Y m G m R m`, as [`line_of`] writes
+/// it) in the mail's form: `if B m Y m G m then m`.
+fn mail_form(line: &str) -> String {
+    let w: Vec<&str> = line.split(' ').collect();
+    format!(
+        "if {} {} {} {} {} {} then {}",
+        w[0], w[1], w[2], w[3], w[4], w[5], w[7]
+    )
+}
+
 /// A game of four players verified by mail, Red's turn mail received: its reply address,
 /// the game then, Red's move `own`, the position after it and a line of the rivals' four
-/// plies from there (`line`, and its words: seat, move, seat, move, ...).
+/// plies from there (`line`, and `tree`, its mail form).
 struct MailGame {
     sink: smtp_sink::SmtpSink,
     srv: TestServer,
@@ -660,7 +666,8 @@ struct MailGame {
     own: Move,
     after: Game,
     line: Vec<Move>,
-    words: Vec<String>,
+    /// The line in the mail's form: `if B G8-E6 Y H3-F5 G C2-D3 then C7-D7`.
+    tree: String,
 }
 
 fn mail_game(backend: Backend, prefix: &str) -> MailGame {
@@ -683,10 +690,7 @@ fn mail_game(backend: Backend, prefix: &str) -> MailGame {
     let mut after = start.clone();
     after.apply(&Action::Move(own)).unwrap();
     let line = plies(&after, 4, 1);
-    let words: Vec<String> = line_of(&after, &line)
-        .split(' ')
-        .map(str::to_string)
-        .collect();
+    let tree = mail_form(&line_of(&after, &line));
     MailGame {
         sink,
         srv,
@@ -698,7 +702,7 @@ fn mail_game(backend: Backend, prefix: &str) -> MailGame {
         own,
         after,
         line,
-        words,
+        tree,
     }
 }
 
@@ -719,19 +723,9 @@ fn a_reply_by_mail_stores_a_line(backend: Backend) {
         own,
         after,
         line,
-        words,
+        tree,
     } = mail_game(backend, "cm");
-    let first = format!(
-        "{} if {} {} {} {} {} {} then {}",
-        text_of(&start, &own).to_lowercase(),
-        words[0],
-        words[1],
-        words[2],
-        words[3],
-        words[4],
-        words[5],
-        words[7]
-    );
+    let first = format!("{} {tree}", text_of(&start, &own).to_lowercase());
     let body = format!("{first}\r\n\r\n> quoted text of the turn mail");
     let outcome = inbound::deliver(&srv, &inbound::reply(&email(&p[0]), &addr, "c1", "", &body));
     assert_eq!(outcome, "played");
@@ -806,12 +800,8 @@ fn a_bare_line_by_mail_on_the_turn_is_refused(backend: Backend) {
         own,
         after,
         line,
-        words,
+        tree,
     } = mail_game(backend, "cb");
-    let tree = format!(
-        "if {} {} {} {} {} {} then {}",
-        words[0], words[1], words[2], words[3], words[4], words[5], words[7]
-    );
 
     let outcome = inbound::deliver(
         &srv,
