@@ -671,6 +671,11 @@ struct MailGame {
 }
 
 fn mail_game(backend: Backend, prefix: &str) -> MailGame {
+    mail_game_every(backend, prefix, FAST.1)
+}
+
+/// [`mail_game`] with the due worker's pass every `interval` (and on game changes).
+fn mail_game_every(backend: Backend, prefix: &str, interval: &'static str) -> MailGame {
     use smtp_sink::{SmtpSink, address_of as email};
     let sink = SmtpSink::start();
     let mut vars = sink.server_settings(&[
@@ -678,7 +683,7 @@ fn mail_game(backend: Backend, prefix: &str) -> MailGame {
         ("DJAMBI_MAIL_AUTH", "token"),
         ("DJAMBI_INBOUND_MAIL_SECRET", inbound::SECRET),
     ]);
-    vars.push(FAST);
+    vars.push(("DJAMBI_DUE_INTERVAL", interval));
     let srv = TestServer::start_with(backend, &vars);
     let p = smtp_sink::verified_players(&srv, &sink, prefix);
     sink.clear();
@@ -782,7 +787,6 @@ fn a_reply_by_mail_stores_a_line(backend: Backend) {
     );
 }
 
-/// Runs one statement on the test database (no server running).
 /// A reply of conditional moves only (`if B ... then ...`, no move first) answers a turn
 /// mail, whose token holds only on the player's turn: a line starting with the rivals'
 /// moves cannot start there. Refused with the form that works; nothing is played or
@@ -834,6 +838,165 @@ fn a_bare_line_by_mail_on_the_turn_is_refused(backend: Backend) {
     );
 }
 
+/// By mail, off the turn: the answer to a move by mail takes a reply, and a line alone
+/// (`if ... then ...`) sent to it is stored from the position after the move, even when a
+/// rival has moved since (matched against what was played since); the answer is played
+/// when the line comes true, and the mail saying so takes a reply of its own. A line the
+/// moves since contradict is refused at once, with the move that contradicts it.
+fn a_line_by_mail_answers_the_played_mail(backend: Backend) {
+    use smtp_sink::address_of as email;
+    let MailGame {
+        sink,
+        srv,
+        p,
+        id,
+        addr,
+        start,
+        v,
+        own,
+        after,
+        line,
+        tree,
+    } = mail_game(backend, "ca");
+    let red = email(&p[0]);
+    // Red's conditional answers come by mail too.
+    srv.send(
+        srv.request(Method::PUT, "/v1/me/notification-settings")
+            .bearer_auth(&p[0].access)
+            .json(&json!({"kinds": {"conditional_played":
+                {"feed": true, "email": true, "webhook": true, "push": false}}})),
+    )
+    .expect(200);
+    let body = format!("{}\r\n", text_of(&start, &own));
+    let outcome = inbound::deliver(&srv, &inbound::reply(&red, &addr, "a1", "", &body));
+    assert_eq!(outcome, "played");
+    let played = sink.wait_for_subject(20, &red, "Played", 1);
+    let answer_addr = played.header("reply-to").to_string();
+    assert!(answer_addr.starts_with("move+"), "{answer_addr:?}");
+    assert_ne!(answer_addr, addr, "a reply address of its own");
+    assert!(
+        played
+            .body
+            .contains("To store conditional moves, reply to this mail"),
+        "{}",
+        played.body
+    );
+
+    // Blue moves as the line expects before Red's reply arrives.
+    play_one(&srv, &id, &p, &line[0]);
+    let outcome = inbound::deliver(
+        &srv,
+        &inbound::reply(&red, &answer_addr, "a2", "", &format!("{tree}\r\n")),
+    );
+    assert_eq!(outcome, "played", "stored");
+    assert_eq!(version(&srv, &id), v + 2, "nothing played by the reply");
+    assert_eq!(
+        tree_lines(&srv, &p[0], &id, "R"),
+        vec![line_of(&after, &line)]
+    );
+    let stored = sink.wait_for_subject(20, &red, "Conditional moves", 1);
+    for words in [
+        "Conditional moves stored: ",
+        "The game has moved on since the mail you answered",
+    ] {
+        assert!(stored.body.contains(words), "{words:?} in {}", stored.body);
+    }
+    for mv in &line[1..3] {
+        play_one(&srv, &id, &p, mv);
+    }
+    wait_for("the answer stored by a reply to the answer", || {
+        (version(&srv, &id) == v + 5).then_some(())
+    });
+    let events = all_events(&srv, &id);
+    assert_eq!(events[(v + 4) as usize]["payload"]["conditional"], true);
+    assert_eq!(events[(v + 4) as usize]["actor_id"], p[0].user_id.as_str());
+    assert!(tree_lines(&srv, &p[0], &id, "R").is_empty(), "used up");
+
+    // The mail of the answer played takes a line too; Blue then moves against it.
+    let told = sink.wait_for_subject(20, &red, "Your conditional move was played", 1);
+    let told_addr = told.header("reply-to").to_string();
+    assert!(told_addr.starts_with("move+"), "{told_addr:?}");
+    assert!(
+        told.body.contains("Conditional moves by mail: reply to"),
+        "{}",
+        told.body
+    );
+    let (now, _) = game_now(&srv, &id);
+    let expected = plies(&now, 4, 1);
+    let other = plies(&now, 1, 2)[0];
+    assert_ne!(other, expected[0]);
+    play_one(&srv, &id, &p, &other);
+    let late = mail_form(&line_of(&now, &expected));
+    let outcome = inbound::deliver(
+        &srv,
+        &inbound::reply(&red, &told_addr, "a3", "", &format!("{late}\r\n")),
+    );
+    assert_eq!(outcome, "error:conditional");
+    assert!(
+        tree_lines(&srv, &p[0], &id, "R").is_empty(),
+        "nothing stored"
+    );
+    let refused = sink.wait_for_subject(20, &red, "Conditional moves", 2);
+    let blue_move = format!("Blue played {}", text_of(&now, &other));
+    assert!(
+        refused.body.contains(&blue_move) && refused.body.contains("which no line expected"),
+        "{blue_move:?} in {}",
+        refused.body
+    );
+}
+
+/// A line by mail reaching a turn already told: the rivals played the whole line before
+/// Red's reply stored it, so Red's `your_turn` went out with no tree to hold it back.
+/// Deleting the tree before the pass answers it leaves that turn told once (the deletion
+/// sends the turn a tree held back, and this one was not), and nothing is played.
+fn a_line_by_mail_on_a_turn_already_told_is_told_once(backend: Backend) {
+    use smtp_sink::address_of as email;
+    let MailGame {
+        sink,
+        srv,
+        p,
+        id,
+        addr,
+        start,
+        v,
+        own,
+        line,
+        tree,
+        ..
+    } = mail_game_every(backend, "ct", "1h");
+    let red = email(&p[0]);
+    let body = format!("{}\r\n", text_of(&start, &own));
+    let outcome = inbound::deliver(&srv, &inbound::reply(&red, &addr, "t1", "", &body));
+    assert_eq!(outcome, "played");
+    let played = sink.wait_for_subject(20, &red, "Played", 1);
+    let answer_addr = played.header("reply-to").to_string();
+    for mv in &line[..3] {
+        play_one(&srv, &id, &p, mv);
+    }
+    let turns = |items: &[Value]| {
+        items
+            .iter()
+            .filter(|i| i["kind"] == "your_turn" && i["payload"]["version"] == v + 4)
+            .count()
+    };
+    wait_for("Red's turn told", || {
+        (turns(&feed(&srv, &p[0])) == 1).then_some(())
+    });
+    // The passes the rivals' moves woke are over (one at most every 100 ms); storing a
+    // tree wakes none, and the next on the clock is an hour away.
+    std::thread::sleep(Duration::from_millis(500));
+    let outcome = inbound::deliver(
+        &srv,
+        &inbound::reply(&red, &answer_addr, "t2", "", &format!("{tree}\r\n")),
+    );
+    assert_eq!(outcome, "played", "stored");
+    assert_eq!(tree_lines(&srv, &p[0], &id, "R").len(), 1);
+    srv.delete(&path(&id, "R"), Some(&p[0].access)).expect(204);
+    assert_eq!(version(&srv, &id), v + 4, "nothing played");
+    assert_eq!(turns(&feed(&srv, &p[0])), 1, "the turn told once");
+}
+
+/// Runs one statement on the test database (no server running).
 fn exec(db: &FreshDatabase, sql: &str) {
     use diesel::{Connection, RunQueryDsl};
     match db.backend {
@@ -864,4 +1027,6 @@ backend_tests!(
     a_restart_between_the_match_and_the_move_loses_nothing,
     a_reply_by_mail_stores_a_line,
     a_bare_line_by_mail_on_the_turn_is_refused,
+    a_line_by_mail_answers_the_played_mail,
+    a_line_by_mail_on_a_turn_already_told_is_told_once,
 );

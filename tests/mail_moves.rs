@@ -321,6 +321,9 @@ fn answers_thread_under_the_reply(backend: Backend) {
         "<first@example.org> <turn@djambi> <th1@example.org>"
     );
     assert_eq!(ok.header("auto-submitted"), "auto-replied");
+    // The answer to a move takes a reply (conditional moves), at an address of its own.
+    assert!(ok.header("reply-to").starts_with("move+"), "{ok:?}");
+    assert_ne!(ok.header("reply-to"), addr);
     // An error answer to a reply without References.
     assert_eq!(
         deliver(&srv, &raw(&email(red), &addr, "th2", "", "resign")),
@@ -330,6 +333,11 @@ fn answers_thread_under_the_reply(backend: Backend) {
     assert_eq!(used.header("in-reply-to"), "<th2@example.org>");
     assert_eq!(used.header("references"), "<th2@example.org>");
     assert_eq!(used.header("auto-submitted"), "auto-replied");
+    assert_eq!(
+        used.header("reply-to"),
+        "",
+        "an error answer takes no reply"
+    );
     // The next turn mail is no answer.
     let blue = sink.wait_for_subject(20, &email(&p[1]), "Your turn", 1);
     assert_eq!(blue.header("auto-submitted"), "auto-generated");
@@ -343,6 +351,8 @@ fn nth_reply_to(sink: &SmtpSink, who: &Login, n: usize) -> String {
         let with: Vec<String> = sink
             .to(&email(who))
             .iter()
+            // Answers carry a reply address too; they thread under a reply.
+            .filter(|m| m.header("in-reply-to").is_empty())
             .map(|m| m.header("reply-to").to_string())
             .filter(|r| r.starts_with("move+"))
             .collect();
@@ -385,7 +395,7 @@ fn answers_speak_the_players_language(backend: Backend) {
     let addr = nth_reply_to(&sink, red, 1);
     let french = |n: usize| {
         let mut all = sink.wait_for(20, &email(red), n + 1);
-        all.retain(|m| m.header("reply-to").is_empty());
+        all.retain(|m| !m.header("in-reply-to").is_empty());
         all
     };
     // A typo: the reason in French, one try left in the singular after two.
@@ -439,7 +449,7 @@ fn answers_speak_the_players_language(backend: Backend) {
     let turn = sink
         .to(&email(blue))
         .into_iter()
-        .find(|m| !m.header("reply-to").is_empty())
+        .find(|m| !m.header("reply-to").is_empty() && m.header("in-reply-to").is_empty())
         .unwrap();
     assert!(turn.body.contains("responde a "), "{}", turn.body);
     assert_eq!(
@@ -449,7 +459,7 @@ fn answers_speak_the_players_language(backend: Backend) {
     let m = sink
         .wait_for(20, &email(blue), 2)
         .into_iter()
-        .find(|m| m.header("reply-to").is_empty())
+        .find(|m| !m.header("in-reply-to").is_empty())
         .unwrap();
     assert_eq!(m.header("content-language"), "es");
     assert!(

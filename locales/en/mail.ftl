@@ -27,6 +27,7 @@ mail-reminder-before = This reminder comes { $before } before the deadline.
 mail-last-moves = Last moves: { $moves }
 # The mail commands (resign, draw offer, …) stay in English: the server reads them so.
 mail-move-by-mail = Move by mail: reply to { $address } with your move (e.g. C8-D7), resign, draw offer, draw accept or draw decline on the first line.
+mail-line-by-mail = Conditional moves by mail: reply to { $address } with a line on the first line, like if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (the rivals' moves you expect, then your answer).
 mail-open-game = Open the game: { $url }
 mail-board = Board: { $url }
 mail-endpoint = Endpoint: { $url }
@@ -158,6 +159,8 @@ mail-kind-conditional_played = Your conditional move was played
 mail-kind-conditional_discarded = Your conditional moves were discarded
 move-answer-conditional-stored = Conditional moves stored: { $line }
 move-answer-conditional-refused = Your conditional moves were not stored: { $detail }
+move-answer-conditional-since = The game has moved on since the mail you answered: the line is matched against the moves played since then, and you will be told what becomes of it.
+move-answer-reply-line = To store conditional moves, reply to this mail with a line on the first line, like if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (the rivals' moves you expect, then your answer).
 move-answer-title-conditional = Conditional moves
 move-answer-conditional-move-first = “{ $line }” holds conditional moves only, but it is your turn: a reply to a turn mail starts with your move. Write your move first, then the line, like C8-D7 if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (it plays C8-D7, then stores the line from the next turn). Nothing was played or stored.
 # An event's notifications (api/src/tournaments/notify.rs, composed in email.rs).

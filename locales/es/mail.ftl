@@ -27,6 +27,7 @@ mail-reminder-before = Este recordatorio llega { $before } antes del plazo.
 mail-last-moves = Últimas jugadas: { $moves }
 # Los comandos por correo (resign, draw offer, …) siguen en inglés: el servidor los lee así.
 mail-move-by-mail = Jugar por correo: responde a { $address } con tu jugada (p. ej. C8-D7), resign, draw offer, draw accept o draw decline en la primera línea.
+mail-line-by-mail = Jugadas condicionales por correo: responde a { $address } con una línea en la primera línea, como if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (las jugadas que esperas de los rivales y luego tu respuesta).
 mail-open-game = Abrir la partida: { $url }
 mail-board = Tablero: { $url }
 mail-endpoint = Dirección: { $url }
@@ -152,6 +153,8 @@ mail-kind-conditional_played = Se jugó tu jugada condicional
 mail-kind-conditional_discarded = Se descartaron tus jugadas condicionales
 move-answer-conditional-stored = Jugadas condicionales guardadas: { $line }
 move-answer-conditional-refused = Tus jugadas condicionales no se guardaron: { $detail }
+move-answer-conditional-since = La partida ha avanzado desde el correo al que respondes: la línea se compara con las jugadas hechas desde entonces y se te avisará de lo que pase con ella.
+move-answer-reply-line = Para guardar jugadas condicionales, responde a este correo con una línea en la primera línea, como if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (las jugadas que esperas de los rivales y luego tu respuesta).
 move-answer-title-conditional = Jugadas condicionales
 move-answer-conditional-move-first = «{ $line }» solo contiene jugadas condicionales, pero te toca jugar: una respuesta a un correo de turno empieza por tu jugada. Escribe primero tu jugada y luego la línea, como C8-D7 if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (juega C8-D7 y luego guarda la línea desde el turno siguiente). No se jugó ni se guardó nada.
 # Las notificaciones de un torneo (api/src/tournaments/notify.rs, compuestas en email.rs).

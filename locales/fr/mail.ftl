@@ -27,6 +27,7 @@ mail-reminder-before = Ce rappel arrive { $before } avant le délai.
 mail-last-moves = Derniers coups : { $moves }
 # Les commandes par mail (resign, draw offer, …) restent en anglais : le serveur les lit ainsi.
 mail-move-by-mail = Jouer par mail : répondez à { $address } avec votre coup (par ex. C8-D7), resign, draw offer, draw accept ou draw decline en première ligne.
+mail-line-by-mail = Coups conditionnels par mail : répondez à { $address } avec une ligne en première ligne, comme if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (les coups attendus des adversaires, puis votre réponse).
 mail-open-game = Ouvrir la partie : { $url }
 mail-board = Plateau : { $url }
 mail-endpoint = Adresse : { $url }
@@ -152,6 +153,8 @@ mail-kind-conditional_played = Votre coup conditionnel a été joué
 mail-kind-conditional_discarded = Vos coups conditionnels ont été abandonnés
 move-answer-conditional-stored = Coups conditionnels enregistrés : { $line }
 move-answer-conditional-refused = Vos coups conditionnels n'ont pas été enregistrés : { $detail }
+move-answer-conditional-since = La partie a avancé depuis le mail auquel vous répondez : la ligne est comparée aux coups joués depuis, et vous serez prévenu de ce qu'elle devient.
+move-answer-reply-line = Pour enregistrer des coups conditionnels, répondez à ce mail avec une ligne en première ligne, comme if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (les coups attendus des adversaires, puis votre réponse).
 move-answer-title-conditional = Coups conditionnels
 move-answer-conditional-move-first = « { $line } » ne contient que des coups conditionnels, mais c'est à vous de jouer : une réponse à un courriel de tour commence par votre coup. Écrivez d'abord votre coup, puis la ligne, comme C8-D7 if B G8-E6 Y H3-F5 G C2-D3 then C7-D7 (cela joue C8-D7, puis enregistre la ligne à partir du tour suivant). Rien n'a été joué ni enregistré.
 # Les notifications d'un tournoi (api/src/tournaments/notify.rs, composées dans email.rs).

@@ -186,7 +186,7 @@ pub async fn put(
     .await
 }
 
-/// [`put`] on a connection (the mail's use case stores a tree so too). Blocking.
+/// [`put`] on a connection. Blocking.
 #[allow(clippy::too_many_arguments)]
 pub fn store_tree(
     conn: &mut DbConnection,
@@ -198,6 +198,80 @@ pub fn store_tree(
     expected: Option<i64>,
     lines: &[String],
 ) -> Result<TreeView, ConditionalError> {
+    let state = storable(conn, cache, game, user, seat)?;
+    let expected = expected.ok_or(ConditionalError::PreconditionRequired)?;
+    if expected != state.version {
+        return Err(ConditionalError::VersionConflict {
+            expected,
+            current_version: state.version,
+        });
+    }
+    put_checked(conn, now, &state, &state, user, seat, lines)
+}
+
+/// Stores (replacing any) a tree read from a mail bound to version `base`, which the
+/// game may have moved past since: the lines are checked on the game at `base` and
+/// matched, by the next pass of [`tend`], against every action played since, as if
+/// stored then. (A reply takes hours; a tree refused because a rival moved meanwhile
+/// would send the player back to a position they have not seen.) Blocking.
+#[allow(clippy::too_many_arguments)]
+pub fn store_tree_since(
+    conn: &mut DbConnection,
+    cache: &GameCache,
+    now: NaiveDateTime,
+    user: &str,
+    game: &str,
+    seat: Seat,
+    base: i64,
+    lines: &[String],
+) -> Result<TreeView, ConditionalError> {
+    let state = storable(conn, cache, game, user, seat)?;
+    if base > state.version || base < 1 {
+        return Err(ConditionalError::VersionConflict {
+            expected: base,
+            current_version: state.version,
+        });
+    }
+    let at = if base == state.version {
+        state.clone()
+    } else {
+        game_store::state_at(conn, cache, game, base, false)?
+    };
+    if at.status != Status::Active || at.player(seat) != Some(user) {
+        return Err(ConditionalError::Conflict(format!(
+            "at version {base} the game was not under way with seat {seat} yours"
+        )));
+    }
+    // What was played since already decides a line that no longer matches: said now,
+    // rather than stored and discarded by the next pass.
+    let tree = Tree::check(&at.game, seat, lines).map_err(ConditionalError::Invalid)?;
+    let played = state.actions.get(at.actions.len()..).unwrap_or_default();
+    match tree.next(played, state.to_move()) {
+        Next::Discard { at: ply } => {
+            return Err(ConditionalError::Conflict(format!(
+                "the game has moved on: {}, which no line expected",
+                describe(&at.game, played, ply)
+            )));
+        }
+        Next::Exhausted => {
+            return Err(ConditionalError::Conflict(
+                "the game has moved past the end of every line".into(),
+            ));
+        }
+        Next::Play(_) | Next::Wait => {}
+    }
+    put_checked(conn, now, &state, &at, user, seat, lines)
+}
+
+/// The game's state, when `user` holds `seat` in it, the game is under way and the seat
+/// still plays.
+fn storable(
+    conn: &mut DbConnection,
+    cache: &GameCache,
+    game: &str,
+    user: &str,
+    seat: Seat,
+) -> Result<std::sync::Arc<GameState>, ConditionalError> {
     let state = owned(conn, cache, game, user, seat)?;
     match state.status {
         Status::Open => {
@@ -213,19 +287,27 @@ pub fn store_tree(
             "seat {seat} is out of the game"
         )));
     }
-    let expected = expected.ok_or(ConditionalError::PreconditionRequired)?;
-    if expected != state.version {
-        return Err(ConditionalError::VersionConflict {
-            expected,
-            current_version: state.version,
-        });
-    }
-    let tree = Tree::check(&state.game, seat, lines).map_err(ConditionalError::Invalid)?;
+    Ok(state)
+}
+
+/// Checks `lines` on the game at `base` and stores them as `seat`'s tree, matched from
+/// `base` on; `state` is the game now.
+fn put_checked(
+    conn: &mut DbConnection,
+    now: NaiveDateTime,
+    state: &GameState,
+    base: &GameState,
+    user: &str,
+    seat: Seat,
+    lines: &[String],
+) -> Result<TreeView, ConditionalError> {
+    let tree = Tree::check(&base.game, seat, lines).map_err(ConditionalError::Invalid)?;
+    let game = &state.id;
     let replaced = tree_store::get(conn, game, &seat.to_string())?;
     // A tree stored now is matched from the next version on: one replaced on the turn it
     // held quiet, before the pass saw it, leaves that turn to be told.
     let owed = match &replaced {
-        Some(old) => owed_turn(conn, &state, old, now)?,
+        Some(old) => owed_turn(conn, state, old, now)?,
         None => None,
     };
     let row = tree_store::put(
@@ -234,15 +316,15 @@ pub fn store_tree(
             game_id: game.to_string(),
             seat: seat.to_string(),
             user_id: user.to_string(),
-            base_version: state.version,
-            base_actions: state.actions.len() as i64,
-            checked_version: state.version,
-            lines: tree.stored_text(&state.game),
+            base_version: base.version,
+            base_actions: base.actions.len() as i64,
+            checked_version: base.version,
+            lines: tree.stored_text(&base.game),
             revision: 0,
             updated_at: now,
         },
     )?;
-    store::outbox::enqueue(conn, &owed.into_iter().collect::<Vec<_>>())?;
+    store::outbox::enqueue_unsent(conn, &owed.into_iter().collect::<Vec<_>>())?;
     Ok(TreeView::of(&row, seat))
 }
 
@@ -491,9 +573,10 @@ fn drop_tree(
         if !tree_store::delete_at(conn, &row.game_id, &row.seat, row.revision)? {
             return Ok(false);
         }
-        let mut notes: Vec<NotificationRow> = also.into_iter().collect();
-        notes.extend(owed_turn(conn, state, row, now)?);
-        store::outbox::enqueue(conn, &notes)?;
+        store::outbox::enqueue(conn, &also.into_iter().collect::<Vec<_>>())?;
+        // A tree stored from a mail's older version, on a turn already told: told once.
+        let owed: Vec<NotificationRow> = owed_turn(conn, state, row, now)?.into_iter().collect();
+        store::outbox::enqueue_unsent(conn, &owed)?;
         Ok(true)
     })
 }

@@ -15,12 +15,15 @@
 //! 5. the rate limits (`DJAMBI_MAIL_LIMIT_PER_TOKEN`, `_PER_SEAT`, `_PER_SENDER`), counted
 //!    over the authenticated replies: past one, dropped silently;
 //! 6. the token used ("already played"), expired, locked, or the game moved on or
-//!    ended: an answer saying so;
+//!    ended: an answer saying so (a line of conditional moves alone is read at the
+//!    token's version even when the game moved on, if the seat was not to move then);
 //! 7. the first line's command, through `games::commands` as the player with the
 //!    token's version; a typo or an illegal move counts a failure (the token stays
 //!    good); at [`MAX_FAILURES`] it is locked and a fresh turn mail is queued.
 //!
-//! Answers are outbox rows (`account.mail_move_answer`) to the player's stored address,
+//! Answers are outbox rows (`account.mail_move_answer`) to the player's stored address
+//! (the answer to a move or to a stored line carries a reply address of its own, bound to
+//! the seat at the version after it, for conditional moves),
 //! sent by the delivery worker; past `DJAMBI_MAIL_ERROR_REPLY_LIMIT` error answers (all
 //! players together) a reply that would get one is dropped silently instead, the token
 //! unchanged. Every outcome is logged and counted (`djambi_inbound_mails_total`).
@@ -307,13 +310,34 @@ fn decide(
         );
         return answer.error(conn, "game_over", "game-over", &text);
     }
+    let seat = row
+        .seat
+        .parse::<char>()
+        .ok()
+        .and_then(domain::Seat::from_letter);
+    // A line alone (`if ... then ...`) is read at the address's version even when the
+    // game has moved on since, if the seat was not to move then (the answer to a move or
+    // to a conditional answer): it is matched against what was played since. A move, or
+    // a line on a turn since played, is too late.
+    let bare_line = mail
+        .first_line
+        .as_deref()
+        .and_then(grammar::conditional)
+        .is_some_and(|parsed| matches!(parsed, Ok((None, _))));
     if state.version != row.version {
-        let text = format!(
-            "{}\n\n{}",
-            t("move-answer-stale"),
-            position_text(ctx, &state, lang, zone)
-        );
-        return answer.error(conn, "stale", "stale", &text);
+        let line_fits = bare_line
+            && state.version > row.version
+            && store::games::state_at(conn, &ctx.cache, &row.game_id, row.version, false)?
+                .to_move()
+                != seat;
+        if !line_fits {
+            let text = format!(
+                "{}\n\n{}",
+                t("move-answer-stale"),
+                position_text(ctx, &state, lang, zone)
+            );
+            return answer.error(conn, "stale", "stale", &text);
+        }
     }
     let grammar_help = t("move-answer-grammar");
     let Some(line) = &mail.first_line else {
@@ -324,15 +348,10 @@ fn decide(
     let (parsed, tree_line) = match grammar::conditional(line) {
         Some(Ok((Some(mv), tree))) => (Ok(Command::Play(mv)), Some(tree)),
         Some(Ok((None, tree))) => {
-            // A turn mail's token holds only at its turn, where the player is to move: a
-            // tree that starts with the rivals' moves has no place before the player's
-            // own move. Refused with the form that works (nothing stored, a try counted).
-            let seat = row
-                .seat
-                .parse::<char>()
-                .ok()
-                .and_then(domain::Seat::from_letter);
-            if seat.is_some() && state.to_move() == seat {
+            // A turn mail's token holds at its turn, where the player is to move: a tree
+            // that starts with the rivals' moves has no place before the player's own
+            // move. Refused with the form that works (nothing stored, a try counted).
+            if seat.is_some() && state.version == row.version && state.to_move() == seat {
                 let text = format!(
                     "{}\n\n{grammar_help}",
                     i18n::tr(
@@ -344,8 +363,15 @@ fn decide(
                 return answer.failure(conn, "conditional", "conditional", &text);
             }
             return match tree_by_mail(conn, ctx, row, row.version, &tree, lang, now)? {
-                Ok(text) => {
-                    answer.queue(conn, "conditional", &text)?;
+                Ok(mut text) => {
+                    if state.version != row.version {
+                        text.push_str("\n\n");
+                        text.push_str(&t("move-answer-conditional-since"));
+                    }
+                    let reply_to = answer.reply_address(conn, ctx, row.version)?;
+                    text.push_str("\n\n");
+                    text.push_str(&position_text(ctx, &state, lang, zone));
+                    answer.queue(conn, "conditional", &text, reply_to.as_deref())?;
                     Ok(Outcome::Played)
                 }
                 Err(text) => answer.failure(conn, "conditional", "conditional", &text),
@@ -433,9 +459,23 @@ fn decide(
                 text.push_str(&said.unwrap_or_else(|e| e));
                 text.push('\n');
             }
+            // The answer takes a reply too: conditional moves from the position after
+            // the move (not when the game ended or the seat is out).
+            let after = &written.state;
+            let reply_to = match seat {
+                Some(s) if after.status == Status::Active && after.game.position().is_active(s) => {
+                    answer.reply_address(conn, ctx, after.version)?
+                }
+                _ => None,
+            };
             text.push('\n');
-            text.push_str(&position_text(ctx, &written.state, lang, zone));
-            answer.queue(conn, "played", &text)?;
+            text.push_str(&position_text(ctx, after, lang, zone));
+            if reply_to.is_some() {
+                text.push('\n');
+                text.push_str(&t("move-answer-reply-line"));
+                text.push('\n');
+            }
+            answer.queue(conn, "played", &text, reply_to.as_deref())?;
             Ok(Outcome::Played)
         }
         Err(e) => {
@@ -476,11 +516,6 @@ fn decide(
                 CommandError::Store(e) => Err(e.into()),
                 other => {
                     tracing::debug!(error = %other, "a command by mail was refused");
-                    let seat = row
-                        .seat
-                        .parse::<char>()
-                        .ok()
-                        .and_then(domain::Seat::from_letter);
                     let why = wording::refusal(lang, &state, &command, seat);
                     answer.failure(conn, "refused", "refused", &why)
                 }
@@ -492,7 +527,9 @@ fn decide(
 use super::wording::seat_name;
 
 /// Stores the one line of conditional moves of a reply for the token's seat, built at
-/// `version`: `Ok` with the stored line, `Err` with why not, both worded for the reader.
+/// `version` (the game may have moved on since: the line is matched against what was
+/// played since): `Ok` with the stored line, `Err` with why not, both worded for the
+/// reader.
 fn tree_by_mail(
     conn: &mut DbConnection,
     ctx: &MailMovesCtx,
@@ -502,7 +539,7 @@ fn tree_by_mail(
     lang: Lang,
     now: NaiveDateTime,
 ) -> Result<Result<String, String>, StoreError> {
-    use crate::games::conditional::{ConditionalError, store_tree};
+    use crate::games::conditional::{ConditionalError, store_tree_since};
     let Some(seat) = row
         .seat
         .parse::<char>()
@@ -512,14 +549,14 @@ fn tree_by_mail(
         return Ok(Err(i18n::t(lang, "move-answer-refused")));
     };
     let lines = [tree.to_string()];
-    let stored = store_tree(
+    let stored = store_tree_since(
         conn,
         &ctx.cache,
         now,
         &row.user_id,
         &row.game_id,
         seat,
-        Some(version),
+        version,
         &lines,
     );
     match stored {
@@ -652,8 +689,50 @@ impl Answer<'_> {
         Ok(capped)
     }
 
-    /// Queues the answer mail; `title` names its subject (`move-answer-title-<title>`).
-    fn queue(&self, conn: &mut DbConnection, title: &str, text: &str) -> Result<(), StoreError> {
+    /// The answer notification's id (its reply token derives from it).
+    fn id(&self) -> String {
+        stable_id(&["mail-move-answer", self.message_id])
+    }
+
+    /// A reply address for this answer, bound to the seat at `version`: a reply to it
+    /// stores conditional moves (or plays, if the seat is to move at that version).
+    fn reply_address(
+        &self,
+        conn: &mut DbConnection,
+        ctx: &MailMovesCtx,
+        version: i64,
+    ) -> Result<Option<String>, StoreError> {
+        let seat = self
+            .row
+            .seat
+            .parse::<char>()
+            .ok()
+            .and_then(domain::Seat::from_letter);
+        let (Some(domain), Some(seat)) = (&ctx.domain, seat) else {
+            return Ok(None);
+        };
+        let id = self.id();
+        let binding = token::Binding {
+            notification_id: &id,
+            game_id: &self.row.game_id,
+            seat,
+            user_id: &self.row.user_id,
+            version,
+            created_at: self.now,
+            deadline: None,
+        };
+        token::bind(conn, &ctx.signing_secret, domain, &binding).map(Some)
+    }
+
+    /// Queues the answer mail; `title` names its subject (`move-answer-title-<title>`);
+    /// `reply_to`, the address a reply to it goes to.
+    fn queue(
+        &self,
+        conn: &mut DbConnection,
+        title: &str,
+        text: &str,
+        reply_to: Option<&str>,
+    ) -> Result<(), StoreError> {
         let lang = self.lang;
         let short = &self.row.game_id[..self.row.game_id.len().min(8)];
         let footer = i18n::tr(
@@ -679,7 +758,7 @@ impl Answer<'_> {
             ],
         );
         let row = NotificationRow {
-            id: stable_id(&["mail-move-answer", self.message_id]),
+            id: self.id(),
             user_id: self.row.user_id.clone(),
             kind: account_mail::MAIL_MOVE_ANSWER.into(),
             game_id: None,
@@ -690,6 +769,7 @@ impl Answer<'_> {
                 "body": body,
                 "in_reply_to": self.mail.thread_id,
                 "references": references(self.mail),
+                "reply_to": reply_to,
             })
             .to_string(),
             created_at: self.now,
@@ -709,7 +789,7 @@ impl Answer<'_> {
         if self.capped(conn)? {
             return Ok(Outcome::Dropped("error_cap"));
         }
-        self.queue(conn, title, text)?;
+        self.queue(conn, title, text, None)?;
         Ok(Outcome::Refused(reason))
     }
 

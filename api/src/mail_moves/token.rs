@@ -47,6 +47,20 @@ pub fn from_address(address: &str, domain: &str) -> Option<String> {
     (token.len() == TOKEN_HEX && token.bytes().all(|b| b.is_ascii_hexdigit())).then_some(token)
 }
 
+/// What a reply address is bound to: the mail (a notification) it was sent in, the seat
+/// and its player, and the game's version the reply is read at.
+#[derive(Debug, Clone)]
+pub struct Binding<'a> {
+    pub notification_id: &'a str,
+    pub game_id: &'a str,
+    pub seat: domain::Seat,
+    pub user_id: &'a str,
+    pub version: i64,
+    pub created_at: NaiveDateTime,
+    /// The turn's deadline, if any: the token works until a week after it.
+    pub deadline: Option<NaiveDateTime>,
+}
+
 /// Mints the token of a turn mail (stores its hash, bound to the turn) and returns the
 /// reply address; `None` when the notification names no game, seat or version.
 pub fn mint(
@@ -64,27 +78,47 @@ pub fn mint(
     let (Some(game_id), Some(version), Some(seat)) = (&note.game_id, note.version, seat) else {
         return Ok(None);
     };
-    let token = derive(secret, &note.id);
-    let expires_at = match deadline {
-        Some(d) => d.max(note.created_at) + AFTER_DEADLINE,
-        None => note.created_at + WITHOUT_DEADLINE,
+    let binding = Binding {
+        notification_id: &note.id,
+        game_id,
+        seat,
+        user_id: &note.user_id,
+        version,
+        created_at: note.created_at,
+        deadline,
+    };
+    bind(conn, secret, domain, &binding).map(Some)
+}
+
+/// Mints the token of any mail bound to a seat at a version (a turn mail, or an answer
+/// whose reply stores conditional moves) and returns the reply address.
+pub fn bind(
+    conn: &mut DbConnection,
+    secret: &str,
+    domain: &str,
+    binding: &Binding<'_>,
+) -> Result<String, StoreError> {
+    let token = derive(secret, binding.notification_id);
+    let expires_at = match binding.deadline {
+        Some(d) => d.max(binding.created_at) + AFTER_DEADLINE,
+        None => binding.created_at + WITHOUT_DEADLINE,
     };
     store::insert_once(
         conn,
         &MailTokenRow {
             token_hash: tokens::hash(&token),
-            notification_id: note.id.clone(),
-            game_id: game_id.clone(),
-            seat: seat.to_string(),
-            user_id: note.user_id.clone(),
-            version,
-            created_at: note.created_at,
+            notification_id: binding.notification_id.to_string(),
+            game_id: binding.game_id.to_string(),
+            seat: binding.seat.to_string(),
+            user_id: binding.user_id.to_string(),
+            version: binding.version,
+            created_at: binding.created_at,
             expires_at,
             used_at: None,
             failures: 0,
         },
     )?;
-    Ok(Some(format!("{LOCAL_PREFIX}{token}@{domain}")))
+    Ok(format!("{LOCAL_PREFIX}{token}@{domain}"))
 }
 
 #[cfg(test)]

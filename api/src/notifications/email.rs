@@ -350,9 +350,11 @@ pub fn compose(
             }
             body.push('\n');
         }
-        let turn = matches!(note.kind.as_str(), "your_turn" | "reminder")
-            && state.status == crate::model::events::Status::Active;
-        if let (true, Some(domain)) = (turn, ctx.mail_domain) {
+        let turn = matches!(note.kind.as_str(), "your_turn" | "reminder");
+        // After a conditional answer, a reply stores the next line (`if ... then ...`).
+        let lines = note.kind == "conditional_played";
+        let active = state.status == crate::model::events::Status::Active;
+        if let (true, Some(domain)) = ((turn || lines) && active, ctx.mail_domain) {
             reply_to = crate::mail_moves::token::mint(
                 conn,
                 ctx.signing_secret,
@@ -395,7 +397,11 @@ pub fn compose(
             body.push('\n');
             body.push_str(&tr(
                 lang,
-                "mail-move-by-mail",
+                if lines {
+                    "mail-line-by-mail"
+                } else {
+                    "mail-move-by-mail"
+                },
                 &[("address", address.into())],
             ));
             body.push('\n');
@@ -671,11 +677,17 @@ fn account(
             references: ids("references"),
         }
     });
+    // An answer to a move by mail may take a reply of its own (conditional moves).
+    let reply_to = answers
+        .as_ref()
+        .and(payload.get("reply_to"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
     Mail {
         subject,
         body,
         unsubscribe_url: None,
-        reply_to: None,
+        reply_to,
         lang,
         zone,
         answers,

@@ -33,6 +33,21 @@ pub fn enqueue(conn: &mut DbConnection, rows: &[NotificationRow]) -> Result<(), 
     Ok(())
 }
 
+/// Inserts the rows whose id is not stored yet (a notification that may already have
+/// been sent at the same version, under the same stable id).
+pub fn enqueue_unsent(conn: &mut DbConnection, rows: &[NotificationRow]) -> Result<(), StoreError> {
+    for row in rows {
+        let stored: i64 = notifications::table
+            .find(&row.id)
+            .count()
+            .get_result(conn)?;
+        if stored == 0 {
+            enqueue(conn, std::slice::from_ref(row))?;
+        }
+    }
+    Ok(())
+}
+
 /// The outbox kinds of account mails: sent to the address in their payload (`to`),
 /// whatever the settings and even unverified, never to the feed or to webhooks.
 pub mod account_mail {
