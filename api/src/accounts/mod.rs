@@ -1,5 +1,6 @@
 //! Use cases of accounts, login sessions, refresh tokens and personal access tokens, one
-//! action a file, and the account rules (the username and password profiles).
+//! action a file. The account rules (the username and password profiles) are field rules,
+//! in `validate::{names, password_policy}`.
 //!
 //! Each use case takes the narrow context [`Accounts`] (built by `AppState::accounts`),
 //! reaches the database through `store::run` and the per-table functions of
@@ -20,9 +21,7 @@
 //! - [`mail`]: the mailed tokens and the outbox rows of account mails;
 //! - [`authenticate`]: what the extractor asks: a personal access token, an access token's
 //!   or a cookie's session;
-//! - [`oauth`]: OAuth 2.0 for third-party apps: codes (PKCE), their exchange, revocation;
-//! - [`names`]: the username profile (what may be registered, what a login matches);
-//! - [`password_policy`]: password normalisation and strength.
+//! - [`oauth`]: OAuth 2.0 for third-party apps: codes (PKCE), their exchange, revocation.
 
 pub mod authenticate;
 pub mod close;
@@ -31,9 +30,7 @@ pub mod export;
 pub mod login;
 pub mod logout;
 pub mod mail;
-pub mod names;
 pub mod oauth;
-pub mod password_policy;
 pub mod password_reset;
 pub mod profile;
 pub mod refresh;
