@@ -20,7 +20,6 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use ipnet::IpNet;
 
-use crate::auth::throttle::address_key;
 use crate::config::RateSpec;
 use crate::error::ApiError;
 
@@ -97,6 +96,20 @@ impl RateLimiter {
 
     pub fn is_empty(&self) -> bool {
         self.limiter.is_empty()
+    }
+}
+
+/// The key of a client address: IPv4 as is, IPv6 by its /64 (one subscriber's network).
+pub fn address_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
     }
 }
 

@@ -21,7 +21,9 @@
 //! - [`mail`]: the mailed tokens and the outbox rows of account mails;
 //! - [`authenticate`]: what the extractor asks: a personal access token, an access token's
 //!   or a cookie's session;
-//! - [`oauth`]: OAuth 2.0 for third-party apps: codes (PKCE), their exchange, revocation.
+//! - [`oauth`]: OAuth 2.0 for third-party apps: codes (PKCE), their exchange, revocation;
+//! - [`throttle`]: the failed-password counts behind the login limits (shared through the
+//!   store).
 
 pub mod authenticate;
 pub mod close;
@@ -36,6 +38,7 @@ pub mod profile;
 pub mod refresh;
 pub mod register;
 pub mod sessions;
+pub mod throttle;
 pub mod tokens;
 pub mod verification;
 
@@ -47,9 +50,9 @@ use chrono::{NaiveDateTime, TimeDelta};
 
 use crate::auth::jwt::JwtKeys;
 use crate::auth::passwords::Passwords;
-use crate::auth::throttle::LoginThrottle;
 use crate::clock::Clock;
 use crate::store::DbPool;
+use throttle::LoginThrottle;
 
 /// What the account use cases need: the pool, the clock, the password hasher, the access
 /// token keys, the login limits and the refresh tokens' lifetime.

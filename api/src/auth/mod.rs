@@ -11,7 +11,6 @@ pub mod extractor;
 pub mod jwt;
 pub mod passwords;
 pub mod secret;
-pub mod throttle;
 pub mod tokens;
 pub mod web_session;
 
