@@ -9,8 +9,8 @@ use super::me::Profile;
 use crate::accounts::register::{NewAccount, register as create_account};
 use crate::auth::SecretString;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
 use crate::rate_limit::{client_addr, too_many};
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 use crate::validate::Checks;
 

@@ -1,4 +1,5 @@
-//! The [`Authenticated`] extractor: a handler that takes it requires a valid bearer token.
+//! Who calls: the [`Authenticated`] extractor (a handler that takes it requires a valid
+//! bearer token).
 //!
 //! ```ignore
 //! async fn handler(auth: Authenticated) -> Result<HttpResponse, ApiError> {
@@ -13,7 +14,7 @@
 //! all 401 `unauthorized` problems with `WWW-Authenticate: Bearer`.
 //!
 //! Without an `Authorization` header, the web client's session cookie is accepted
-//! instead (see [`super::web_session`]): the same session check and scopes as a login's
+//! instead (see [`crate::auth::web_session`]): the same session check and scopes as a login's
 //! access token, and for any method but GET/HEAD/OPTIONS the `X-CSRF-Token` header of
 //! the session (403 `forbidden` when missing or wrong).
 
@@ -22,10 +23,9 @@ use std::pin::Pin;
 
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, http::header, web};
 
-use super::Scope;
-use super::tokens::is_stored_access_token;
-use super::web_session;
 use crate::accounts::authenticate;
+use crate::auth::tokens::is_stored_access_token;
+use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
 use crate::state::AppState;
 
