@@ -13,8 +13,8 @@ use crate::accounts::export as export_case;
 use crate::accounts::profile::{self, ProfileChange};
 use crate::auth::{Scope, SecretString};
 use crate::error::{ApiError, Problem};
-use crate::rate_limit::client_addr;
 use crate::routes::caller::Authenticated;
+use crate::routes::caller::client_addr;
 use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 

@@ -10,9 +10,10 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
+use crate::error::too_many;
 use crate::error::{ApiError, Problem};
 use crate::games::positions::{self, DFEN_MAX};
-use crate::rate_limit::{client_addr, too_many};
+use crate::routes::caller::client_addr;
 use crate::routes::games::moves::MoveInput;
 use crate::routes::games::ruleset::{self, RULESET_TEXT_MAX, RulesetInput};
 use crate::routes::games::views::{MoveView, TurnView, in_documented_order};
