@@ -138,7 +138,7 @@ async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), Ap
     let app = req
         .app_data::<web::Data<AppState>>()
         .ok_or_else(|| ApiError::internal("application state is not configured"))?;
-    let claims = app.jwt.verify(&token)?;
+    let claims = app.jwt.verify(&token, app.clock.now())?;
     // Whose answer this is, for the language of a problem's title.
     req.extensions_mut()
         .insert(crate::routes::caller::CallerAccount(claims.sub.clone()));
