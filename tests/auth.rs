@@ -1,15 +1,19 @@
 //! The `Authenticated` extractor: every kind of bad bearer token is a 401 problem.
 
-use djambi_api::auth::jwt::{Claims, ISSUER, JwtKeys};
-use djambi_e2e::{Backend, TEST_JWT_SECRET, TestServer, backend_tests};
+use std::sync::Arc;
 use std::time::Duration;
+
+use chrono::{TimeDelta, Utc};
+use djambi_api::auth::jwt::{Claims, ISSUER, JwtKeys, LEEWAY_SECS};
+use djambi_e2e::{Backend, Clock, ManualClock, TEST_JWT_SECRET, TestServer, backend_tests, json};
 
 fn keys(secret: &str) -> JwtKeys {
     JwtKeys::new(secret.as_bytes(), Duration::from_secs(900)).unwrap()
 }
 
-fn claims(user_id: &str, session_id: &str, exp_offset: i64) -> Claims {
-    let now = chrono::Utc::now().timestamp();
+/// Claims expiring `exp_offset` seconds after the server's `clock` says now.
+fn claims(clock: &dyn Clock, user_id: &str, session_id: &str, exp_offset: i64) -> Claims {
+    let now = clock.now().and_utc().timestamp();
     Claims {
         sub: user_id.into(),
         sid: session_id.into(),
@@ -58,7 +62,11 @@ fn missing_and_malformed_headers(backend: Backend) {
 }
 
 fn expired_tampered_and_foreign_jwts(backend: Backend) {
-    let s = TestServer::start(backend);
+    let clock = Arc::new(ManualClock::new(Utc::now().naive_utc()));
+    let s = TestServer::start_with_clock(backend, &[], clock.clone());
+    let claims = |user_id: &str, session_id: &str, exp_offset: i64| {
+        claims(&*clock, user_id, session_id, exp_offset)
+    };
     let alice = s.user("alice");
     let bob = s.user("bob");
     let ours = keys(TEST_JWT_SECRET);
@@ -139,7 +147,47 @@ fn revoked_and_unknown_personal_tokens(backend: Backend) {
     .problem(401, "unauthorized");
 }
 
+/// An access token's `exp` is the server's clock's, not the machine's: advancing a
+/// `ManualClock` past the token's lifetime (15 minutes, and the leeway) expires it, for the
+/// extractor and for the games' write path alike; a refresh then hands out a token that
+/// works at the server's time.
+fn access_tokens_expire_by_the_servers_clock(backend: Backend) {
+    let clock = Arc::new(ManualClock::new(Utc::now().naive_utc()));
+    let s = TestServer::start_with_clock(backend, &[], clock.clone());
+    let alice = s.user("alice");
+
+    clock.advance(TimeDelta::minutes(15) + TimeDelta::seconds(LEEWAY_SECS as i64));
+    s.get("/v1/me", Some(&alice.access)).expect(200);
+    s.post("/v1/games", Some(&alice.access), &json!({}))
+        .expect(201);
+
+    clock.advance(TimeDelta::seconds(1));
+    let r = s.get("/v1/me", Some(&alice.access));
+    assert_eq!(
+        r.problem(401, "unauthorized")["detail"],
+        "the access token has expired"
+    );
+    let r = s.post("/v1/games", Some(&alice.access), &json!({}));
+    assert_eq!(
+        r.problem(401, "unauthorized")["detail"],
+        "the access token has expired"
+    );
+
+    let refreshed = s.post(
+        "/v1/sessions/refresh",
+        None,
+        &json!({"refresh_token": alice.refresh}),
+    );
+    let access = refreshed.expect(200)["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.get("/v1/me", Some(&access)).expect(200);
+    s.post("/v1/games", Some(&access), &json!({})).expect(201);
+}
+
 backend_tests!(
+    access_tokens_expire_by_the_servers_clock,
     missing_and_malformed_headers,
     expired_tampered_and_foreign_jwts,
     revoked_and_unknown_personal_tokens,

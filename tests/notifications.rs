@@ -122,6 +122,8 @@ fn feed_follows_the_game(backend: Backend) {
     // Blue lets its deadline pass: everyone hears of the timeout, Blue of its
     // elimination, Yellow that it is its turn.
     clock.advance(TimeDelta::days(1) + TimeDelta::seconds(1));
+    // An access token lasts 15 minutes of the server's clock: the players refresh.
+    let p = srv.refresh_all(&p);
     let until = Instant::now() + Duration::from_secs(20);
     while summary(&srv, &id)["to_move"] != "Y" {
         assert!(Instant::now() < until, "no timeout");

@@ -81,8 +81,10 @@ fn reminders_come_before_the_deadline(backend: Backend) {
     let id = game(&srv, &p);
     std::thread::sleep(Duration::from_millis(200));
     assert!(reminders(&srv, &p[0]).is_empty(), "nothing yet");
-    // 24 h before Red's deadline (48 h turn).
+    // 24 h before Red's deadline (48 h turn). (An access token lasts 15 minutes of the
+    // server's clock: the players refresh after each step.)
     clock.advance(TimeDelta::hours(24) + TimeDelta::seconds(1));
+    let p = srv.refresh_all(&p);
     let r = wait_reminders(&srv, &p[0], 1);
     assert_eq!(r.len(), 1, "{r:?}");
     assert_eq!(r[0]["payload"]["offset_secs"], 86400);
@@ -90,6 +92,7 @@ fn reminders_come_before_the_deadline(backend: Backend) {
     assert_eq!(r[0]["payload"]["deadline"], summary(&srv, &id)["deadline"]);
     // 1 h before.
     clock.advance(TimeDelta::hours(23));
+    let p = srv.refresh_all(&p);
     let r = wait_reminders(&srv, &p[0], 2);
     assert_eq!(r.len(), 2, "{r:?}");
     assert_eq!(r[0]["payload"]["offset_secs"], 3600);
@@ -101,9 +104,11 @@ fn reminders_come_before_the_deadline(backend: Backend) {
         .clone();
     play(&srv, &p[0], &id, mv, v).expect(201);
     clock.advance(TimeDelta::hours(41) + TimeDelta::seconds(1));
+    let p = srv.refresh_all(&p);
     std::thread::sleep(Duration::from_millis(200));
     assert!(reminders(&srv, &p[1]).is_empty(), "not 24 h before");
     clock.advance(TimeDelta::hours(1));
+    let p = srv.refresh_all(&p);
     let b = wait_reminders(&srv, &p[1], 1);
     assert_eq!(b.len(), 1);
     assert_eq!(b[0]["payload"]["offset_secs"], 21600);
@@ -125,7 +130,9 @@ fn two_instances_never_double_a_reminder() {
         .collect();
     std::thread::sleep(Duration::from_millis(200));
     clock.advance(TimeDelta::hours(47) + TimeDelta::seconds(1));
-    // Both reminders of every game are due at once now.
+    // Both reminders of every game are due at once now. (An access token lasts 15 minutes
+    // of the server's clock: the players refresh.)
+    let p = a.refresh_all(&p);
     let r = wait_reminders(&a, &p[0], 8);
     std::thread::sleep(Duration::from_millis(300));
     let r2 = reminders(&b, &p[0]);

@@ -97,7 +97,9 @@ fn deadlines_and_timeouts(backend: Backend) {
     assert_eq!(s["deadline"], iso(t0 + TimeDelta::days(1)), "{s}");
 
     // Red moves after 2 hours: it banks 22 h (46 h for its next turn); Blue has a day.
+    // (An access token lasts 15 minutes of the server's clock: the players refresh.)
     clock.advance(TimeDelta::hours(2));
+    let p = srv.refresh_all(&p);
     let v = s["version"].as_i64().unwrap();
     play(&srv, &p[0], &id, first_legal_move(&srv, &id), v).expect(201);
     let t1 = clock.now();
@@ -151,6 +153,7 @@ fn deadlines_and_timeouts(backend: Backend) {
     assert!(record.text.contains("-- B timed out"), "{}", record.text);
 
     // A player cannot send the server's command, and bad time controls are refused.
+    let p = srv.refresh_all(&p);
     for (tc, field) in [
         (json!({"per_move_secs": 5}), "time_control.per_move_secs"),
         (
@@ -282,18 +285,25 @@ fn a_move_and_its_timeout_exactly_one_wins() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
     let clock = Arc::new(ManualClock::new(start_time()));
+    // An access token lasts a day of the server's clock here (15 minutes by default): the
+    // players refresh before each round, and the token outlives the day the clock jumps
+    // while the move is on its way.
     let srv = TestServer::start_with_clock(
         Backend::Postgres,
-        &[("DJAMBI_DUE_INTERVAL", "1ms")],
+        &[
+            ("DJAMBI_DUE_INTERVAL", "1ms"),
+            ("DJAMBI_ACCESS_TOKEN_TTL", "24h"),
+        ],
         clock.clone(),
     );
-    let p = players(&srv, "race");
+    let mut p = players(&srv, "race");
     let mut rng = Rng::new(7);
     let (mut moves_won, mut timeouts_won) = (0, 0);
     let mut id = timed_game(&srv, &p, json!({"per_move_secs": DAY}));
     let mut games = vec![id.clone()];
     let mut round = 0;
     while round < rounds {
+        p = srv.refresh_all(&p);
         let s = summary(&srv, &id);
         if s["status"] != "active" {
             id = timed_game(&srv, &p, json!({"per_move_secs": DAY}));

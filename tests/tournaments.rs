@@ -965,6 +965,8 @@ fn a_restart_after_pairing_and_racing_pairers(backend: Backend) {
     // Two instances start on the database: they create the round's games, once.
     let a = TestServer::start_on_with(&db, FAST, Some(dyn_clock.clone()));
     let b = TestServer::start_on_with(&db, FAST, Some(dyn_clock.clone()));
+    // An access token lasts 15 minutes of the server's clock, two hours ago.
+    let players = a.refresh_all(&players);
     let e = wait_for(&a, &id, "the games of round 1", |e| round_started(e, 1));
     assert_eq!(rounds(&e).len(), 1);
     let tables = rounds(&e)[0]["tables"].as_array().unwrap().clone();

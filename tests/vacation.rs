@@ -108,6 +108,8 @@ fn vacation_stops_the_clock(backend: Backend) {
     assert_eq!(to_move(&srv, &id), "R", "the day starts after the vacation");
     clock.advance(TimeDelta::hours(22) + TimeDelta::seconds(1)); // past 03-04T12:00
     wait_to_move(&srv, &id, "B");
+    // An access token lasts 15 minutes of the server's clock: the players refresh.
+    let p = srv.refresh_all(&p);
 
     // Blue goes away and comes back early: its clock runs again from then. A coming
     // vacation can be cancelled; nobody else can end Blue's.
@@ -143,6 +145,8 @@ fn vacation_stops_the_clock(backend: Backend) {
     clock.advance(TimeDelta::days(2));
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(to_move(&srv, &id), "B");
+    let p = srv.refresh_all(&p);
+    let (red, blue) = (&p[0], &p[1]);
     let away_url = format!("/v1/me/vacations/{}", away["id"].as_str().unwrap());
     srv.delete(&away_url, Some(&red.access))
         .problem(404, "not-found");
@@ -243,6 +247,9 @@ fn one_effective_deadline_everywhere(backend: Backend) {
     clock.advance(TimeDelta::days(2));
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(to_move(&srv, &g1), "B");
+    // An access token lasts 15 minutes of the server's clock: the players refresh.
+    let p = srv.refresh_all(&p);
+    let blue = &p[1];
     let g2 = create(
         &srv,
         &p[0],

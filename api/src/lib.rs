@@ -4,11 +4,12 @@
 //!
 //! Modules: [`config`] (settings), [`db`] (diesel over PostgreSQL/SQLite, pool, migrations),
 //! [`schema`], [`error`] (the `ApiError` → problem+json), [`auth`] (passwords, JWTs,
-//! tokens, the `Authenticated` extractor), [`games`] (the event-sourced games: events,
-//! store, cache, commands, idempotency), [`routes`] (one module per resource),
-//! [`openapi`], [`rate_limit`], [`body_limit`], [`validate`], [`pagination`], [`state`],
-//! [`workers`] (the background loops), [`accounts`] (the accounts store and the username
-//! and password profiles), [`http_policy`] (HEAD, OPTIONS, CORS, Cache-Control),
+//! tokens, the web session's cookie), [`games`] (the event-sourced games: events,
+//! store, cache, commands, idempotency), [`routes`] (one module per resource; the
+//! `Authenticated` extractor in `routes::caller`), [`openapi`], [`rate_limit`],
+//! [`body_limit`], [`validate`] (field rules, the username and password profiles),
+//! [`pagination`], [`state`], [`workers`] (the background loops), [`accounts`] (the
+//! account use cases), [`http_policy`] (HEAD, OPTIONS, CORS, Cache-Control),
 //! [`notifications`] (the outbox, the feed and its stream).
 //!
 //! Operations: [`telemetry`] (logs, request ids), [`metrics`] (`/metrics`), [`shutdown`]
@@ -23,7 +24,6 @@ pub mod clock;
 pub mod config;
 pub mod conn_limit;
 pub mod error;
-pub mod extract;
 pub mod games;
 pub mod http_policy;
 pub mod i18n;
@@ -375,7 +375,7 @@ pub fn app(
 fn problem_for_bare_errors<B>(
     res: ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
-    // Problems pass, and so do the HTML pages' own error pages (routes::pages).
+    // Problems pass, and so do the HTML pages' own error pages (routes::web::page).
     let is_problem = res
         .headers()
         .get(header::CONTENT_TYPE)

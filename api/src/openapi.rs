@@ -604,10 +604,10 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::accounts::{names, password_policy};
     use crate::pagination::{MAX_CURSOR_LEN, MAX_LIMIT};
     use crate::routes::games::write::MAX_KEY_LEN;
     use crate::validate::{EMAIL_MAX, TOKEN_NAME_MAX};
+    use crate::validate::{names, password_policy};
 
     fn doc() -> Value {
         serde_json::from_str(document_json()).expect("the document is JSON")

@@ -1,6 +1,7 @@
 //! Rate limits per client address (login attempts, registrations), on the `governor`
 //! crate (GCRA: a bucket of `burst` cells refilled evenly over `period`), and the client
-//! address of a request.
+//! address behind trusted proxies. Plain values: a request's address is read by
+//! `routes::caller::client_addr`, a wait answered with `error::too_many` (429).
 //!
 //! Keys are addresses, never names: IPv4 as is, IPv6 by its /64. Memory is bounded: keys
 //! whose bucket has refilled are dropped at most once a minute (`retain_recent`), and past
@@ -20,9 +21,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use ipnet::IpNet;
 
-use crate::auth::throttle::address_key;
 use crate::config::RateSpec;
-use crate::error::ApiError;
 
 /// Live keys kept before new clients are counted by network.
 pub const MAX_KEYS: usize = 100_000;
@@ -100,6 +99,20 @@ impl RateLimiter {
     }
 }
 
+/// The key of a client address: IPv4 as is, IPv6 by its /64 (one subscriber's network).
+pub fn address_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
 /// The coarser key used when the table is full: IPv4 /24, IPv6 /48.
 fn network_key(ip: IpAddr) -> IpAddr {
     match ip {
@@ -114,24 +127,9 @@ fn network_key(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// The client's address: the TCP peer's, or, when the peer is a trusted proxy, the
-/// right-most `X-Forwarded-For` entry that is not a trusted proxy.
-pub fn client_addr(req: &actix_web::HttpRequest, trusted: &[IpNet]) -> IpAddr {
-    let peer = req
-        .peer_addr()
-        .map(|a| a.ip())
-        .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
-    forwarded_client(
-        peer,
-        req.headers()
-            .get_all("x-forwarded-for")
-            .filter_map(|v| v.to_str().ok()),
-        trusted,
-    )
-}
-
-/// [`client_addr`] without the request: `headers` are the `X-Forwarded-For` values in
-/// order.
+/// The client's address (`routes::caller::client_addr` reads it off a request): the TCP
+/// peer's, or, when `peer` is a trusted proxy, the right-most entry of `headers` (the
+/// `X-Forwarded-For` values in order) that is not a trusted proxy.
 pub fn forwarded_client<'a>(
     peer: IpAddr,
     headers: impl Iterator<Item = &'a str>,
@@ -154,14 +152,6 @@ pub fn forwarded_client<'a>(
         }
     }
     client
-}
-
-/// The 429 problem for a wait, rounded up to whole seconds (at least 1).
-pub fn too_many(wait: Duration) -> ApiError {
-    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-    ApiError::RateLimited {
-        retry_after_secs: secs.max(1),
-    }
 }
 
 #[cfg(test)]
@@ -191,10 +181,6 @@ mod tests {
         assert!(l.acquire(ip("2001:db8:1:2::ffff")).is_ok());
         assert!(l.acquire(ip("2001:db8:1:2:abcd::7")).is_err());
         assert!(l.acquire(ip("2001:db8:1:3::1")).is_ok());
-        assert_eq!(
-            too_many(Duration::from_millis(1500)).problem().extensions["retry_after"],
-            2
-        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The shared application state every handler can take as `web::Data<AppState>`.
 
+use crate::accounts::throttle::LoginThrottle;
 use crate::auth::jwt::JwtKeys;
 use crate::auth::passwords::Passwords;
-use crate::auth::throttle::LoginThrottle;
 use crate::config::Config;
 use crate::store::DbPool;
 use std::sync::Arc;

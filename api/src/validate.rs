@@ -1,8 +1,10 @@
-//! Field rules shared by the handlers: usernames (the profile of `accounts::names`), emails,
-//! passwords (`accounts::password_policy`) and names. Each check pushes an [`Invalid`]; handlers collect them and return
+//! Field rules shared by the handlers: usernames (the profile of [`names`]), emails,
+//! passwords ([`password_policy`]) and names. Each check pushes an [`Invalid`]; handlers collect them and return
 //! one `validation` problem listing every bad field.
 
-use crate::accounts::{AccountError, names, password_policy};
+pub mod names;
+pub mod password_policy;
+
 use crate::auth::SecretString;
 
 pub const USERNAME_MIN: usize = names::MIN_CHARS;
@@ -46,16 +48,6 @@ impl Checks {
             Ok(())
         } else {
             Err(InvalidFields(self.0))
-        }
-    }
-
-    /// `Ok` if nothing was added, else [`AccountError::Invalid`] with every error (for the
-    /// use cases that check their input themselves).
-    pub fn into_account_error(self) -> Result<(), AccountError> {
-        if self.0.is_empty() {
-            Ok(())
-        } else {
-            Err(AccountError::Invalid(self.0))
         }
     }
 

@@ -443,6 +443,30 @@ impl TestServer {
         }
     }
 
+    /// `who` with the tokens of a refresh of its session (`POST /v1/sessions/refresh`). An
+    /// access token lasts 15 minutes of the server's clock: a test that moves a
+    /// `ManualClock` on by more refreshes its logins, as their clients would.
+    #[track_caller]
+    pub fn refresh(&self, who: &Login) -> Login {
+        let r = self.post(
+            "/v1/sessions/refresh",
+            None,
+            &json!({"refresh_token": who.refresh}),
+        );
+        let b = r.expect(200);
+        Login {
+            access: b["access_token"].as_str().unwrap_or_default().into(),
+            refresh: b["refresh_token"].as_str().unwrap_or_default().into(),
+            ..who.clone()
+        }
+    }
+
+    /// [`TestServer::refresh`] of every login.
+    #[track_caller]
+    pub fn refresh_all(&self, who: &[Login]) -> Vec<Login> {
+        who.iter().map(|w| self.refresh(w)).collect()
+    }
+
     /// Registers and logs in a user.
     #[track_caller]
     pub fn user(&self, username: &str) -> Login {

@@ -52,9 +52,9 @@ pub async fn personal_token(ctx: &Accounts<'_>, token: &str) -> Result<TokenCall
 /// Verifies an access token (a JWT) and checks that its session is live and its
 /// subject's; answers its claims.
 pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, AccountError> {
-    let claims = ctx.jwt.verify(token)?;
-    let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
     let now = ctx.clock.now();
+    let claims = ctx.jwt.verify(token, now)?;
+    let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
     let check = store::run(ctx.pool, move |conn| {
         Ok::<_, AccountError>(check(conn, &sid, &sub, now)?)
     })

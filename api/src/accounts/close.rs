@@ -18,12 +18,12 @@
 
 use chrono::TimeDelta;
 
-use super::{AccountError, Accounts, password_policy};
+use super::{AccountError, Accounts};
 use crate::auth::SecretString;
 use crate::games::Ctx as GameCtx;
 use crate::games::commands::{self, Actor, Command, CommandError, Write};
 use crate::store::{self, DbConnection, StoreError};
-use crate::validate::{Checks, PASSWORD_MAX};
+use crate::validate::{Checks, PASSWORD_MAX, password_policy};
 
 /// How long the name of a closed account cannot be registered again.
 pub const NAME_HOLD: TimeDelta = TimeDelta::days(180);
@@ -58,7 +58,7 @@ pub async fn close(
         closing.current_password.expose(),
         PASSWORD_MAX,
     );
-    checks.into_account_error()?;
+    checks.finish()?;
     let user_id = closing.user_id.clone();
     let user = store::run(ctx.pool, move |conn| {
         store::users::find(conn, &user_id)?.ok_or(AccountError::AccountGone)

@@ -8,6 +8,7 @@ use crate::auth::passwords::PasswordError;
 use crate::store::{RunError, StoreError};
 
 pub use crate::validate::Invalid;
+use crate::validate::InvalidFields;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {
@@ -50,6 +51,13 @@ pub enum AccountError {
     Jwt(#[from] JwtError),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The fields a use case checked itself and found invalid.
+impl From<InvalidFields> for AccountError {
+    fn from(fields: InvalidFields) -> AccountError {
+        AccountError::Invalid(fields.0)
+    }
 }
 
 /// Why a presented credential (a refresh token, a personal access token, an access

@@ -2,12 +2,13 @@
 
 use std::net::IpAddr;
 
-use super::{AccountError, Accounts, SessionTokens, names, password_policy, refresh};
+use super::{AccountError, Accounts, SessionTokens, refresh};
 use crate::auth::SecretString;
 use crate::store::{
     self, StoreError,
     models::{Session, User},
 };
+use crate::validate::{names, password_policy};
 
 /// The longest `User-Agent` kept with a session, in characters.
 pub const USER_AGENT_MAX: usize = 256;

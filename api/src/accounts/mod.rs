@@ -1,5 +1,6 @@
 //! Use cases of accounts, login sessions, refresh tokens and personal access tokens, one
-//! action a file, and the account rules (the username and password profiles).
+//! action a file. The account rules (the username and password profiles) are field rules,
+//! in `validate::{names, password_policy}`.
 //!
 //! Each use case takes the narrow context [`Accounts`] (built by `AppState::accounts`),
 //! reaches the database through `store::run` and the per-table functions of
@@ -21,8 +22,8 @@
 //! - [`authenticate`]: what the extractor asks: a personal access token, an access token's
 //!   or a cookie's session;
 //! - [`oauth`]: OAuth 2.0 for third-party apps: codes (PKCE), their exchange, revocation;
-//! - [`names`]: the username profile (what may be registered, what a login matches);
-//! - [`password_policy`]: password normalisation and strength.
+//! - [`throttle`]: the failed-password counts behind the login limits (shared through the
+//!   store).
 
 pub mod authenticate;
 pub mod close;
@@ -31,14 +32,13 @@ pub mod export;
 pub mod login;
 pub mod logout;
 pub mod mail;
-pub mod names;
 pub mod oauth;
-pub mod password_policy;
 pub mod password_reset;
 pub mod profile;
 pub mod refresh;
 pub mod register;
 pub mod sessions;
+pub mod throttle;
 pub mod tokens;
 pub mod verification;
 
@@ -50,9 +50,9 @@ use chrono::{NaiveDateTime, TimeDelta};
 
 use crate::auth::jwt::JwtKeys;
 use crate::auth::passwords::Passwords;
-use crate::auth::throttle::LoginThrottle;
 use crate::clock::Clock;
 use crate::store::DbPool;
+use throttle::LoginThrottle;
 
 /// What the account use cases need: the pool, the clock, the password hasher, the access
 /// token keys, the login limits and the refresh tokens' lifetime.

@@ -15,10 +15,10 @@ use chrono::TimeDelta;
 
 use super::mail::{self, Purpose};
 use super::verification::{MAX_PRESENTED_LEN, peek, take};
-use super::{AccountError, Accounts, MailTokenRejected, names, profile::PasswordChanged};
+use super::{AccountError, Accounts, MailTokenRejected, profile::PasswordChanged};
 use crate::auth::{SecretString, tokens};
 use crate::store::{self, StoreError, models::User};
-use crate::validate::{Checks, EMAIL_MAX, USERNAME_MAX};
+use crate::validate::{Checks, EMAIL_MAX, USERNAME_MAX, names};
 
 /// Reset mails one account, or one address, gets in an hour at most.
 pub const PER_ACCOUNT_PER_HOUR: usize = 3;
@@ -120,7 +120,7 @@ pub async fn reset(
     .ok_or(MailTokenRejected::Unknown)?;
     let mut checks = Checks::new();
     let password = checks.new_password("new_password", &new_password, &user.username, &user.email);
-    checks.into_account_error()?;
+    checks.finish()?;
     let new_hash = ctx.passwords.hash(password.unwrap_or_default()).await?;
 
     let changed = store::run(ctx.pool, move |conn| {

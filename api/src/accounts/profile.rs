@@ -4,10 +4,10 @@
 use std::net::IpAddr;
 
 use super::mail::{self, Purpose};
-use super::{AccountError, Accounts, password_policy};
+use super::{AccountError, Accounts};
 use crate::auth::SecretString;
 use crate::store::{self, StoreError, models::User, users::UserChanges};
-use crate::validate::{Checks, PASSWORD_MAX};
+use crate::validate::{Checks, PASSWORD_MAX, password_policy};
 
 /// The caller's account; [`AccountError::AccountGone`] if it was deleted.
 pub async fn get(ctx: &Accounts<'_>, user_id: String) -> Result<User, AccountError> {
@@ -96,7 +96,7 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
         None => {}
         Some(p) => checks.max_len("current_password", p.expose(), PASSWORD_MAX),
     }
-    checks.into_account_error()?;
+    checks.finish()?;
     let credentials = email.is_some() || change.new_password.is_some();
     if !credentials {
         // Only preferences: no password to check.

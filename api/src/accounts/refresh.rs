@@ -110,7 +110,7 @@ pub(super) fn session_tokens(
     session_id: String,
     issued: IssuedRefresh,
 ) -> Result<SessionTokens, AccountError> {
-    let (access_token, expires_in) = ctx.jwt.issue(user_id, &session_id)?;
+    let (access_token, expires_in) = ctx.jwt.issue(user_id, &session_id, ctx.clock.now())?;
     Ok(SessionTokens {
         session_id,
         access_token,

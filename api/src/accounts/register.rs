@@ -2,8 +2,9 @@
 //! verifies its address.
 
 use super::mail::{self, Purpose};
-use super::{AccountError, Accounts, names};
+use super::{AccountError, Accounts};
 use crate::store::{self, StoreError, models::User};
+use crate::validate::names;
 
 /// A registration whose fields passed the checks; `password` is the normalised password.
 #[derive(Debug)]

@@ -1,5 +1,6 @@
-//! Who is calling: passwords, access tokens (JWT), opaque tokens, and the
-//! [`Authenticated`] extractor handlers take to require a caller.
+//! Who is calling: passwords, access tokens (JWT), opaque tokens, the web session's
+//! cookie; the extractor handlers take to require a caller is
+//! `routes::caller::Authenticated`.
 //!
 //! Two kinds of bearer token are accepted:
 //! - a JWT access token from a login (`POST /v1/sessions`): both scopes, tied to a session
@@ -7,15 +8,12 @@
 //! - a personal access token `djp_...` (`POST /v1/me/tokens`): the scopes it was made with,
 //!   revocable, never able to manage the account (that needs a login session).
 
-pub mod extractor;
 pub mod jwt;
 pub mod passwords;
 pub mod secret;
-pub mod throttle;
 pub mod tokens;
 pub mod web_session;
 
-pub use extractor::{AuthVia, Authenticated};
 pub use secret::SecretString;
 
 use serde::{Deserialize, Serialize};

@@ -176,7 +176,7 @@ impl Gate {
         if ahead >= self.queue || self.expected_wait(ahead) > MAX_QUEUE_WAIT {
             return Err(PasswordError::Busy);
         }
-        match actix_web::rt::time::timeout(MAX_QUEUE_WAIT, self.permits.acquire()).await {
+        match tokio::time::timeout(MAX_QUEUE_WAIT, self.permits.acquire()).await {
             Ok(Ok(p)) => Ok(p),
             _ => Err(PasswordError::Busy),
         }

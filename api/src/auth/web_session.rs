@@ -5,7 +5,7 @@
 //!   session row of an ordinary login (`sessions`, so logout and revocation work as for
 //!   the API's tokens), its user, its expiry (Unix seconds, the refresh-token lifetime),
 //!   and an HMAC-SHA256 of the rest keyed by the JWT secret. The
-//!   [`Authenticated`](super::Authenticated) extractor accepts it when no `Authorization`
+//!   [`Authenticated`](crate::routes::caller::Authenticated) extractor accepts it when no `Authorization`
 //!   header is sent, after checking the session row is live, with a login's scopes.
 //! - Flags: `HttpOnly`, `SameSite=Lax` (the cookie goes with a top-level link from a
 //!   turn mail, never with a cross-site POST or sub-request), `Path=/`, and `Secure`

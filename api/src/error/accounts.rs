@@ -5,7 +5,7 @@ use super::{ApiError, FieldError};
 use crate::accounts::AccountError;
 use crate::auth::jwt::JwtError;
 use crate::auth::passwords::PasswordError;
-use crate::rate_limit::too_many;
+use crate::error::too_many;
 
 impl From<AccountError> for ApiError {
     fn from(e: AccountError) -> Self {

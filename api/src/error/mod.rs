@@ -10,6 +10,8 @@
 //!
 //! 500s (`internal`) are for server faults only: the cause is logged, never shown.
 
+use std::time::Duration;
+
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
@@ -512,6 +514,14 @@ fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
     }
 }
 
+/// The 429 problem for a wait, rounded up to whole seconds (at least 1).
+pub fn too_many(wait: Duration) -> ApiError {
+    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    ApiError::RateLimited {
+        retry_after_secs: secs.max(1),
+    }
+}
+
 /// The JSON body extractor's configuration: size limit and problem+json errors.
 pub fn json_config(limit: usize) -> web::JsonConfig {
     web::JsonConfig::default()
@@ -588,6 +598,14 @@ mod tests {
         assert_eq!(v["type"], "/problems/version-conflict");
         assert_eq!(v["status"], 412);
         assert_eq!(v["current_version"], 5);
+    }
+
+    #[test]
+    fn a_wait_is_whole_seconds() {
+        assert_eq!(
+            too_many(Duration::from_millis(1500)).problem().extensions["retry_after"],
+            2
+        );
     }
 
     #[test]

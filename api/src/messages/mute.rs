@@ -4,9 +4,9 @@
 use chrono::NaiveDateTime;
 
 use super::MessageError;
-use crate::accounts::names::login_key;
 use crate::clock::Clock;
 use crate::store::{self, DbPool, messages as store_messages, users};
+use crate::validate::names::login_key;
 
 /// Mutes `username` for `user` (idempotent).
 pub async fn mute(

@@ -71,7 +71,7 @@ pub async fn player(
     reader: Option<String>,
 ) -> Result<PlayerPage, RatingReadError> {
     store::run(pool, move |conn| {
-        let key = crate::accounts::names::login_key(&username)
+        let key = crate::validate::names::login_key(&username)
             .ok_or_else(|| RatingReadError::NoPlayer(username.clone()))?;
         let user = store::users::find_by_login_key(conn, &key)?
             .ok_or_else(|| RatingReadError::NoPlayer(username.clone()))?;

@@ -15,10 +15,12 @@ use super::me::PasswordChange;
 use crate::accounts::password_reset::{self, ResetFor};
 use crate::accounts::verification;
 use crate::accounts::{AccountError, MailTokenRejected};
-use crate::auth::{Authenticated, SecretString};
+use crate::auth::SecretString;
+use crate::error::too_many;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
-use crate::rate_limit::{client_addr, too_many};
+use crate::routes::caller::Authenticated;
+use crate::routes::caller::client_addr;
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 use crate::validate::{Checks, EMAIL_MAX, USERNAME_MAX};
 
@@ -113,20 +115,20 @@ pub async fn confirm_email(
                 "confirm-done",
                 &[("email", user.email.as_str().into())],
             );
-            Ok(super::pages::notice_page(
+            Ok(super::web::page::notice_page(
                 lang,
                 actix_web::http::StatusCode::OK,
                 "confirmed",
                 &crate::i18n::t(lang, "confirm-title"),
                 &format!(
                     "<p role=\"status\">{}</p>\n<p><a href=\"/\">{}</a></p>",
-                    super::pages::escape_html(&text),
-                    super::pages::escape_html(&crate::i18n::t(lang, "confirm-open")),
+                    super::web::page::escape_html(&text),
+                    super::web::page::escape_html(&crate::i18n::t(lang, "confirm-open")),
                 ),
             ))
         }
         Err(AccountError::MailToken(_) | AccountError::AccountGone) => Ok(
-            super::pages::not_found_page(super::web::page_lang(&req).await, "confirm-invalid"),
+            super::web::page::not_found_page(super::web::page_lang(&req).await, "confirm-invalid"),
         ),
         Err(e) => Err(e.into()),
     }
@@ -171,7 +173,7 @@ pub async fn confirm_email_page(
             ));
         }
         Err(AccountError::MailToken(_) | AccountError::AccountGone) => {
-            return Ok(super::pages::not_found_page(
+            return Ok(super::web::page::not_found_page(
                 super::web::page_lang(&req).await,
                 "confirm-invalid",
             ));
@@ -179,14 +181,14 @@ pub async fn confirm_email_page(
         Err(e) => return Err(e.into()),
     };
     let lang = super::language::of_request(&req, preference.as_deref());
-    let text = |id: &str| super::pages::escape_html(&crate::i18n::t(lang, id));
+    let text = |id: &str| super::web::page::escape_html(&crate::i18n::t(lang, id));
     let content = format!(
         "<form method=\"post\" action=\"/v1/email-verification/{raw}\">\n\
          <p>{}</p>\n<button type=\"submit\">{}</button>\n</form>",
         text("confirm-question"),
         text("confirm-button"),
     );
-    let mut response = super::pages::notice_page(
+    let mut response = super::web::page::notice_page(
         lang,
         actix_web::http::StatusCode::OK,
         "confirm",

@@ -8,9 +8,10 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use super::me::Profile;
 use crate::accounts::register::{NewAccount, register as create_account};
 use crate::auth::SecretString;
+use crate::error::too_many;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
-use crate::rate_limit::{client_addr, too_many};
+use crate::routes::caller::client_addr;
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 use crate::validate::Checks;
 

@@ -13,7 +13,7 @@ pub async fn not_found(req: HttpRequest) -> HttpResponse {
     let allowed = crate::openapi::methods_of(req.path());
     if allowed.is_empty() && wants_a_page(&req) {
         let lang = crate::routes::web::page_lang(&req).await;
-        let mut response = crate::routes::pages::not_found_page(lang, "page-no-such-page");
+        let mut response = crate::routes::web::page::not_found_page(lang, "page-no-such-page");
         response.headers_mut().insert(
             header::VARY,
             HeaderValue::from_static("Accept, Accept-Language, Cookie"),

@@ -10,9 +10,9 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, web};
 
-use crate::auth::extractor::CallerAccount;
 use crate::error::PROBLEM_JSON;
 use crate::i18n::{self, Lang};
+use crate::routes::caller::CallerAccount;
 use crate::state::AppState;
 
 /// The request's `Accept-Language`, if readable.

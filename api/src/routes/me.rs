@@ -11,10 +11,11 @@ use crate::accounts::User;
 use crate::accounts::close::{self as close_case, Closing};
 use crate::accounts::export as export_case;
 use crate::accounts::profile::{self, ProfileChange};
-use crate::auth::{Authenticated, Scope, SecretString};
+use crate::auth::{Scope, SecretString};
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
-use crate::rate_limit::client_addr;
+use crate::routes::caller::Authenticated;
+use crate::routes::caller::client_addr;
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 
 pub fn configure(cfg: &mut ServiceConfig) {

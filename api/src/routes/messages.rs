@@ -8,13 +8,14 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
 use crate::messages::{self, Message};
 use crate::pagination::{PageParams, next_link};
+use crate::routes::caller::Authenticated;
 use crate::routes::games::write::idempotency_key;
 use crate::routes::games::{MaybeAuthenticated, etag, game_id};
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 
 const PROBLEM: &str = "application/problem+json";
@@ -366,7 +367,7 @@ pub fn talk_section(talk: &[Message], lang: crate::i18n::Lang) -> String {
     if talk.is_empty() {
         return String::new();
     }
-    let esc = crate::routes::pages::escape_html;
+    let esc = crate::routes::web::page::escape_html;
     let seat = |letter: &str| t(lang, &format!("seat-{letter}"));
     let mut out = format!(
         "      <section class=\"table-talk\" aria-labelledby=\"talk-title\">\n        <h2 id=\"talk-title\">{}</h2>\n        <ol id=\"talk-list\">\n",

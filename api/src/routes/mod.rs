@@ -7,10 +7,12 @@
 
 pub mod account_mail;
 pub mod accounts;
+pub mod caller;
 pub mod fallback;
 pub mod games;
 pub mod health;
 pub mod inbound_mail;
+pub mod json_body;
 pub mod language;
 pub mod me;
 pub mod messages;
@@ -20,7 +22,6 @@ pub mod my_games;
 pub mod notification_settings;
 pub mod notifications;
 pub mod oauth;
-pub mod pages;
 pub mod params;
 pub mod players;
 pub mod positions;
@@ -57,7 +58,7 @@ where
     app.configure(health::configure)
         .configure(oauth::configure)
         .service(scope("/v1").configure(configure_v1))
-        .map(pages::register)
+        .map(web::page::register)
         .map(web::register)
 }
 

@@ -7,9 +7,10 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
 use crate::messages;
+use crate::routes::caller::Authenticated;
 use crate::state::AppState;
 
 const PROBLEM: &str = "application/problem+json";

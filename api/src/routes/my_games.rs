@@ -5,11 +5,12 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
 use crate::model::events::Status;
 use crate::pagination::{Keyset, PageParams};
+use crate::routes::caller::Authenticated;
 use crate::routes::games::views::GamePage;
 use crate::state::AppState;
 

@@ -9,11 +9,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
 use crate::notifications::feed::NotificationRow;
 use crate::pagination::{Keyset, Page, check_cursor, check_limit};
+use crate::routes::caller::Authenticated;
+use crate::routes::json_body::JsonBody;
 use crate::routes::sse;
 use crate::state::AppState;
 

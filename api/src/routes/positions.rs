@@ -10,13 +10,14 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
+use crate::error::too_many;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
 use crate::games::positions::{self, DFEN_MAX};
-use crate::rate_limit::{client_addr, too_many};
+use crate::routes::caller::client_addr;
 use crate::routes::games::moves::MoveInput;
 use crate::routes::games::ruleset::{self, RULESET_TEXT_MAX, RulesetInput};
 use crate::routes::games::views::{MoveView, TurnView, in_documented_order};
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 
 const PROBLEM: &str = "application/problem+json";
@@ -226,7 +227,7 @@ fn read_move(v: &Value) -> Result<Move, ApiError> {
             "move",
             "move text is at most 32 characters",
         )),
-        v @ Value::Object(_) => crate::extract::from_value_at::<Move>("move", v.clone()),
+        v @ Value::Object(_) => crate::routes::json_body::from_value_at::<Move>("move", v.clone()),
         _ => Err(ApiError::field(
             "move",
             "must be move text (\"C8-D7\") or a move object ({\"from\": \"C8\", \"to\": \"D7\"})",

@@ -15,10 +15,12 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use super::me::Profile;
 use crate::accounts::login::{self as login_case, Credentials, LoggedIn};
 use crate::accounts::{logout as logout_case, refresh as refresh_case, sessions as sessions_case};
-use crate::auth::{Authenticated, SecretString};
+use crate::auth::SecretString;
+use crate::error::too_many;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
-use crate::rate_limit::{client_addr, too_many};
+use crate::routes::caller::Authenticated;
+use crate::routes::caller::client_addr;
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 use crate::validate::{Checks, PASSWORD_MAX, USERNAME_MAX};
 

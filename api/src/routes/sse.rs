@@ -18,7 +18,7 @@ use futures_util::future::{Either, LocalBoxFuture, select};
 use futures_util::{Stream, StreamExt};
 
 use crate::accounts::authenticate::{self, Credential};
-use crate::auth::{AuthVia, Authenticated};
+use crate::routes::caller::{AuthVia, Authenticated};
 use crate::shutdown::Shutdown;
 use crate::state::AppState;
 

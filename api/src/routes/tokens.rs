@@ -10,10 +10,11 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts::PersonalAccessToken;
 use crate::accounts::tokens::{self as token_cases, NewToken};
-use crate::auth::{Authenticated, Scope, SecretString};
+use crate::auth::{Scope, SecretString};
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
 use crate::pagination::{PageParams, next_link};
+use crate::routes::caller::Authenticated;
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 use crate::validate::{Checks, TOKEN_NAME_MAX};
 

@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
 use crate::model::events::RatingRange;
 use crate::model::timing::TimeControl;
+use crate::routes::caller::Authenticated;
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 use crate::tournaments::command::{self, Ask, Ctx, NewTournament};
 use crate::tournaments::log::{Format, Status, Tournament};

@@ -62,7 +62,7 @@ pub async fn unsubscribe_page(
     let reader = app.notifications().unsubscriber(&token).await?;
     // The page is the account's: its language preference, else the browser's.
     let lang = super::language::of_request(&req, reader.language.as_deref());
-    let text = |id: &str| super::pages::escape_html(&crate::i18n::t(lang, id));
+    let text = |id: &str| super::web::page::escape_html(&crate::i18n::t(lang, id));
     let html = format!(
         "<!doctype html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\
          <body><form method=\"post\" action=\"/v1/unsubscribe/{token}\">\

@@ -8,10 +8,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
-use crate::extract::JsonBody;
 use crate::notifications::webhooks::{DeliveryRow, WebhookRow};
+use crate::routes::caller::Authenticated;
+use crate::routes::json_body::JsonBody;
 use crate::state::AppState;
 
 pub fn configure(cfg: &mut ServiceConfig) {

@@ -1,5 +1,5 @@
 //! `login_throttle`: the failed-password counts every instance of one database shares
-//! (see `crate::auth::throttle`). Keys are keyed hashes, never names or addresses.
+//! (see `crate::accounts::throttle`). Keys are keyed hashes, never names or addresses.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;

@@ -11,7 +11,7 @@ pub struct User {
     pub id: String,
     pub username: String,
     pub username_key: String,
-    /// The look-alike skeleton of the name (see `accounts::names`), unique.
+    /// The look-alike skeleton of the name (see `validate::names`), unique.
     pub username_skeleton: String,
     pub email: String,
     pub password_hash: String,

@@ -20,7 +20,7 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<User>, StoreErro
         .optional()?)
 }
 
-/// By the login key of a name (see `accounts::names::login_key`): the name in ASCII lower
+/// By the login key of a name (see `validate::names::login_key`): the name in ASCII lower
 /// case.
 pub fn find_by_login_key(conn: &mut DbConnection, key: &str) -> Result<Option<User>, StoreError> {
     Ok(users::table

@@ -9,9 +9,10 @@ use utoipa::ToSchema;
 
 use super::PROBLEM;
 use crate::analysis::{self, Analysis, Progress, Requested};
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
 use crate::model::analysis::{MoveAnalysis, SeatValues};
+use crate::routes::caller::Authenticated;
 use crate::routes::params::GameIdPath;
 use crate::state::AppState;
 

@@ -8,10 +8,11 @@ use utoipa::ToSchema;
 
 use super::PROBLEM;
 use super::write::{GameWrite, WriteBody};
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
 use crate::games::conditional::{self, TreeView};
 use crate::model::conditional::{MAX_LINE_BYTES, MAX_LINES, MAX_PLIES};
+use crate::routes::caller::Authenticated;
 use crate::routes::params::{GameIdPath, SeatPath};
 use crate::state::AppState;
 

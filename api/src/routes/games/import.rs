@@ -10,12 +10,13 @@ use utoipa::ToSchema;
 
 use super::PROBLEM;
 use super::write::{self, GameWrite, NoBody, Render};
-use crate::auth::{Authenticated, Scope};
+use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
-use crate::extract::parse_json_object;
 use crate::games::commands::{Command, ImportRecord, MAX_RECORD_BYTES};
 use crate::model::events::Visibility;
+use crate::routes::caller::Authenticated;
 use crate::routes::games::views::GameSummary;
+use crate::routes::json_body::parse_json_object;
 use crate::state::AppState;
 
 /// The largest body of an import: a record of [`MAX_RECORD_BYTES`] as a JSON string

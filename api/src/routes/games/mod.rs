@@ -38,8 +38,8 @@ use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest};
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::auth::Authenticated;
 use crate::error::ApiError;
+use crate::routes::caller::Authenticated;
 
 pub use bots::SeatBotRequest;
 pub use create::{BotSeat, CreateGameRequest};
@@ -89,7 +89,7 @@ impl FromRequest for MaybeAuthenticated {
 
     fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
         if req.headers().contains_key(header::AUTHORIZATION)
-            || crate::auth::extractor::uses_cookie(req)
+            || crate::routes::caller::uses_cookie(req)
         {
             let fut = Authenticated::from_request(req, payload);
             Box::pin(async move { fut.await.map(|a| MaybeAuthenticated(Some(a))) })

@@ -63,7 +63,7 @@ fn parse_move(v: &Value) -> Result<Move, ApiError> {
             "move",
             "move text is at most 32 characters",
         )),
-        v @ Value::Object(_) => crate::extract::from_value_at::<Move>("move", v.clone()),
+        v @ Value::Object(_) => crate::routes::json_body::from_value_at::<Move>("move", v.clone()),
         _ => Err(ApiError::field(
             "move",
             "must be move text (\"C8-D7\") or a move object ({\"from\": \"C8\", \"to\": \"D7\"})",

@@ -7,7 +7,7 @@ use futures_util::StreamExt;
 use super::{MaybeAuthenticated, PROBLEM};
 use crate::error::{ApiError, Problem};
 use crate::games::queries::EventRow;
-use crate::rate_limit::client_addr;
+use crate::routes::caller::client_addr;
 use crate::routes::games::views::EventView;
 use crate::routes::params::GameIdPath;
 use crate::routes::sse;

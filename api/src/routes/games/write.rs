@@ -13,15 +13,15 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{etag, game_id};
-use crate::auth::extractor::{AuthVia, bearer_token, uses_cookie};
+use crate::auth::Scope;
 use crate::auth::tokens::is_stored_access_token;
-use crate::auth::{Authenticated, Scope};
 use crate::error::ApiError;
-use crate::extract::parse_json_object;
 use crate::games;
 use crate::games::commands::{self, Actor, Command};
 use crate::games::player_command::IdempotencyKey;
+use crate::routes::caller::{AuthVia, Authenticated, bearer_token, uses_cookie};
 use crate::routes::games::views::{ActionResult, GameSummary};
+use crate::routes::json_body::parse_json_object;
 use crate::state::AppState;
 
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
@@ -138,10 +138,10 @@ async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), Ap
     let app = req
         .app_data::<web::Data<AppState>>()
         .ok_or_else(|| ApiError::internal("application state is not configured"))?;
-    let claims = app.jwt.verify(&token)?;
+    let claims = app.jwt.verify(&token, app.clock.now())?;
     // Whose answer this is, for the language of a problem's title.
     req.extensions_mut()
-        .insert(crate::auth::extractor::CallerAccount(claims.sub.clone()));
+        .insert(crate::routes::caller::CallerAccount(claims.sub.clone()));
     let auth = Authenticated {
         user_id: claims.sub,
         scopes: Scope::parse_list(&claims.scope),

@@ -20,7 +20,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 
 use crate::i18n::Lang;
-use crate::routes::pages::{A_MONTH, Asset, not_found_page};
+use crate::routes::web::page::{A_MONTH, Asset, not_found_page};
 
 const SW_JS: &str = include_str!("../../../assets/web/sw.js");
 const MANIFEST: &str = include_str!("../../../assets/web/manifest.webmanifest");

@@ -23,7 +23,7 @@ use serde::Deserialize;
 use super::{page, reader};
 use crate::i18n::{Arg, Lang, t, tr};
 use crate::learn::{self, LESSONS, Lesson, RULE_SECTIONS};
-use crate::routes::pages::{Asset, escape_html, not_found_page};
+use crate::routes::web::page::{Asset, escape_html, not_found_page};
 
 const WELCOME: &str = include_str!("../../../assets/web/welcome.html");
 pub(super) const NEWCOMER_JS: &str = include_str!("../../../assets/web/newcomer.js");

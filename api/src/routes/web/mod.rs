@@ -9,6 +9,7 @@
 //! | `/signup`, `/login` | sign up, log in |
 //! | `/lobby` | open games, create a game |
 //! | `/play/{id}` | the game page: board, players, clocks, moves, click to move |
+//! | `/games/{id}` | a game's replay page (see [`page`]) |
 //! | `/settings` | notification settings, push notifications on this device, vacation |
 //! | `/players/{username}`, `/leaderboard` | a player's rating page with its history chart (SVG drawn by the server), the leaderboard (server-rendered, see [`ratings`]) |
 //! | `POST /web/session`, `POST /web/logout` | log in (sets the cookie), log out |
@@ -26,14 +27,15 @@
 //! The pages authenticate with the session cookie of [`crate::auth::web_session`]; each
 //! page carries the session's CSRF token in `<meta name="csrf-token">`, and the script
 //! sends it as `X-CSRF-Token` on every write. Pages are served with the strict
-//! [`CSP`](super::pages::CSP) (no inline script or style) and `Cache-Control: no-store`,
-//! and link the site's icon (`/favicon.ico`, `/favicon.svg`, see [`super::pages`]).
+//! [`CSP`](page::CSP) (no inline script or style) and `Cache-Control: no-store`,
+//! and link the site's icon (`/favicon.ico`, `/favicon.svg`, see [`page`]).
 
 pub mod analysis;
 mod chart;
 pub mod install;
 mod learn;
 mod oauth;
+pub mod page;
 mod ratings;
 mod reset;
 mod session;
@@ -45,13 +47,13 @@ use actix_web::dev::{ServiceFactory, ServiceRequest};
 use actix_web::http::{StatusCode, header};
 use actix_web::{App, Error, HttpRequest, HttpResponse, web};
 
-use super::pages::{Asset, escape_html, html, localize, messages_js, not_found_page};
 use crate::accounts::authenticate;
 use crate::auth::web_session;
 use crate::error::ApiError;
 use crate::games::queries::{self, ReadError};
 use crate::i18n::Lang;
 use crate::state::AppState;
+use page::{Asset, escape_html, html, localize, messages_js, not_found_page};
 
 const SHELL: &str = include_str!("../../../assets/web/page.html");
 const LOGIN: &str = include_str!("../../../assets/web/login.html");
@@ -500,7 +502,7 @@ mod tests {
             ("play.js", PLAY_JS),
             ("talk.js", TALK_JS),
             ("newcomer.js", learn::NEWCOMER_JS),
-            ("replay.js", super::super::pages::REPLAY_JS),
+            ("replay.js", page::REPLAY_JS),
         ] {
             for (n, line) in js.lines().enumerate() {
                 let code = match line.trim_start().starts_with("//") {

@@ -26,7 +26,7 @@ use crate::accounts::tokens as token_cases;
 use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
 use crate::i18n::{self, Lang};
-use crate::routes::pages::{escape_html, notice_page};
+use crate::routes::web::page::{escape_html, notice_page};
 use crate::state::AppState;
 
 const CONSENT: &str = include_str!("../../../assets/web/oauth.html");

@@ -10,8 +10,8 @@ use super::{page, reader, viewer};
 use crate::error::ApiError;
 use crate::i18n::{Arg, Lang, t, tr};
 use crate::ratings::read::{self, RatingReadError, decode_cursor, encode_cursor, provisional};
-use crate::routes::pages::{escape_html, not_found_page};
 use crate::routes::players::{PlayerView, RatingView};
+use crate::routes::web::page::{escape_html, not_found_page};
 use crate::state::AppState;
 
 /// Players listed per leaderboard page.

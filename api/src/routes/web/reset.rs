@@ -24,8 +24,8 @@ use crate::accounts::{AccountError, MailTokenRejected};
 use crate::auth::{SecretString, web_session};
 use crate::error::ApiError;
 use crate::i18n::{self, Lang};
-use crate::rate_limit::client_addr;
-use crate::routes::pages::{escape_html, not_found_page};
+use crate::routes::caller::client_addr;
+use crate::routes::web::page::{escape_html, not_found_page};
 use crate::state::AppState;
 
 /// The cookie the forms' CSRF token is bound to.

@@ -6,9 +6,10 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
 
-use crate::auth::{Authenticated, web_session};
+use crate::auth::web_session;
 use crate::error::ApiError;
-use crate::extract::JsonBody;
+use crate::routes::caller::Authenticated;
+use crate::routes::json_body::JsonBody;
 use crate::routes::sessions::{LoginRequest, password_login};
 use crate::state::AppState;
 

@@ -9,7 +9,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use super::{page, reader, viewer};
 use crate::error::ApiError;
 use crate::i18n::{Arg, Lang, t, tr};
-use crate::routes::pages::{escape_html, not_found_page};
+use crate::routes::web::page::{escape_html, not_found_page};
 use crate::state::AppState;
 use crate::tournaments::command::TournamentError;
 use crate::tournaments::log::{Format, Status};

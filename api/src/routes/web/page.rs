@@ -1,5 +1,7 @@
-//! The HTML pages, outside `/v1`: they are not part of the JSON API and are left out of the
-//! OpenAPI document (they are registered on the plain actix app, see [`register`]).
+//! What every HTML page of [`super`] is made of (the assets, the HTML answers and their
+//! headers, escaping, the messages' script, the site's icon), and the replay page. Like
+//! every page, outside `/v1`: not part of the JSON API and left out of the OpenAPI
+//! document (they are registered on the plain actix app, see [`register`]).
 //!
 //! - `GET /games/{id}`: the replay page of a game, `api/assets/replay.html` with its
 //!   placeholders (`{{game_id}}`, `{{title}}`) replaced by HTML-escaped text, served with a
@@ -36,13 +38,13 @@ pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self
                        script-src 'self'; object-src 'none'; base-uri 'none'; \
                        frame-ancestors 'none'";
 
-const REPLAY_HTML: &str = include_str!("../../assets/replay.html");
-pub(crate) const REPLAY_JS: &str = include_str!("../../assets/replay.js");
-const REPLAY_CSS: &str = include_str!("../../assets/replay.css");
-const FAVICON_SVG: &str = include_str!("../../assets/favicon.svg");
+const REPLAY_HTML: &str = include_str!("../../../assets/replay.html");
+pub(crate) const REPLAY_JS: &str = include_str!("../../../assets/replay.js");
+const REPLAY_CSS: &str = include_str!("../../../assets/replay.css");
+const FAVICON_SVG: &str = include_str!("../../../assets/favicon.svg");
 /// 16 and 32 pixels, PNG inside (made by `api/assets/favicon.py` from the same design as
 /// `favicon.svg`).
-const FAVICON_ICO: &[u8] = include_bytes!("../../assets/favicon.ico");
+const FAVICON_ICO: &[u8] = include_bytes!("../../../assets/favicon.ico");
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// The icon asked without its version (browsers ask `/favicon.ico` by themselves).
@@ -156,7 +158,7 @@ fn favicon_ico() -> &'static Asset {
 }
 
 /// The `<link>`s of the icon, for every page's `<head>`; with the web app manifest, its
-/// theme colour and the home-screen icon of iOS (see [`super::web::install`]).
+/// theme colour and the home-screen icon of iOS (see [`super::install`]).
 pub(crate) fn icon_links() -> String {
     format!(
         "<link rel=\"icon\" href=\"{}\" sizes=\"16x16 32x32\">\n\
@@ -164,7 +166,7 @@ pub(crate) fn icon_links() -> String {
          {}",
         favicon_ico().link("/favicon.ico"),
         favicon_svg().link("/favicon.svg"),
-        super::web::install::head_links()
+        super::install::head_links()
     )
 }
 
@@ -354,7 +356,7 @@ async fn replay_page(
 ) -> Result<HttpResponse, ApiError> {
     // No login needed; a signed-in reader's preference still wins.
     let lang = crate::routes::web::page_lang(&req).await;
-    let Ok(id) = super::games::game_id(&path) else {
+    let Ok(id) = crate::routes::games::game_id(&path) else {
         return Ok(not_found_page(lang, "page-no-such-game"));
     };
     let (state, usernames) = match queries::state_with_players(app.game_ctx(), id).await {
@@ -383,7 +385,7 @@ async fn replay_page(
     let talk = crate::messages::list::all_visible(app.game_ctx(), state.id.clone(), None).await?;
     let page = page.replace(
         "{{table_talk}}",
-        &super::messages::talk_section(&talk, lang),
+        &crate::routes::messages::talk_section(&talk, lang),
     );
     // The engine's analysis, as anyone may read it (a public game's).
     let analysis = match crate::analysis::read(app.analysis_ctx(), state.id.clone(), None).await {
@@ -393,7 +395,7 @@ async fn replay_page(
     };
     let page = page.replace(
         "{{analysis}}",
-        &super::web::analysis::section(analysis.as_ref(), lang),
+        &super::analysis::section(analysis.as_ref(), lang),
     );
     let mut response = html(StatusCode::OK, page);
     response.headers_mut().insert(

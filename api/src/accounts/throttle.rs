@@ -38,6 +38,7 @@ use std::sync::{Arc, Mutex};
 
 use hmac::{KeyInit, Mac};
 
+use crate::rate_limit::address_key;
 use crate::store::{self, DbPool, login_throttle as rows};
 use std::time::{Duration, Instant};
 
@@ -175,20 +176,6 @@ pub struct Attempt<'a> {
     address: u64,
     account: Option<u64>,
     held: Vec<Slot>,
-}
-
-/// The key of a client address: IPv4 as is, IPv6 by its /64 (one subscriber's network).
-pub fn address_key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let s = v6.segments();
-                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-            }
-        },
-    }
 }
 
 impl LoginThrottle {
@@ -376,7 +363,7 @@ impl LoginThrottle {
                 }
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || actix_web::rt::time::timeout(left, notified).await.is_err() {
+            if left.is_zero() || tokio::time::timeout(left, notified).await.is_err() {
                 return Err(BASE);
             }
         }

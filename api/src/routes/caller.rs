@@ -1,4 +1,5 @@
-//! The [`Authenticated`] extractor: a handler that takes it requires a valid bearer token.
+//! Who calls: the [`Authenticated`] extractor (a handler that takes it requires a valid
+//! bearer token), and the client's address ([`client_addr`], for the limits per address).
 //!
 //! ```ignore
 //! async fn handler(auth: Authenticated) -> Result<HttpResponse, ApiError> {
@@ -13,20 +14,22 @@
 //! all 401 `unauthorized` problems with `WWW-Authenticate: Bearer`.
 //!
 //! Without an `Authorization` header, the web client's session cookie is accepted
-//! instead (see [`super::web_session`]): the same session check and scopes as a login's
+//! instead (see [`crate::auth::web_session`]): the same session check and scopes as a login's
 //! access token, and for any method but GET/HEAD/OPTIONS the `X-CSRF-Token` header of
 //! the session (403 `forbidden` when missing or wrong).
 
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, http::header, web};
+use ipnet::IpNet;
 
-use super::Scope;
-use super::tokens::is_stored_access_token;
-use super::web_session;
 use crate::accounts::authenticate;
+use crate::auth::tokens::is_stored_access_token;
+use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
+use crate::rate_limit::forwarded_client;
 use crate::state::AppState;
 
 /// How the caller authenticated.
@@ -190,4 +193,20 @@ impl FromRequest for Authenticated {
             Ok(caller)
         })
     }
+}
+
+/// The client's address: the TCP peer's, or, when the peer is a trusted proxy, the
+/// right-most `X-Forwarded-For` entry that is not a trusted proxy.
+pub fn client_addr(req: &HttpRequest, trusted: &[IpNet]) -> IpAddr {
+    let peer = req
+        .peer_addr()
+        .map(|a| a.ip())
+        .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+    forwarded_client(
+        peer,
+        req.headers()
+            .get_all("x-forwarded-for")
+            .filter_map(|v| v.to_str().ok()),
+        trusted,
+    )
 }
