@@ -340,9 +340,9 @@ impl InFlight {
     }
 }
 
-/// Sends one group of jobs (one job, or the digest items of one address) and records the
-/// outcome of each.
-async fn send_group(d: Arc<Delivery>, group: Vec<Job>) {
+/// Sends one group of jobs (one job, or the digest items of one address) and hands the
+/// outcome to the recorder.
+async fn send_group(d: Arc<Delivery>, group: Vec<Job>, recorder: Recorder) {
     let outcome = match &group[0].target {
         Target::Digest { to, .. } => {
             let mails: Vec<&Mail> = group
@@ -361,43 +361,91 @@ async fn send_group(d: Arc<Delivery>, group: Vec<Job>) {
         }
         _ => d.send(&group[0], d.clock.now()).await,
     };
-    let a = d.clone();
-    let recorded = store::run(&d.pool, move |conn| {
-        let now = a.clock.now();
-        for job in &group {
-            if let Err(e) = record(conn, &a.config, &a.counters, job, &outcome, now) {
-                // The lease runs out and the delivery is tried again.
-                tracing::warn!(delivery = %job.delivery.id, error = %e, "recording a delivery failed");
+    // The recorder outlives every attempt (it stops after them): a send cannot fail, and
+    // if it did the leases would run out and the deliveries be tried again.
+    let _ = recorder.send((group, outcome));
+}
+
+/// Where finished attempts go to be recorded.
+type Recorder = tokio::sync::mpsc::UnboundedSender<(Vec<Job>, Outcome)>;
+
+/// The most outcomes recorded in one transaction.
+const RECORD_BATCH: usize = 256;
+
+/// Records the outcomes of finished attempts, as many as have finished in one
+/// transaction (each in a savepoint of its own, so one that fails to record leaves the
+/// others): one commit per attempt capped a burst at the database's commit rate. Runs
+/// until every sender is gone, then has recorded everything sent.
+async fn record_outcomes(
+    d: Arc<Delivery>,
+    mut outcomes: tokio::sync::mpsc::UnboundedReceiver<(Vec<Job>, Outcome)>,
+) {
+    while let Some(first) = outcomes.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < RECORD_BATCH {
+            match outcomes.try_recv() {
+                Ok(more) => batch.push(more),
+                Err(_) => break,
             }
         }
-        Ok::<_, store::RunError>(())
-    })
-    .await;
-    if let Err(e) = recorded {
-        tracing::warn!(error = %e, "recording deliveries could not run");
+        let a = d.clone();
+        let recorded = store::run(&d.pool, move |conn| {
+            let now = a.clock.now();
+            store::transaction(conn, |conn| {
+                for (group, outcome) in &batch {
+                    for job in group {
+                        if let Err(e) = record(conn, &a.config, &a.counters, job, outcome, now) {
+                            // The lease runs out and the delivery is tried again.
+                            tracing::warn!(delivery = %job.delivery.id, error = %e, "recording a delivery failed");
+                        }
+                    }
+                }
+                Ok::<_, store::StoreError>(())
+            })
+        })
+        .await;
+        if let Err(e) = recorded {
+            // The leases run out and the deliveries are tried again.
+            tracing::warn!(error = %e, "recording deliveries could not run");
+        }
     }
 }
 
-/// Fans out new notifications (all of them, batch by batch).
-fn fan_out_all(conn: &mut crate::store::DbConnection, d: &Delivery, now: NaiveDateTime) {
-    loop {
-        match fan_out(conn, &d.config, now) {
+/// Fan-out loops on PostgreSQL: each locks a batch of its own (`SKIP LOCKED`). SQLite
+/// has one (one writer anyway).
+const FAN_OUT_LOOPS: usize = 2;
+
+/// Fans out new notifications, batch after batch while there are more, else every
+/// `DJAMBI_DELIVERY_INTERVAL`; apart from the claims (on a connection of its own), so
+/// that a burst's first pushes go out while the rest is fanned out, and wakes the claims
+/// after each batch that made deliveries.
+async fn fan_out_loop(d: Arc<Delivery>, stop: CancellationToken, made: Arc<tokio::sync::Notify>) {
+    let every = d.config.delivery_interval.max(Duration::from_millis(1));
+    while !stop.is_cancelled() {
+        let (a, now) = (d.clone(), d.clock.now());
+        let fanned = store::run(&d.pool, move |conn| fan_out(conn, &a.config, now)).await;
+        let more = match fanned {
             Ok((n, created)) => {
                 Counters::add(&d.counters.fanned_out, n);
                 Counters::add(&d.counters.created, created);
-                if (n as i64) < BATCH {
-                    return;
+                if created > 0 {
+                    made.notify_one();
                 }
+                n as i64 >= BATCH
             }
             Err(e) => {
                 tracing::warn!(error = %e, "fanning out notifications failed");
-                return;
+                false
             }
+        };
+        if !more {
+            let wait = std::pin::pin!(tokio::time::sleep(every));
+            let _ = futures_util::future::select(std::pin::pin!(stop.cancelled()), wait).await;
         }
     }
 }
 
-/// One step of the loop: fans out, claims what each lane has room for (never for an
+/// One step of the loop: claims what each lane has room for (never for an
 /// endpoint that has its share in flight), gives back what it cannot start, and starts
 /// the rest on `running`. Returns whether a lane claimed all it had room for (more may
 /// be due at once).
@@ -405,6 +453,7 @@ async fn claim_and_start(
     d: &Arc<Delivery>,
     flight: &mut InFlight,
     running: &mut Running,
+    recorder: &Recorder,
 ) -> Result<bool, store::RunError> {
     let cfg = &d.config;
     let per_endpoint = cfg.delivery_per_endpoint.max(1);
@@ -426,7 +475,6 @@ async fn claim_and_start(
     let a = d.clone();
     let wanted = wants.clone();
     let claimed = store::run(&d.pool, move |conn| {
-        fan_out_all(conn, &a, now);
         let mut out = Vec::new();
         for (lane, free) in wanted {
             let claim = store::deliveries::claim_lane(
@@ -499,7 +547,7 @@ async fn claim_and_start(
                 .iter()
                 .map(|j| (j.delivery.id.clone(), j.lease))
                 .collect();
-            let task = running.set.spawn(send_group(d, group));
+            let task = running.set.spawn(send_group(d, group, recorder.clone()));
             running.places.insert(task.id(), place);
             running.leases.insert(task.id(), leases);
         }
@@ -529,27 +577,59 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
     let every = d.config.delivery_interval.max(Duration::from_millis(1));
     let mut flight = InFlight::default();
     let mut running = Running::default();
+    let (recorder, outcomes) = tokio::sync::mpsc::unbounded_channel();
+    let recording = tokio::spawn(record_outcomes(d.clone(), outcomes));
+    let made = Arc::new(tokio::sync::Notify::new());
+    let on_pg = store::run(&d.pool, |conn| {
+        Ok::<_, store::RunError>(matches!(conn, store::DbConnection::Pg(_)))
+    })
+    .await
+    .unwrap_or(false);
+    let mut fanning = JoinSet::new();
+    for _ in 0..if on_pg { FAN_OUT_LOOPS } else { 1 } {
+        fanning.spawn(fan_out_loop(d.clone(), stop.clone(), made.clone()));
+    }
+    // A claim round (fan-out, claim, load) for every finished attempt capped a burst at
+    // one round's rate (about 530 pushes/s on two cores): while attempts run, places are
+    // gathered until a quarter of the HTTP lane is free or GATHER has passed since the
+    // first one freed, and claimed together.
+    let claim_at = (d.config.delivery_concurrency / 4).max(1);
+    let mut freed_at: Option<std::time::Instant> = None;
     while !stop.is_cancelled() {
-        let full = match claim_and_start(&d, &mut flight, &mut running).await {
-            Ok(full) => full,
-            Err(e) => {
-                tracing::warn!(error = %e, "delivery round could not run");
-                false
-            }
-        };
-        let rest = if full {
-            Duration::ZERO
+        let room = d
+            .config
+            .delivery_concurrency
+            .saturating_sub(flight.lane(Lane::Http));
+        let gathering = freed_at
+            .filter(|_| !running.set.is_empty() && room < claim_at)
+            .map(|at| GATHER.saturating_sub(at.elapsed()))
+            .filter(|left| !left.is_zero());
+        let rest = if let Some(left) = gathering {
+            left
         } else {
-            let (now, pool) = (d.clock.now(), d.pool.clone());
-            let next = store::run(&pool, move |conn| store::deliveries::next_due(conn, now))
-                .await
-                .ok()
-                .flatten();
-            match next {
-                // Due now but not claimed: its endpoint is busy; a finished attempt wakes us.
-                Some(at) if at <= now => every,
-                Some(at) => (at - now).to_std().unwrap_or(every).min(every),
-                None => every,
+            freed_at = None;
+            let full = match claim_and_start(&d, &mut flight, &mut running, &recorder).await {
+                Ok(full) => full,
+                Err(e) => {
+                    tracing::warn!(error = %e, "delivery round could not run");
+                    false
+                }
+            };
+            if full {
+                Duration::ZERO
+            } else {
+                let (now, pool) = (d.clock.now(), d.pool.clone());
+                let next = store::run(&pool, move |conn| store::deliveries::next_due(conn, now))
+                    .await
+                    .ok()
+                    .flatten();
+                match next {
+                    // Due now but not claimed: its endpoint is busy; a finished attempt
+                    // wakes us.
+                    Some(at) if at <= now => every,
+                    Some(at) => (at - now).to_std().unwrap_or(every).min(every),
+                    None => every,
+                }
             }
         };
         if rest.is_zero() && !running.set.is_empty() {
@@ -559,6 +639,14 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
         }
         let wait = std::pin::pin!(tokio::time::sleep(rest.max(Duration::from_millis(1))));
         let stopped = std::pin::pin!(stop.cancelled());
+        // New deliveries (a fan-out batch) end the wait too, unless places are gathered.
+        let fanned = std::pin::pin!(async {
+            if gathering.is_some() {
+                std::future::pending::<()>().await;
+            }
+            made.notified().await;
+        });
+        let wait = futures_util::future::select(wait, fanned);
         if running.set.is_empty() {
             let _ = futures_util::future::select(stopped, wait).await;
             continue;
@@ -578,6 +666,7 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
         if let Some(done) = done {
             running.finished(&mut flight, done);
             running.reap(&mut flight);
+            freed_at.get_or_insert_with(std::time::Instant::now);
         }
     }
     // Attempts in flight may finish for a moment; the rest are abandoned (a hung receiver
@@ -590,6 +679,10 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
     })
     .await;
     running.set.shutdown().await;
+    while fanning.join_next().await.is_some() {}
+    // Every attempt is over: the recorder records what they sent, then stops.
+    drop(recorder);
+    let _ = recording.await;
     let left: Vec<(String, NaiveDateTime)> = running.leases.drain().flat_map(|(_, l)| l).collect();
     if !left.is_empty() {
         let _ = store::run(&d.pool, move |conn| {
@@ -601,6 +694,9 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
         .await;
     }
 }
+
+/// How long freed places are gathered before they are claimed (see [`run`]).
+const GATHER: Duration = Duration::from_millis(5);
 
 /// How long a stopping worker waits for its attempts in flight.
 const STOP_WAIT: Duration = Duration::from_secs(2);
