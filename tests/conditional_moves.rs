@@ -341,7 +341,7 @@ fn a_resignation_or_a_timeout_changes_the_turn_order(backend: Backend) {
         .naive_utc();
     let clock = Arc::new(ManualClock::new(start));
     let srv = TestServer::start_with_clock(backend, &[FAST], clock.clone());
-    let p: Vec<Login> = SEATS
+    let mut p: Vec<Login> = SEATS
         .iter()
         .map(|s| srv.user(&format!("c4_{}", s.to_lowercase())))
         .collect();
@@ -371,6 +371,8 @@ fn a_resignation_or_a_timeout_changes_the_turn_order(backend: Backend) {
             "Yellow resigned"
         } else {
             clock.advance(TimeDelta::seconds(3601));
+            // Access tokens age with the server's clock: an hour on, they have expired.
+            p = srv.refresh_all(&p);
             wait_for("Yellow's timeout", || {
                 all_events(&srv, &id)
                     .iter()

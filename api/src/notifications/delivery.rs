@@ -130,24 +130,53 @@ pub fn fan_out(
             Vec<PushSubscriptionRow>,
             crate::i18n::TimeZone,
         );
-        let mut by_user: HashMap<String, Targets> = HashMap::new();
+        // Each user's settings, endpoints, address and zone: four queries for the batch.
+        let mut users: Vec<&str> = rows.iter().map(|n| n.user_id.as_str()).collect();
+        users.sort_unstable();
+        users.dedup();
+        let mut by_user: HashMap<String, Targets> = users
+            .iter()
+            .map(|u| {
+                let none = (
+                    settings::NotificationSettings::default(),
+                    Vec::new(),
+                    String::new(),
+                    Vec::new(),
+                    crate::i18n::TimeZone::UTC,
+                );
+                (u.to_string(), none)
+            })
+            .collect();
+        for (user, text) in store::settings::load_of(conn, &users)? {
+            if let Some(t) = by_user.get_mut(&user) {
+                t.0 = settings::parse(&text);
+            }
+        }
+        for hook in store::webhooks::list_of(conn, &users)? {
+            if hook.disabled_at.is_none() {
+                if let Some(t) = by_user.get_mut(&hook.user_id) {
+                    t.1.push(hook);
+                }
+            }
+        }
+        for (user, email, zone) in store::recipients::addresses_of(conn, &users)? {
+            if let Some(t) = by_user.get_mut(&user) {
+                t.2 = email;
+                t.4 = zone
+                    .as_deref()
+                    .and_then(crate::i18n::parse_time_zone)
+                    .unwrap_or(crate::i18n::TimeZone::UTC);
+            }
+        }
+        if cfg.vapid.is_some() {
+            for sub in store::push_subscriptions::list_of(conn, &users)? {
+                if let Some(t) = by_user.get_mut(&sub.user_id) {
+                    t.3.push(sub);
+                }
+            }
+        }
         let mut created = 0;
         for n in &rows {
-            if !by_user.contains_key(&n.user_id) {
-                let s = settings::load(conn, &n.user_id)?;
-                let hooks: Vec<WebhookRow> = store::webhooks::list(conn, &n.user_id)?
-                    .into_iter()
-                    .filter(|w| w.disabled_at.is_none())
-                    .collect();
-                let email = store::recipients::email(conn, &n.user_id)?;
-                let subs = if cfg.vapid.is_some() {
-                    store::push_subscriptions::list(conn, &n.user_id)?
-                } else {
-                    Vec::new()
-                };
-                let (_, zone) = email::reader(conn, &n.user_id)?;
-                by_user.insert(n.user_id.clone(), (s, hooks, email, subs, zone));
-            }
             let (s, hooks, email, subs, zone) = &by_user[&n.user_id];
             let mut targets: Vec<(&str, &str)> = Vec::new();
             let to_address;

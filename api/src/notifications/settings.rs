@@ -163,9 +163,16 @@ impl NotificationSettings {
 /// longer passes the checks).
 pub fn load(conn: &mut DbConnection, user: &str) -> Result<NotificationSettings, StoreError> {
     Ok(store::settings::load(conn, user)?
-        .and_then(|t| serde_json::from_str::<NotificationSettings>(&t).ok())
-        .and_then(|s| s.checked().ok())
+        .map(|t| parse(&t))
         .unwrap_or_default())
+}
+
+/// A saved document read back (the defaults if it no longer reads or checks).
+pub fn parse(text: &str) -> NotificationSettings {
+    serde_json::from_str::<NotificationSettings>(text)
+        .ok()
+        .and_then(|s| s.checked().ok())
+        .unwrap_or_default()
 }
 
 /// Saves a user's settings (checked by the caller).

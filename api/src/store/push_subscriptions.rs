@@ -32,6 +32,21 @@ pub fn list(conn: &mut DbConnection, user: &str) -> Result<Vec<PushSubscriptionR
         .load(conn)?)
 }
 
+/// The subscriptions of `users`, each user's in order of creation.
+pub fn list_of(
+    conn: &mut DbConnection,
+    users: &[&str],
+) -> Result<Vec<PushSubscriptionRow>, StoreError> {
+    Ok(push_subscriptions::table
+        .filter(push_subscriptions::user_id.eq_any(users))
+        .order((
+            push_subscriptions::created_at.asc(),
+            push_subscriptions::id.asc(),
+        ))
+        .select(PushSubscriptionRow::as_select())
+        .load(conn)?)
+}
+
 /// Subscription `id`, whoever owns it.
 pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PushSubscriptionRow>, StoreError> {
     Ok(push_subscriptions::table

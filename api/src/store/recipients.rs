@@ -19,6 +19,42 @@ pub fn email(conn: &mut DbConnection, user: &str) -> Result<String, StoreError> 
     })
 }
 
+/// Of each of `users`: its id, its address if verified (else empty) and its time zone's
+/// name, if set.
+pub fn addresses_of(
+    conn: &mut DbConnection,
+    users: &[&str],
+) -> Result<Vec<(String, String, Option<String>)>, StoreError> {
+    let rows: Vec<(
+        String,
+        String,
+        Option<chrono::NaiveDateTime>,
+        Option<String>,
+    )> = users::table
+        .filter(users::id.eq_any(users))
+        .select((
+            users::id,
+            users::email,
+            users::email_verified_at,
+            users::time_zone,
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, email, verified, zone)| {
+            (
+                id,
+                if verified.is_some() {
+                    email
+                } else {
+                    String::new()
+                },
+                zone,
+            )
+        })
+        .collect())
+}
+
 /// The user's name (`?` for an unknown user).
 pub fn username(conn: &mut DbConnection, user: &str) -> Result<String, StoreError> {
     Ok(users::table

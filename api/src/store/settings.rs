@@ -16,6 +16,20 @@ pub fn load(conn: &mut DbConnection, user: &str) -> Result<Option<String>, Store
         .optional()?)
 }
 
+/// The saved documents of `users` (those who saved one), by user.
+pub fn load_of(
+    conn: &mut DbConnection,
+    users: &[&str],
+) -> Result<Vec<(String, String)>, StoreError> {
+    Ok(notification_settings::table
+        .filter(notification_settings::user_id.eq_any(users))
+        .select((
+            notification_settings::user_id,
+            notification_settings::settings,
+        ))
+        .load(conn)?)
+}
+
 /// Saves a user's document (replacing the previous one).
 pub fn save(
     conn: &mut DbConnection,

@@ -44,6 +44,15 @@ pub fn list(conn: &mut DbConnection, user: &str) -> Result<Vec<WebhookRow>, Stor
         .load(conn)?)
 }
 
+/// The endpoints of `users`, each user's in order of creation.
+pub fn list_of(conn: &mut DbConnection, users: &[&str]) -> Result<Vec<WebhookRow>, StoreError> {
+    Ok(webhooks::table
+        .filter(webhooks::user_id.eq_any(users))
+        .order((webhooks::created_at.asc(), webhooks::id.asc()))
+        .select(WebhookRow::as_select())
+        .load(conn)?)
+}
+
 /// The user's endpoint `id`.
 pub fn get(
     conn: &mut DbConnection,

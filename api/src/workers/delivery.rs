@@ -1,6 +1,7 @@
-//! The delivery worker: in every server process, a loop that fans out new notifications,
-//! claims due deliveries, sends them (webhooks over HTTP, mail over SMTP) and records each
-//! outcome. The queue's rules (fan-out, back-off, the dead letter, disabling endpoints)
+//! The delivery worker: in every server process, loops that fan out new notifications
+//! ([`fan_out_loop`]), a loop that claims due deliveries and sends them (webhooks over
+//! HTTP, mail over SMTP), and a recorder that records their outcomes, many to a
+//! transaction ([`record_outcomes`]). The queue's rules (fan-out, back-off, the dead letter, disabling endpoints)
 //! are [`crate::notifications::delivery`].
 
 use std::collections::HashMap;
@@ -569,10 +570,11 @@ async fn claim_and_start(
 /// The delivery loop: a continuous stream of attempts under bounds. Each lane (HTTP:
 /// webhooks and push; mail) has `DJAMBI_DELIVERY_CONCURRENCY` / `DJAMBI_MAIL_CONCURRENCY`
 /// places; each endpoint at most `DJAMBI_DELIVERY_PER_ENDPOINT` of them. Whenever places
-/// are free it claims more; each attempt's outcome is recorded as soon as it finishes, so
-/// a hung receiver holds its own places only, until its timeout. When nothing is left to
-/// claim it sleeps until the next delivery is due (the index on `next_attempt_at`), an
-/// attempt finishes, or `DJAMBI_DELIVERY_INTERVAL` passed (new notifications).
+/// are free it claims more; each attempt's place is freed as soon as it finishes (its
+/// outcome goes to the recorder), so a hung receiver holds its own places only, until its
+/// timeout. When nothing is left to claim it sleeps until the next delivery is due (the
+/// index on `next_attempt_at`), an attempt finishes, a fan-out batch made deliveries, or
+/// `DJAMBI_DELIVERY_INTERVAL` passed.
 pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
     let every = d.config.delivery_interval.max(Duration::from_millis(1));
     let mut flight = InFlight::default();
@@ -591,9 +593,9 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
     }
     // A claim round (fan-out, claim, load) for every finished attempt capped a burst at
     // one round's rate (about 530 pushes/s on two cores): while attempts run, places are
-    // gathered until a quarter of the HTTP lane is free or GATHER has passed since the
+    // gathered until an eighth of the HTTP lane is free or GATHER has passed since the
     // first one freed, and claimed together.
-    let claim_at = (d.config.delivery_concurrency / 4).max(1);
+    let claim_at = (d.config.delivery_concurrency / 8).max(1);
     let mut freed_at: Option<std::time::Instant> = None;
     while !stop.is_cancelled() {
         let room = d
@@ -696,7 +698,7 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
 }
 
 /// How long freed places are gathered before they are claimed (see [`run`]).
-const GATHER: Duration = Duration::from_millis(5);
+const GATHER: Duration = Duration::from_millis(2);
 
 /// How long a stopping worker waits for its attempts in flight.
 const STOP_WAIT: Duration = Duration::from_secs(2);
