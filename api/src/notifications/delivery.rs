@@ -279,6 +279,26 @@ pub fn load_jobs(
     lease: NaiveDateTime,
 ) -> Result<Vec<Job>, StoreError> {
     let rows = store::deliveries::load(conn, ids)?;
+    // A claim is mostly pushes: their subscriptions and readers' languages in two queries.
+    let pushes: Vec<&DeliveryRow> = rows
+        .iter()
+        .map(|(d, _)| d)
+        .filter(|d| d.channel == "push")
+        .collect();
+    let sub_ids: Vec<&str> = pushes.iter().map(|d| d.endpoint.as_str()).collect();
+    let mut subs: HashMap<String, PushSubscriptionRow> = HashMap::new();
+    let mut langs: HashMap<String, crate::i18n::Lang> = HashMap::new();
+    if !pushes.is_empty() {
+        for sub in store::push_subscriptions::find_many(conn, &sub_ids)? {
+            subs.insert(sub.id.clone(), sub);
+        }
+        let mut users: Vec<&str> = pushes.iter().map(|d| d.user_id.as_str()).collect();
+        users.sort_unstable();
+        users.dedup();
+        for (user, code) in store::recipients::languages_of(conn, &users)? {
+            langs.insert(user, crate::i18n::Lang::from_pref(code.as_deref()));
+        }
+    }
     let mut jobs = Vec::with_capacity(rows.len());
     for (d, note) in rows {
         let target = match d.channel.as_str() {
@@ -295,11 +315,14 @@ pub fn load_jobs(
                 to: d.endpoint.clone(),
                 mail: email::compose(conn, mail, &note)?,
             },
-            "push" => match store::push_subscriptions::find(conn, &d.endpoint)? {
+            "push" => match subs.get(&d.endpoint) {
                 Some(sub) => {
-                    let (lang, _) = email::reader(conn, &note.user_id)?;
+                    let lang = langs
+                        .get(&note.user_id)
+                        .copied()
+                        .unwrap_or(crate::i18n::Lang::EN);
                     Target::Push {
-                        sub,
+                        sub: sub.clone(),
                         payload: push::payload(&note, mail.public_url, lang),
                     }
                 }

@@ -510,9 +510,31 @@ impl EventMail<'_> {
                     ],
                 ));
                 body.push('\n');
-                // The round's games are created just after its pairing: a mail composed
-                // before its game exists names no players.
-                if let Some(game_id) = &note.game_id {
+                // The table's players from the pairing (the round's games are seated
+                // just after it: a mail composed meanwhile would name only some);
+                // notifications written before the payload carried them read the game.
+                let table: Option<Vec<Option<String>>> = self
+                    .payload
+                    .get("players")
+                    .and_then(|v| serde_json::from_value(v.clone()).ok());
+                if let Some(table) = table {
+                    let mut players = Vec::new();
+                    for (k, u) in table.iter().enumerate().take(4) {
+                        if let Some(u) = u {
+                            players.push(format!(
+                                "{} {}",
+                                seat_name(lang, domain::Seat::from_index(k)),
+                                username(conn, u)?
+                            ));
+                        }
+                    }
+                    body.push_str(&tr(
+                        lang,
+                        "mail-players",
+                        &[("players", players.join(", ").into())],
+                    ));
+                    body.push('\n');
+                } else if let Some(game_id) = &note.game_id {
                     match game_store::current_state(conn, ctx.games, game_id) {
                         Ok(state) => {
                             let mut players = Vec::new();

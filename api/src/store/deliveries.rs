@@ -288,15 +288,27 @@ pub fn load(
         .filter(deliveries::id.eq_any(ids))
         .select(DeliveryRow::as_select())
         .load(conn)?;
-    let mut out = Vec::with_capacity(rows.len());
-    for d in rows {
-        let note: NotificationRow = notifications::table
-            .find(&d.notification_id)
-            .select(NotificationRow::as_select())
-            .first(conn)?;
-        out.push((d, note));
-    }
-    Ok(out)
+    // Their notifications in one query (a claim's jobs share few).
+    let mut wanted: Vec<&str> = rows.iter().map(|d| d.notification_id.as_str()).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let notes: std::collections::HashMap<String, NotificationRow> = notifications::table
+        .filter(notifications::id.eq_any(&wanted))
+        .select(NotificationRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(|n: NotificationRow| (n.id.clone(), n))
+        .collect();
+    rows.into_iter()
+        .map(|d| match notes.get(&d.notification_id) {
+            Some(note) => Ok((d, note.clone())),
+            // The foreign key keeps every delivery's notification.
+            None => Err(StoreError::Corrupt(format!(
+                "delivery {}: no notification {}",
+                d.id, d.notification_id
+            ))),
+        })
+        .collect()
 }
 
 /// Records a delivery as delivered (if its lease is still `lease`).

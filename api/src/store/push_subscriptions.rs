@@ -56,6 +56,17 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PushSubscription
         .optional()?)
 }
 
+/// The subscriptions among `ids` that exist, whoever owns them.
+pub fn find_many(
+    conn: &mut DbConnection,
+    ids: &[&str],
+) -> Result<Vec<PushSubscriptionRow>, StoreError> {
+    Ok(push_subscriptions::table
+        .filter(push_subscriptions::id.eq_any(ids))
+        .select(PushSubscriptionRow::as_select())
+        .load(conn)?)
+}
+
 /// The subscription of an endpoint, whoever owns it.
 pub fn by_endpoint(
     conn: &mut DbConnection,

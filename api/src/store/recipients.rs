@@ -55,6 +55,17 @@ pub fn addresses_of(
         .collect())
 }
 
+/// Of each of `users`: its id and its language's code, if set.
+pub fn languages_of(
+    conn: &mut DbConnection,
+    users: &[&str],
+) -> Result<Vec<(String, Option<String>)>, StoreError> {
+    Ok(users::table
+        .filter(users::id.eq_any(users))
+        .select((users::id, users::language))
+        .load(conn)?)
+}
+
 /// The user's name (`?` for an unknown user).
 pub fn username(conn: &mut DbConnection, user: &str) -> Result<String, StoreError> {
     Ok(users::table

@@ -6,7 +6,7 @@
 //! | kind | to | payload |
 //! |---|---|---|
 //! | `tournament_started` | every entrant, when the first round is paired | `tournament_id`, `name` |
-//! | `tournament_round` | each seated player of a paired round (`game_id`: their game) | `tournament_id`, `name`, `round`, `seat` |
+//! | `tournament_round` | each seated player of a paired round (`game_id`: their game) | `tournament_id`, `name`, `round`, `seat`, `players` (the table's user ids by seat, `null` for none) |
 //! | `tournament_finished` | every entrant | `tournament_id`, `name`, `place`, `points`, `players` (how many are in the standings) |
 //! | `tournament_cancelled` | every entrant | `tournament_id`, `name`, `reason` |
 
@@ -59,7 +59,13 @@ pub fn plan(
                     for (k, p) in t.seats.iter().enumerate() {
                         if let Some(p) = p {
                             let seat = domain::Seat::from_index(k).to_string();
-                            let payload = with(json!({"round": round, "seat": seat}));
+                            // The table's players by seat (user ids): the mail names
+                            // them before the game has seated them all.
+                            let payload = with(json!({
+                                "round": round,
+                                "seat": seat,
+                                "players": t.seats,
+                            }));
                             add(p, "tournament_round", Some(&t.game_id), payload);
                         }
                     }
