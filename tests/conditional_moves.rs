@@ -672,6 +672,19 @@ struct MailGame {
     tree: String,
 }
 
+impl MailGame {
+    /// Red replies to its turn mail with its move alone (`message`: the reply's id): played;
+    /// the answer mail, which carries a reply address of its own.
+    #[track_caller]
+    fn play_own_by_mail(&self, message: &str) -> smtp_sink::Mail {
+        let red = smtp_sink::address_of(&self.p[0]);
+        let body = format!("{}\r\n", text_of(&self.start, &self.own));
+        let reply = inbound::reply(&red, &self.addr, message, "", &body);
+        assert_eq!(inbound::deliver(&self.srv, &reply), "played");
+        self.sink.wait_for_subject(20, &red, "Played", 1)
+    }
+}
+
 fn mail_game(backend: Backend, prefix: &str) -> MailGame {
     mail_game_every(backend, prefix, FAST.1)
 }
@@ -847,19 +860,20 @@ fn a_bare_line_by_mail_on_the_turn_is_refused(backend: Backend) {
 /// moves since contradict is refused at once, with the move that contradicts it.
 fn a_line_by_mail_answers_the_played_mail(backend: Backend) {
     use smtp_sink::address_of as email;
+    let g = mail_game(backend, "ca");
+    let played = g.play_own_by_mail("a1");
     let MailGame {
         sink,
         srv,
         p,
         id,
         addr,
-        start,
         v,
-        own,
         after,
         line,
         tree,
-    } = mail_game(backend, "ca");
+        ..
+    } = g;
     let red = email(&p[0]);
     // Red's conditional answers come by mail too.
     srv.send(
@@ -869,10 +883,6 @@ fn a_line_by_mail_answers_the_played_mail(backend: Backend) {
                 {"feed": true, "email": true, "webhook": true, "push": false}}})),
     )
     .expect(200);
-    let body = format!("{}\r\n", text_of(&start, &own));
-    let outcome = inbound::deliver(&srv, &inbound::reply(&red, &addr, "a1", "", &body));
-    assert_eq!(outcome, "played");
-    let played = sink.wait_for_subject(20, &red, "Played", 1);
     let answer_addr = played.header("reply-to").to_string();
     assert!(answer_addr.starts_with("move+"), "{answer_addr:?}");
     assert_ne!(answer_addr, addr, "a reply address of its own");
@@ -953,24 +963,18 @@ fn a_line_by_mail_answers_the_played_mail(backend: Backend) {
 /// sends the turn a tree held back, and this one was not), and nothing is played.
 fn a_line_by_mail_on_a_turn_already_told_is_told_once(backend: Backend) {
     use smtp_sink::address_of as email;
+    let g = mail_game_every(backend, "ct", "1h");
+    let played = g.play_own_by_mail("t1");
     let MailGame {
-        sink,
         srv,
         p,
         id,
-        addr,
-        start,
         v,
-        own,
         line,
         tree,
         ..
-    } = mail_game_every(backend, "ct", "1h");
+    } = g;
     let red = email(&p[0]);
-    let body = format!("{}\r\n", text_of(&start, &own));
-    let outcome = inbound::deliver(&srv, &inbound::reply(&red, &addr, "t1", "", &body));
-    assert_eq!(outcome, "played");
-    let played = sink.wait_for_subject(20, &red, "Played", 1);
     let answer_addr = played.header("reply-to").to_string();
     for mv in &line[..3] {
         play_one(&srv, &id, &p, mv);

@@ -513,10 +513,22 @@ impl EventMail<'_> {
                 // The table's players from the pairing (the round's games are seated
                 // just after it: a mail composed meanwhile would name only some);
                 // notifications written before the payload carried them read the game.
-                let table: Option<Vec<Option<String>>> = self
+                let mut table: Option<Vec<Option<String>>> = self
                     .payload
                     .get("players")
                     .and_then(|v| serde_json::from_value(v.clone()).ok());
+                if let (None, Some(game_id)) = (&table, &note.game_id) {
+                    table = match game_store::current_state(conn, ctx.games, game_id) {
+                        Ok(state) => Some(
+                            domain::Seat::ALL
+                                .iter()
+                                .map(|s| state.player(*s).map(str::to_string))
+                                .collect(),
+                        ),
+                        Err(StoreError::NotFound(_)) => None,
+                        Err(e) => return Err(e),
+                    };
+                }
                 if let Some(table) = table {
                     let mut players = Vec::new();
                     for (k, u) in table.iter().enumerate().take(4) {
@@ -534,29 +546,6 @@ impl EventMail<'_> {
                         &[("players", players.join(", ").into())],
                     ));
                     body.push('\n');
-                } else if let Some(game_id) = &note.game_id {
-                    match game_store::current_state(conn, ctx.games, game_id) {
-                        Ok(state) => {
-                            let mut players = Vec::new();
-                            for s in domain::Seat::ALL {
-                                if let Some(u) = state.player(s) {
-                                    players.push(format!(
-                                        "{} {}",
-                                        seat_name(lang, s),
-                                        username(conn, u)?
-                                    ));
-                                }
-                            }
-                            body.push_str(&tr(
-                                lang,
-                                "mail-players",
-                                &[("players", players.join(", ").into())],
-                            ));
-                            body.push('\n');
-                        }
-                        Err(StoreError::NotFound(_)) => {}
-                        Err(e) => return Err(e),
-                    }
                 }
             }
             "tournament_finished" => {

@@ -1,8 +1,8 @@
 //! The delivery worker: in every server process, loops that fan out new notifications
 //! ([`fan_out_loop`]), a loop that claims due deliveries and sends them (webhooks over
 //! HTTP, mail over SMTP), and a recorder that records their outcomes, many to a
-//! transaction ([`record_outcomes`]). The queue's rules (fan-out, back-off, the dead letter, disabling endpoints)
-//! are [`crate::notifications::delivery`].
+//! transaction ([`record_outcomes`]). The queue's rules (fan-out, back-off, the dead
+//! letter, disabling endpoints) are [`crate::notifications::delivery`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
