@@ -50,7 +50,7 @@ impl<const MIN: u64, const MAX: u64> Parse for Dur<MIN, MAX> {
     type Out = Duration;
     fn parse(text: &str) -> Result<Duration, String> {
         let d = parse_duration(text).ok_or_else(|| {
-            format!("`{text}` is not a duration (examples: 90, 90s, 15m, 12h, 30d)")
+            format!("`{text}` is not a duration (examples: 90, 90s, 500ms, 15m, 12h, 30d)")
         })?;
         let (min, max) = (Duration::from_millis(MIN), Duration::from_millis(MAX));
         if d < min || d > max {
