@@ -206,7 +206,8 @@ pub fn store_tree(
             current_version: state.version,
         });
     }
-    put_checked(conn, now, &state, &state, user, seat, lines)
+    let tree = Tree::check(&state.game, seat, lines).map_err(ConditionalError::Invalid)?;
+    put_checked(conn, now, &state, &state, user, &tree)
 }
 
 /// Stores (replacing any) a tree read from a mail bound to version `base`, which the
@@ -260,7 +261,7 @@ pub fn store_tree_since(
         }
         Next::Play(_) | Next::Wait => {}
     }
-    put_checked(conn, now, &state, &at, user, seat, lines)
+    put_checked(conn, now, &state, &at, user, &tree)
 }
 
 /// The game's state, when `user` holds `seat` in it, the game is under way and the seat
@@ -290,18 +291,17 @@ fn storable(
     Ok(state)
 }
 
-/// Checks `lines` on the game at `base` and stores them as `seat`'s tree, matched from
-/// `base` on; `state` is the game now.
+/// Stores `tree`, checked on the game at `base`, as its seat's tree, matched from `base`
+/// on; `state` is the game now.
 fn put_checked(
     conn: &mut DbConnection,
     now: NaiveDateTime,
     state: &GameState,
     base: &GameState,
     user: &str,
-    seat: Seat,
-    lines: &[String],
+    tree: &Tree,
 ) -> Result<TreeView, ConditionalError> {
-    let tree = Tree::check(&base.game, seat, lines).map_err(ConditionalError::Invalid)?;
+    let seat = tree.seat();
     let game = &state.id;
     let replaced = tree_store::get(conn, game, &seat.to_string())?;
     // A tree stored now is matched from the next version on: one replaced on the turn it
