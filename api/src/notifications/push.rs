@@ -2,7 +2,7 @@
 //!
 //! A subscription is the browser's `PushSubscription` (its push service's `endpoint`, and
 //! the keys `p256dh` and `auth`). A push is a POST to the endpoint whose body is the
-//! payload encrypted for that browser with `aes128gcm` (RFC 8291, by `web-push-native`),
+//! payload encrypted for that browser with `aes128gcm` (RFC 8291, [`encrypt`]),
 //! authorised by a VAPID token (RFC 8292): an ES256 JWT signed with the server's key, its
 //! audience the endpoint's origin, `Authorization: vapid t=JWT,k=PUBLIC_KEY` (the form
 //! pywebpush sends; RFC 7235 allows the comma without a space).
@@ -197,34 +197,72 @@ pub fn payload(note: &NotificationRow, public_url: &str, lang: Lang) -> String {
     .to_string()
 }
 
-/// Encrypts `plain` for a subscription (RFC 8291, `aes128gcm`).
+/// Encrypts `plain` for a subscription (RFC 8291, `aes128gcm`): a key pair of our own for
+/// this message only, agreed with the browser's `p256dh` on ring's P-256; the key of the
+/// content coding derived from that secret and the browser's `auth` (section 3.3); the
+/// coding itself (RFC 8188: one record, its key id our public key) by `ece-native`.
 pub fn encrypt(sub: &PushSubscriptionRow, plain: &[u8]) -> Result<Vec<u8>, String> {
-    let (public, auth) = browser_keys(&sub.p256dh, &sub.auth)?;
-    web_push_native::encrypt(plain.to_vec(), &public, &auth).map_err(|e| e.to_string())
+    use ring::{agreement, hkdf, rand};
+    let (browser, auth) = browser_keys(&sub.p256dh, &sub.auth)?;
+    let random = rand::SystemRandom::new();
+    let ours = agreement::EphemeralPrivateKey::generate(&agreement::ECDH_P256, &random)
+        .map_err(|_| "cannot make a key pair".to_string())?;
+    let our_public = ours
+        .compute_public_key()
+        .map_err(|_| "cannot make a key pair".to_string())?;
+    let theirs = agreement::UnparsedPublicKey::new(&agreement::ECDH_P256, &browser);
+    let ikm = agreement::agree_ephemeral(ours, &theirs, |shared| {
+        // IKM = HKDF(salt = auth, shared, "WebPush: info" || 0x00 || ua_public || as_public).
+        struct Len32;
+        impl hkdf::KeyType for Len32 {
+            fn len(&self) -> usize {
+                32
+            }
+        }
+        let info: [&[u8]; 3] = [b"WebPush: info\0", &browser, our_public.as_ref()];
+        let mut ikm = [0u8; 32];
+        hkdf::Salt::new(hkdf::HKDF_SHA256, &auth)
+            .extract(shared)
+            .expand(&info, Len32)
+            .and_then(|okm| okm.fill(&mut ikm))
+            .map(|()| ikm)
+    })
+    .map_err(|_| "keys.p256dh: the key agreement failed".to_string())?
+    .map_err(|_| "cannot derive the content key".to_string())?;
+    let mut salt = [0u8; 16];
+    rand::SecureRandom::fill(&random, &mut salt).map_err(|_| "no random salt".to_string())?;
+    // One record holds the whole payload: its length, the delimiter and the tag.
+    let record = u32::try_from(plain.len() + 17).map_err(|_| "payload too long".to_string())?;
+    ece_native::encrypt(
+        ikm,
+        salt,
+        our_public.as_ref(),
+        std::iter::once(plain.to_vec()),
+        record,
+    )
+    .map_err(|e| format!("cannot encrypt: {e:?}"))
 }
 
-/// The browser's keys, checked: a P-256 point and a 16-byte secret.
-fn browser_keys(
-    p256dh: &str,
-    auth: &str,
-) -> Result<(web_push_native::p256::PublicKey, web_push_native::Auth), String> {
+/// The browser's keys, checked: a P-256 point (uncompressed) and a 16-byte secret.
+fn browser_keys(p256dh: &str, auth: &str) -> Result<([u8; 65], [u8; 16]), String> {
     let point = B64URL
         .decode(p256dh.trim_end_matches('='))
         .map_err(|_| "keys.p256dh: not base64url".to_string())?;
     // RFC 8291 (section 3.1) takes the 65-byte uncompressed point; a compressed one
     // (33 bytes) would decode but is not what the browser's key agreement uses.
-    if point.len() != 65 || point[0] != 0x04 {
-        return Err("keys.p256dh: must be the 65-byte uncompressed P-256 point".into());
-    }
-    let public = web_push_native::p256::PublicKey::from_sec1_bytes(&point)
+    let point: [u8; 65] = point
+        .try_into()
+        .ok()
+        .filter(|p: &[u8; 65]| p[0] == 0x04)
+        .ok_or("keys.p256dh: must be the 65-byte uncompressed P-256 point")?;
+    p256::PublicKey::from_sec1_bytes(&point)
         .map_err(|_| "keys.p256dh: not a P-256 public key".to_string())?;
-    let secret = B64URL
+    let secret: [u8; 16] = B64URL
         .decode(auth.trim_end_matches('='))
-        .map_err(|_| "keys.auth: not base64url".to_string())?;
-    if secret.len() != 16 {
-        return Err("keys.auth: must be 16 bytes".into());
-    }
-    Ok((public, *web_push_native::Auth::from_slice(&secret)))
+        .map_err(|_| "keys.auth: not base64url".to_string())?
+        .try_into()
+        .map_err(|_| "keys.auth: must be 16 bytes".to_string())?;
+    Ok((point, secret))
 }
 
 /// Whether an endpoint's host is one of the known push services (or below one), whatever
@@ -476,6 +514,37 @@ mod tests {
         // A clock set back gets a token valid from then.
         let back = keys.authorization(&fcm, at(-VAPID_TOKEN_SECS));
         assert_ne!(back, first);
+    }
+
+    #[test]
+    fn a_push_decrypts_with_another_implementation_of_rfc_8291() {
+        let browser = p256::SecretKey::random(&mut rand::rngs::OsRng);
+        let auth = [9u8; 16];
+        let sub = PushSubscriptionRow {
+            id: "s1".into(),
+            user_id: "u1".into(),
+            endpoint: "https://push.example/x".into(),
+            p256dh: B64URL.encode(browser.public_key().as_affine().to_encoded_point(false)),
+            auth: B64URL.encode(auth),
+            created_at: chrono::NaiveDateTime::default(),
+        };
+        let plain = br#"{"title":"Your turn","body":"Game g-1"}"#;
+        let body = encrypt(&sub, plain).unwrap();
+        // Each message has a key pair and a salt of its own.
+        assert_ne!(encrypt(&sub, plain).unwrap(), body);
+        let read = web_push_native::decrypt(
+            body.clone(),
+            &browser,
+            web_push_native::Auth::from_slice(&auth),
+        )
+        .unwrap();
+        assert_eq!(read, plain);
+        // Another browser's key cannot read it.
+        let other = p256::SecretKey::random(&mut rand::rngs::OsRng);
+        assert!(
+            web_push_native::decrypt(body, &other, web_push_native::Auth::from_slice(&auth))
+                .is_err()
+        );
     }
 
     #[test]
