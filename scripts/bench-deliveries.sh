@@ -6,7 +6,8 @@
 # (HTTP/1.1 with keep-alive, answers 201 at once; one host and port for every device, as
 # all Chrome users share fcm.googleapis.com). Signs up BENCH_ACCOUNTS accounts with two
 # devices each, then twice commits BENCH_NOTES notifications (`your_turn`, which pushes by
-# default; spread evenly over the accounts) in one transaction and waits for every push:
+# default; spread evenly over the accounts) in one transaction, signals it as another
+# instance would (one NOTIFY after the commit), and waits for every push:
 #
 #   1. all devices answer;
 #   2. BENCH_HUNG devices accept the connection and never answer.
@@ -17,7 +18,10 @@
 # Targets: >= 500 pushes/s, p99 < 2 s, the hung run's p99 (of the other devices) within
 # 10% of the clean run's. The server runs with its default delivery settings.
 # Settings: BENCH_ACCOUNTS (1000), BENCH_NOTES (2000), BENCH_HUNG (10), BENCH_PORT (18097),
-# BENCH_PROFILE (release), BENCH_SERVER (a djambi-server binary to run instead of building).
+# BENCH_PROFILE (release), BENCH_SERVER (a djambi-server binary to run instead of building),
+# BENCH_KEEP (set: the database is kept, for a look at its rows' times afterwards),
+# BENCH_STATEMENTS (1: the statements of the runs, from pg_stat_statements), BENCH_ENV
+# (extra server settings, `NAME=value ...`; the targets are for the defaults).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,7 +55,11 @@ server=""
 cleanup() {
   [ -n "$server" ] && kill "$server" 2>/dev/null || true
   wait 2>/dev/null || true
-  psql -q "$admin_url" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
+  if [ -n "${BENCH_KEEP:-}" ]; then
+    echo "kept the database: ${db_url}"
+  else
+    psql -q "$admin_url" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
+  fi
 }
 trap cleanup EXIT
 psql -q "$admin_url" -c "CREATE DATABASE \"$db\"" >/dev/null
@@ -64,7 +72,7 @@ env DATABASE_URL="$db_url" DJAMBI_LISTEN="127.0.0.1:$port" \
   DJAMBI_REGISTER_LIMIT_PER_IP="1000000/1m" DJAMBI_LOGIN_LIMIT_PER_IP="1000000/1m" \
   DJAMBI_MAX_CONNECTIONS_PER_ADDRESS=1000000 \
   DJAMBI_ARGON2_MEMORY_KIB=64 DJAMBI_ARGON2_ITERATIONS=1 RUST_LOG="${RUST_LOG:-warn}" \
-  "$server_bin" > "${TMPDIR:-/tmp}/djambi-deliveries-$port.log" 2>&1 &
+  ${BENCH_ENV:-} "$server_bin" > "${TMPDIR:-/tmp}/djambi-deliveries-$port.log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do
   curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
@@ -209,8 +217,11 @@ def run(label, tag, hung_accounts):
         f"('{tag}-{n:05d}', '{users[n % n_accounts]}', 'your_turn', '{{}}', "
         f"(clock_timestamp() AT TIME ZONE 'UTC'))"
         for n in range(n_notes))
+    # Then signalled as another instance signals its writes (a coalesced NOTIFY after
+    # the commit, see store/live.rs): one user's topic wakes the fan-out.
     sql("INSERT INTO notifications (id, user_id, kind, payload, created_at) VALUES\n"
-        + values + ";")
+        + values + ";\n"
+        + f"SELECT pg_notify('djambi_live', '@bench u:{users[0]}');")
     expected = 2 * n_notes - sum(
         (n_notes // n_accounts) + (1 if i < n_notes % n_accounts else 0) for i in hung_accounts)
     t0 = time.monotonic()
@@ -243,8 +254,26 @@ def run(label, tag, hung_accounts):
     return q(0.99)
 
 
+# BENCH_STATEMENTS=1 (PostgreSQL with pg_stat_statements loaded): what the database did
+# during the runs, the statements by their total time.
+statements = os.environ.get("BENCH_STATEMENTS") == "1"
+# A site's tables have statistics (autovacuum analyses them within a minute of such a
+# set-up); a fresh database planned without them scans push_subscriptions and users in
+# full for each fan-out batch's `user_id = ANY(...)`.
+sql("ANALYZE;")
+if statements:
+    sql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset();")
+
 clean = run("clean", "c", [])
 hung = run(f"{n_hung} hung", "h", list(range(0, n_accounts, max(1, n_accounts // max(1, n_hung))))[:n_hung])
 print(f"others' p99 with {n_hung} hung devices: {hung / clean * 100 - 100:+.0f}% "
       f"(target within 10%)")
+if statements:
+    print("statements of both runs (calls, total ms, mean ms, rows, statement):")
+    for r in sql_rows(
+            "SELECT calls, round(total_exec_time::numeric, 1), round(mean_exec_time::numeric, 3), "
+            "rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) FROM pg_stat_statements "
+            "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "ORDER BY total_exec_time DESC LIMIT 20"):
+        print("  " + " | ".join(r))
 PY

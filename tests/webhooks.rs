@@ -196,6 +196,35 @@ fn deliveries_are_signed_and_secrets_rotate(backend: Backend) {
     );
 }
 
+/// A write's notifications are fanned out and sent when the write signals them, not at
+/// the next `DJAMBI_DELIVERY_INTERVAL` (an hour here: the poll is only for rows whose
+/// signal was lost).
+fn a_write_is_delivered_without_waiting_for_the_interval(backend: Backend) {
+    let rx = Receiver::start();
+    let srv = TestServer::start_with(
+        backend,
+        &[
+            ("DJAMBI_WEBHOOK_ALLOW_PRIVATE", "true"),
+            ("DJAMBI_DELIVERY_INTERVAL", "1h"),
+        ],
+    );
+    let p = players(&srv, "wake");
+    hook(&srv, &p[0], &rx.url("/hook"));
+    let started = Instant::now();
+    let id = start_game(&srv, &p);
+    rx.wait_for(10, "the start's two deliveries", |g| g.len() >= 2);
+    move_now(&srv, &id, &p[0]);
+    srv.post(
+        &format!("/v1/games/{id}/draw-offer"),
+        Some(&p[1].access),
+        &json!({"action": "offer"}),
+    )
+    .expect(200);
+    let got = rx.wait_for(10, "the draw offer", |g| g.len() >= 3);
+    assert!(got[2].body.contains("draw_offered"), "{:?}", got[2]);
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
 fn receiver_other_secret() -> String {
     "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".into()
 }
@@ -421,6 +450,7 @@ fn retry_after_sets_the_next_attempt(backend: Backend) {
 
 backend_tests!(
     retry_after_sets_the_next_attempt,
+    a_write_is_delivered_without_waiting_for_the_interval,
     deliveries_are_signed_and_secrets_rotate,
     retries_dead_letter_and_disabling,
     pending_deliveries_survive_a_restart,

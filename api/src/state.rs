@@ -162,6 +162,7 @@ impl AppState {
             self.pool.clone(),
             self.clock.clone(),
             self.games.clone(),
+            self.live.notes_written.clone(),
         )
     }
 

@@ -381,7 +381,7 @@ settings! {
         production: Optional,
     }
     // -- notification delivery (see `notify`) --
-    /// how often each instance looks for deliveries to send
+    /// how often each instance looks for deliveries to send (a write's notifications go at once, on its signal; this finds those whose signal was lost)
     DELIVERY_INTERVAL: Dur<{ 1 * MS }, { 1 * H }> {
         env: "DJAMBI_DELIVERY_INTERVAL",
         key: "delivery_interval",

@@ -87,6 +87,9 @@ pub struct Hub {
     /// Woken by every game signal (a game changed somewhere): the due-work worker looks
     /// again when its next work is due.
     pub games_changed: Arc<tokio::sync::Notify>,
+    /// Woken by every user signal (a notification row was written): the delivery
+    /// worker fans it out now, not at its next `DJAMBI_DELIVERY_INTERVAL`.
+    pub notes_written: Arc<tokio::sync::Notify>,
 }
 
 impl std::fmt::Debug for Hub {
@@ -111,6 +114,7 @@ impl Hub {
             reads: Default::default(),
             rechecks: Default::default(),
             games_changed: Arc::default(),
+            notes_written: Arc::default(),
         }
     }
 
@@ -166,6 +170,9 @@ impl Hub {
             }
             if batch.iter().any(|s| s.starts_with("g:") || s == RESYNC) {
                 self.games_changed.notify_one();
+            }
+            if batch.iter().any(|s| s.starts_with("u:") || s == RESYNC) {
+                self.notes_written.notify_waiters();
             }
             if batch.contains(RESYNC) {
                 self.credentials_changed(None);

@@ -175,7 +175,7 @@ pub fn fan_out(
                 }
             }
         }
-        let mut created = 0;
+        let mut made = Vec::new();
         for n in &rows {
             let (s, hooks, email, subs, zone) = &by_user[&n.user_id];
             let mut targets: Vec<(&str, &str)> = Vec::new();
@@ -222,13 +222,13 @@ pub fn fan_out(
                     created_at: now,
                     delivered_at: None,
                 };
-                store::deliveries::insert(conn, &row)?;
-                created += 1;
+                made.push(row);
             }
         }
+        store::deliveries::insert_many(conn, &made)?;
         let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         store::deliveries::mark_fanned_out(conn, &ids, now)?;
-        Ok((rows.len(), created))
+        Ok((rows.len(), made.len()))
     })
 }
 
@@ -374,6 +374,51 @@ pub fn webhook_body(note: &NotificationRow) -> String {
 
 fn clip(s: &str) -> String {
     s.chars().take(MAX_ERROR).collect()
+}
+
+/// Records the outcomes of many attempts, in the caller's transaction: the pushes and
+/// mails delivered in one statement (their common case needs nothing else), every other
+/// outcome by [`record`]; each in a savepoint of its own, so that one that fails to
+/// record leaves the others. Such errors are logged: those leases run out and their
+/// deliveries are tried again.
+pub fn record_many(
+    conn: &mut DbConnection,
+    cfg: &NotifyConfig,
+    c: &Counters,
+    outcomes: &[(&Job, &Outcome)],
+    now: NaiveDateTime,
+) -> Result<(), StoreError> {
+    let mut delivered = Vec::new();
+    for (job, outcome) in outcomes {
+        let d = &job.delivery;
+        match outcome {
+            Outcome::Delivered { status } if d.channel != "webhook" => {
+                delivered.push(store::deliveries::Delivered {
+                    id: d.id.clone(),
+                    lease: job.lease,
+                    attempts: d.attempts + 1,
+                    status: *status,
+                });
+                tracing::info!(delivery = %d.id, channel = %d.channel, notification = %d.notification_id, "delivered");
+            }
+            _ => {
+                if let Err(e) = record(conn, cfg, c, job, outcome, now) {
+                    tracing::warn!(delivery = %d.id, error = %e, "recording a delivery failed");
+                }
+            }
+        }
+    }
+    if !delivered.is_empty() {
+        match store::transaction(conn, |conn| {
+            store::deliveries::delivered_many(conn, &delivered, now)
+        }) {
+            Ok(()) => Counters::add(&c.delivered, delivered.len()),
+            Err(e) => {
+                tracing::warn!(deliveries = delivered.len(), error = %e, "recording deliveries failed")
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Records an attempt's outcome (if the lease is still this attempt's).

@@ -15,7 +15,7 @@ use crate::clock::Clock;
 use crate::config::{Config, Secret};
 use crate::notifications::config::NotifyConfig;
 use crate::notifications::delivery::{
-    BATCH, Counters, Job, Outcome, Target, delta, fan_out, load_jobs, record, retry_after,
+    BATCH, Counters, Job, Outcome, Target, delta, fan_out, load_jobs, record_many, retry_after,
     webhook_body,
 };
 use crate::notifications::email::{self, Mail, MailContext};
@@ -50,6 +50,8 @@ pub struct Delivery {
     pub vapid: Option<VapidKeys>,
     /// `DJAMBI_MAIL_DOMAIN` (the reply addresses of turn mails).
     pub mail_domain: Option<String>,
+    /// Woken when notification rows were written (the live hub's user signals).
+    pub notes_written: Arc<tokio::sync::Notify>,
 }
 
 impl Delivery {
@@ -58,6 +60,7 @@ impl Delivery {
         pool: DbPool,
         clock: Arc<dyn Clock>,
         games: Arc<GameCache>,
+        notes_written: Arc<tokio::sync::Notify>,
     ) -> Result<Delivery, String> {
         let cfg = &config.notify;
         Ok(Delivery {
@@ -74,6 +77,7 @@ impl Delivery {
             vapid: cfg.vapid.as_ref().map(VapidKeys::of).transpose()?,
             games,
             mail_domain: config.mail_moves.domain.clone(),
+            notes_written,
             pool,
             clock,
         })
@@ -374,9 +378,8 @@ type Recorder = tokio::sync::mpsc::UnboundedSender<(Vec<Job>, Outcome)>;
 const RECORD_BATCH: usize = 256;
 
 /// Records the outcomes of finished attempts, as many as have finished in one
-/// transaction (each in a savepoint of its own, so one that fails to record leaves the
-/// others): one commit per attempt capped a burst at the database's commit rate. Runs
-/// until every sender is gone, then has recorded everything sent.
+/// transaction ([`record_many`]): one commit per attempt capped a burst at the database's
+/// commit rate. Runs until every sender is gone, then has recorded everything sent.
 async fn record_outcomes(
     d: Arc<Delivery>,
     mut outcomes: tokio::sync::mpsc::UnboundedReceiver<(Vec<Job>, Outcome)>,
@@ -392,16 +395,12 @@ async fn record_outcomes(
         let a = d.clone();
         let recorded = store::run(&d.pool, move |conn| {
             let now = a.clock.now();
+            let outcomes: Vec<(&Job, &Outcome)> = batch
+                .iter()
+                .flat_map(|(group, outcome)| group.iter().map(move |job| (job, outcome)))
+                .collect();
             store::transaction(conn, |conn| {
-                for (group, outcome) in &batch {
-                    for job in group {
-                        if let Err(e) = record(conn, &a.config, &a.counters, job, outcome, now) {
-                            // The lease runs out and the delivery is tried again.
-                            tracing::warn!(delivery = %job.delivery.id, error = %e, "recording a delivery failed");
-                        }
-                    }
-                }
-                Ok::<_, store::StoreError>(())
+                record_many(conn, &a.config, &a.counters, &outcomes, now)
             })
         })
         .await;
@@ -416,13 +415,24 @@ async fn record_outcomes(
 /// has one (one writer anyway).
 const FAN_OUT_LOOPS: usize = 2;
 
-/// Fans out new notifications, batch after batch while there are more, else every
-/// `DJAMBI_DELIVERY_INTERVAL`; apart from the claims (on a connection of its own), so
-/// that a burst's first pushes go out while the rest is fanned out, and wakes the claims
-/// after each batch that made deliveries.
+/// The least time between two fan-out passes that a write's signal starts: under a
+/// stream of moves a pass takes what came meanwhile, not one notification each.
+const FAN_OUT_GAP: Duration = Duration::from_millis(10);
+
+/// Fans out new notifications, batch after batch while there are more, else when a write
+/// signals new ones (at most every [`FAN_OUT_GAP`]) or every `DJAMBI_DELIVERY_INTERVAL`
+/// (rows written without a signal: another instance's, whose signal was lost); apart
+/// from the claims (on a connection of its own), so that a burst's first pushes go out
+/// while the rest is fanned out, and wakes the claims after each batch that made
+/// deliveries.
 async fn fan_out_loop(d: Arc<Delivery>, stop: CancellationToken, made: Arc<tokio::sync::Notify>) {
     let every = d.config.delivery_interval.max(Duration::from_millis(1));
     while !stop.is_cancelled() {
+        // Registered before the pass: a signal during it starts the next one.
+        let written = d.notes_written.clone();
+        let mut signalled = std::pin::pin!(written.notified());
+        signalled.as_mut().enable();
+        let started = tokio::time::Instant::now();
         let (a, now) = (d.clone(), d.clock.now());
         let fanned = store::run(&d.pool, move |conn| fan_out(conn, &a.config, now)).await;
         let more = match fanned {
@@ -440,7 +450,12 @@ async fn fan_out_loop(d: Arc<Delivery>, stop: CancellationToken, made: Arc<tokio
             }
         };
         if !more {
-            let wait = std::pin::pin!(tokio::time::sleep(every));
+            let woken = std::pin::pin!(async {
+                signalled.await;
+                tokio::time::sleep_until(started + FAN_OUT_GAP).await;
+            });
+            let timer = std::pin::pin!(tokio::time::sleep(every));
+            let wait = futures_util::future::select(timer, woken);
             let _ = futures_util::future::select(std::pin::pin!(stop.cancelled()), wait).await;
         }
     }
