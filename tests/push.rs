@@ -457,6 +457,45 @@ fn a_hung_device_delays_no_other_on_its_push_service(backend: Backend) {
     assert_eq!(hung, 2, "attempts in flight to the hung device");
 }
 
+/// Issue 33: a hung device holds the lane's places only for a moment: with a lane of two
+/// places, both taken by attempts to a device that never answers (for a first-byte
+/// timeout of 20 s), another account's push still goes within seconds, those attempts
+/// going on as slow ones outside the lane.
+fn a_hung_device_holds_the_lanes_places_for_a_moment_only(backend: Backend) {
+    let rx = Receiver::start();
+    rx.hang("/push/hung");
+    let vapid = webpush("keygen", None);
+    let db = FreshDatabase::new(backend);
+    let mut s = settings(vapid["private"].as_str().unwrap(), "1h");
+    s.push(("DJAMBI_WEBHOOK_TIMEOUT", "20s".into()));
+    s.push(("DJAMBI_WEBHOOK_FIRST_BYTE_TIMEOUT", "20s".into()));
+    s.push(("DJAMBI_DELIVERY_CONCURRENCY", "2".into()));
+    let srv = start(&db, &s);
+    let (mallories, anns) = (players(&srv, "hold"), players(&srv, "anne"));
+    let (hung_device, phone) = (webpush("keygen", None), webpush("keygen", None));
+    subscribe(&srv, &mallories[0], &rx.url("/push/hung"), &hung_device);
+    let e = rx.url("/push/phone");
+    subscribe(&srv, &anns[0], &e, &phone);
+    for _ in 0..2 {
+        start_game(&srv, &mallories);
+    }
+    rx.wait_for(
+        20,
+        "two attempts to the hung device, the lane's two places",
+        |g| g.iter().filter(|r| r.path == "/push/hung").count() >= 2,
+    );
+    let started = Instant::now();
+    start_game(&srv, &anns);
+    rx.wait_for(15, "anne's push", |g| {
+        g.iter().any(|r| r.path == "/push/phone")
+    });
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "anne's push took {took:?} while hung attempts held the lane"
+    );
+}
+
 /// Issue 33: a push service's `429`/`503` with `Retry-After` is tried again when it asks
 /// (seconds, or an HTTP-date), not after the back-off (here an hour); and pushes to one
 /// push service reuse a kept-alive connection.
@@ -606,6 +645,7 @@ fn concurrent_subscriptions_keep_the_quota_and_one_row() {
 
 backend_tests!(
     a_hung_device_delays_no_other_on_its_push_service,
+    a_hung_device_holds_the_lanes_places_for_a_moment_only,
     retry_after_and_kept_alive_connections,
     odd_keys_and_ports_are_refused,
     closing_the_account_deletes_its_subscriptions,

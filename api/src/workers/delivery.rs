@@ -4,7 +4,6 @@
 //! transaction ([`record_outcomes`]). The queue's rules (fan-out, back-off, the dead
 //! letter, disabling endpoints) are [`crate::notifications::delivery`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,6 +25,9 @@ use crate::shutdown::Shutdown;
 use crate::store::cache::GameCache;
 use crate::store::deliveries::Lane;
 use crate::store::{self, DbPool};
+use places::{Group, Limits, Places};
+
+mod places;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -280,71 +282,6 @@ pub async fn send_webhook(
     answer(res, now).await
 }
 
-/// The place one attempt (or one digest mail) holds: its lane, its endpoint (the
-/// `endpoint` value of its rows: a webhook endpoint's id, a push subscription's id, a mail
-/// address; what `DJAMBI_DELIVERY_PER_ENDPOINT` counts) and its account.
-///
-/// A push is counted per subscription, never per push service host: every Chrome user's
-/// subscription is on one host, so a bound per host would be a bound on the whole site's
-/// pushes, and one hung device would hold up everyone's.
-#[derive(Debug, Clone)]
-struct Place {
-    lane: Lane,
-    endpoint: String,
-    user: String,
-}
-
-/// What one instance has in flight: per lane, per endpoint, per account.
-#[derive(Debug, Default)]
-struct InFlight {
-    lanes: HashMap<Lane, usize>,
-    endpoints: HashMap<String, usize>,
-    users: HashMap<String, usize>,
-}
-
-impl InFlight {
-    fn lane(&self, lane: Lane) -> usize {
-        self.lanes.get(&lane).copied().unwrap_or(0)
-    }
-
-    fn take(&mut self, p: &Place) {
-        *self.lanes.entry(p.lane).or_default() += 1;
-        *self.endpoints.entry(p.endpoint.clone()).or_default() += 1;
-        *self.users.entry(p.user.clone()).or_default() += 1;
-    }
-
-    fn free(&mut self, p: &Place) {
-        fn dec(m: &mut HashMap<String, usize>, k: &str) {
-            if let Some(n) = m.get_mut(k) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    m.remove(k);
-                }
-            }
-        }
-        if let Some(n) = self.lanes.get_mut(&p.lane) {
-            *n = n.saturating_sub(1);
-        }
-        dec(&mut self.endpoints, &p.endpoint);
-        dec(&mut self.users, &p.user);
-    }
-
-    /// The `endpoint` values, and the accounts, that have their share in flight: left out
-    /// of the next claim.
-    fn busy(&self, per_endpoint: usize, per_account: usize) -> (Vec<String>, Vec<String>) {
-        let full = |m: &HashMap<String, usize>, max: usize| -> Vec<String> {
-            m.iter()
-                .filter(|(_, n)| **n >= max)
-                .map(|(e, _)| e.clone())
-                .collect()
-        };
-        (
-            full(&self.endpoints, per_endpoint),
-            full(&self.users, per_account),
-        )
-    }
-}
-
 /// Sends one group of jobs (one job, or the digest items of one address) and hands the
 /// outcome to the recorder.
 async fn send_group(d: Arc<Delivery>, group: Vec<Job>, recorder: Recorder) {
@@ -461,50 +398,44 @@ async fn fan_out_loop(d: Arc<Delivery>, stop: CancellationToken, made: Arc<tokio
     }
 }
 
-/// One step of the loop: claims what each lane has room for (never for an
-/// endpoint that has its share in flight), gives back what it cannot start, and starts
-/// the rest on `running`. Returns whether a lane claimed all it had room for (more may
-/// be due at once).
-async fn claim_and_start(
-    d: &Arc<Delivery>,
-    flight: &mut InFlight,
-    running: &mut Running,
-    recorder: &Recorder,
-) -> Result<bool, store::RunError> {
-    let cfg = &d.config;
-    let per_endpoint = cfg.delivery_per_endpoint.max(1);
-    let per_account = cfg.delivery_per_account.max(1);
-    let mut wants = Vec::new();
-    for lane in Lane::ALL {
-        let cap = match lane {
-            Lane::Http => cfg.delivery_concurrency,
-            Lane::Mail => cfg.mail_concurrency,
-        };
-        let free = cap.saturating_sub(flight.lane(lane)).min(BATCH as usize);
-        if free > 0 {
-            wants.push((lane, free));
-        }
-    }
-    let (busy, busy_users) = flight.busy(per_endpoint, per_account);
+/// What one claim brought: the groups of each lane, whether a lane got all it asked
+/// for (more may be due at once), and else when the next delivery not claimed is due.
+struct Claimed {
+    groups: Vec<Group>,
+    full: bool,
+    next_due: Option<NaiveDateTime>,
+}
+
+/// Claims what `wants` asks for (lane, how many), none to the endpoints `busy` nor of
+/// the accounts `busy_users`, and loads the jobs; in one trip to the blocking pool.
+async fn claim(
+    d: Arc<Delivery>,
+    wants: Vec<(Lane, usize)>,
+    busy: Vec<String>,
+    busy_users: Vec<String>,
+) -> Result<Claimed, store::RunError> {
     let now = d.clock.now();
-    let until = now + delta(cfg.delivery_lease);
-    let a = d.clone();
-    let wanted = wants.clone();
-    let claimed = store::run(&d.pool, move |conn| {
-        let mut out = Vec::new();
-        for (lane, free) in wanted {
-            let claim = store::deliveries::claim_lane(
+    let until = now + delta(d.config.delivery_lease);
+    let pool = d.pool.clone();
+    store::run(&pool, move |conn| {
+        let mut claimed = Claimed {
+            groups: Vec::new(),
+            full: false,
+            next_due: None,
+        };
+        for (lane, wanted) in wants {
+            let ids = store::deliveries::claim_lane(
                 conn,
                 lane,
                 now,
                 until,
-                free as i64,
+                wanted as i64,
                 &busy,
                 &busy_users,
             );
             // A digest goes as one mail: every due item of a claimed digest's address
             // comes along, whatever the lane's room.
-            let claim = claim.and_then(|mut ids| {
+            let ids = ids.and_then(|mut ids| {
                 if lane == Lane::Mail {
                     ids.extend(store::deliveries::claim_digest_rest(
                         conn, &ids, now, until,
@@ -512,88 +443,77 @@ async fn claim_and_start(
                 }
                 Ok(ids)
             });
-            let jobs = claim.and_then(|ids| load_jobs(conn, &a.mail_context(), &ids, until));
-            match jobs {
-                Ok(jobs) => out.push((lane, free, jobs)),
+            match ids.and_then(|ids| load_jobs(conn, &d.mail_context(), &ids, until)) {
+                Ok(mut jobs) => {
+                    claimed.full |= jobs.len() >= wanted;
+                    // In the order they fell due (the claim's rows come back in any
+                    // order): of one endpoint's, the earliest are admitted first, and
+                    // an address reads its mails in the order they were written.
+                    jobs.sort_by(|a, b| {
+                        (
+                            a.delivery.next_attempt_at,
+                            a.note.created_at,
+                            &a.delivery.id,
+                        )
+                            .cmp(&(
+                                b.delivery.next_attempt_at,
+                                b.note.created_at,
+                                &b.delivery.id,
+                            ))
+                    });
+                    Counters::add(&d.counters.claimed, jobs.len());
+                    claimed.groups.extend(places::groups(lane, jobs));
+                }
                 Err(e) => tracing::warn!(error = %e, ?lane, "claiming deliveries failed"),
             }
         }
-        Ok::<_, store::RunError>(out)
+        if !claimed.full {
+            claimed.next_due = store::deliveries::next_due(conn, now).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "reading when the next delivery is due failed");
+                None
+            });
+        }
+        Ok::<_, store::RunError>(claimed)
     })
-    .await?;
-    let mut full = false;
-    let mut give_back: Vec<(String, NaiveDateTime)> = Vec::new();
-    for (lane, free, jobs) in claimed {
-        full |= jobs.len() >= free;
-        Counters::add(&d.counters.claimed, jobs.len());
-        // Digest items go out as one mail per address; everything else one by one.
-        let mut groups: Vec<Vec<Job>> = Vec::new();
-        let mut digests: HashMap<String, usize> = HashMap::new();
-        for job in jobs {
-            if let Target::Digest { to, .. } = &job.target {
-                if let Some(&i) = digests.get(to) {
-                    groups[i].push(job);
-                    continue;
-                }
-                digests.insert(to.clone(), groups.len());
-            }
-            groups.push(vec![job]);
-        }
-        for group in groups {
-            let place = Place {
-                lane,
-                endpoint: group[0].delivery.endpoint.clone(),
-                user: group[0].delivery.user_id.clone(),
-            };
-            let endpoint_full =
-                flight.endpoints.get(&place.endpoint).copied().unwrap_or(0) >= per_endpoint;
-            let account_full = flight.users.get(&place.user).copied().unwrap_or(0) >= per_account;
-            if endpoint_full || account_full {
-                // Claimed with others of its endpoint or account, which took their share:
-                // back to the queue unattempted, due at once (the next claims leave it out
-                // until a place frees).
-                for job in &group {
-                    give_back.push((job.delivery.id.clone(), job.lease));
-                }
-                continue;
-            }
-            flight.take(&place);
-            let d = d.clone();
-            let leases: Vec<(String, NaiveDateTime)> = group
-                .iter()
-                .map(|j| (j.delivery.id.clone(), j.lease))
-                .collect();
-            let task = running.set.spawn(send_group(d, group, recorder.clone()));
-            running.places.insert(task.id(), place);
-            running.leases.insert(task.id(), leases);
-        }
-    }
-    if !give_back.is_empty() {
-        store::run(&d.pool, move |conn| {
-            for (id, lease) in &give_back {
-                if let Err(e) = store::deliveries::give_back(conn, id, *lease) {
-                    tracing::warn!(delivery = %id, error = %e, "giving a delivery back failed");
-                }
-            }
-            Ok::<_, store::RunError>(())
-        })
-        .await?;
-    }
-    Ok(full)
+    .await
 }
 
-/// The delivery loop: a continuous stream of attempts under bounds. Each lane (HTTP:
-/// webhooks and push; mail) has `DJAMBI_DELIVERY_CONCURRENCY` / `DJAMBI_MAIL_CONCURRENCY`
-/// places; each endpoint at most `DJAMBI_DELIVERY_PER_ENDPOINT` of them. Whenever places
-/// are free it claims more; each attempt's place is freed as soon as it finishes (its
-/// outcome goes to the recorder), so a hung receiver holds its own places only, until its
-/// timeout. When nothing is left to claim it sleeps until the next delivery is due (the
-/// index on `next_attempt_at`), an attempt finishes, a fan-out batch made deliveries, or
-/// `DJAMBI_DELIVERY_INTERVAL` passed.
+/// Gives claimed deliveries back to the queue unattempted, due as they were.
+async fn give_back(d: &Delivery, leases: Vec<(String, NaiveDateTime)>) {
+    if leases.is_empty() {
+        return;
+    }
+    let given = store::run(&d.pool, move |conn| {
+        for (id, lease) in &leases {
+            if let Err(e) = store::deliveries::give_back(conn, id, *lease) {
+                tracing::warn!(delivery = %id, error = %e, "giving a delivery back failed");
+            }
+        }
+        Ok::<_, store::RunError>(())
+    })
+    .await;
+    if let Err(e) = given {
+        // The leases run out and the deliveries are tried again.
+        tracing::warn!(error = %e, "giving deliveries back could not run");
+    }
+}
+
+/// The delivery loop: a continuous stream of attempts under the bounds of [`places`]:
+/// places per lane, a share per endpoint and per account, slow attempts out of the lane.
+/// Claims run ahead of the sending, one at a time, while attempts go on: whenever a lane
+/// has places and groups ready, the next attempt starts at once; whenever half a lane or
+/// less is ready and more may be due, the next claim goes out. More may be due after a
+/// claim that got all it asked for, a fan-out batch that made deliveries, a finished
+/// attempt while due deliveries were left out for their endpoint's or account's share,
+/// the next delivery's due time (the index on `next_attempt_at`), or
+/// `DJAMBI_DELIVERY_INTERVAL` without any of those.
 pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
+    use std::future::Future;
+    use std::pin::Pin;
+    use tokio::time::Instant;
+
     let every = d.config.delivery_interval.max(Duration::from_millis(1));
-    let mut flight = InFlight::default();
-    let mut running = Running::default();
+    let limits = Limits::of(&d.config);
     let (recorder, outcomes) = tokio::sync::mpsc::unbounded_channel();
     let recording = tokio::spawn(record_outcomes(d.clone(), outcomes));
     let made = Arc::new(tokio::sync::Notify::new());
@@ -606,154 +526,119 @@ pub async fn run(d: Arc<Delivery>, stop: CancellationToken) {
     for _ in 0..if on_pg { FAN_OUT_LOOPS } else { 1 } {
         fanning.spawn(fan_out_loop(d.clone(), stop.clone(), made.clone()));
     }
-    // A claim round (fan-out, claim, load) for every finished attempt capped a burst at
-    // one round's rate (about 530 pushes/s on two cores): while attempts run, places are
-    // gathered until an eighth of the HTTP lane is free or GATHER has passed since the
-    // first one freed, and claimed together.
-    let claim_at = (d.config.delivery_concurrency / 8).max(1);
-    let mut freed_at: Option<std::time::Instant> = None;
+
+    let mut places: Places<tokio::task::Id> = Places::default();
+    let mut attempts: JoinSet<()> = JoinSet::new();
+    type Claiming = Pin<Box<dyn Future<Output = Result<Claimed, store::RunError>>>>;
+    let mut claiming: Option<Claiming> = None;
+    // A claim may find something.
+    let mut want = true;
+    // Due deliveries were left out for their endpoint's or account's share.
+    let mut blocked = false;
+    let mut look_at = Instant::now() + every;
     while !stop.is_cancelled() {
-        let room = d
-            .config
-            .delivery_concurrency
-            .saturating_sub(flight.lane(Lane::Http));
-        let gathering = freed_at
-            .filter(|_| !running.set.is_empty() && room < claim_at)
-            .map(|at| GATHER.saturating_sub(at.elapsed()))
-            .filter(|left| !left.is_zero());
-        let rest = if let Some(left) = gathering {
-            left
-        } else {
-            freed_at = None;
-            let full = match claim_and_start(&d, &mut flight, &mut running, &recorder).await {
-                Ok(full) => full,
-                Err(e) => {
-                    tracing::warn!(error = %e, "delivery round could not run");
-                    false
-                }
-            };
-            if full {
-                Duration::ZERO
-            } else {
-                let (now, pool) = (d.clock.now(), d.pool.clone());
-                let next = store::run(&pool, move |conn| store::deliveries::next_due(conn, now))
-                    .await
-                    .ok()
-                    .flatten();
-                match next {
-                    // Due now but not claimed: its endpoint is busy; a finished attempt
-                    // wakes us.
-                    Some(at) if at <= now => every,
-                    Some(at) => (at - now).to_std().unwrap_or(every).min(every),
-                    None => every,
-                }
-            }
-        };
-        if rest.is_zero() && !running.set.is_empty() {
-            // Reap what finished without waiting.
-            running.reap(&mut flight);
-            continue;
+        while let Some(group) = places.next_to_start(&limits) {
+            let (place, leases) = (group.place.clone(), group.leases());
+            let task = attempts.spawn(send_group(d.clone(), group.jobs, recorder.clone()));
+            places.started(task.id(), place, leases, Instant::now().into_std());
         }
-        let wait = std::pin::pin!(tokio::time::sleep(rest.max(Duration::from_millis(1))));
-        let stopped = std::pin::pin!(stop.cancelled());
-        // New deliveries (a fan-out batch) end the wait too, unless places are gathered.
-        let fanned = std::pin::pin!(async {
-            if gathering.is_some() {
-                std::future::pending::<()>().await;
+        if claiming.is_none() && want {
+            let wants = places.wants(&limits);
+            if !wants.is_empty() {
+                want = false;
+                let (busy, busy_users) = places.busy(&limits);
+                claiming = Some(Box::pin(claim(d.clone(), wants, busy, busy_users)));
             }
-            made.notified().await;
-        });
-        let wait = futures_util::future::select(wait, fanned);
-        if running.set.is_empty() {
-            let _ = futures_util::future::select(stopped, wait).await;
-            continue;
         }
-        let done = {
-            let finished = std::pin::pin!(running.set.join_next_with_id());
-            match futures_util::future::select(
-                futures_util::future::select(stopped, wait),
-                finished,
-            )
-            .await
-            {
-                futures_util::future::Either::Right((done, _)) => done,
-                futures_util::future::Either::Left(_) => None,
+        let wake = places
+            .next_slow(&limits)
+            .map_or(look_at, |at| Instant::from_std(at).min(look_at));
+        tokio::select! {
+            biased;
+            () = stop.cancelled() => break,
+            Some(done) = attempts.join_next_with_id(), if !attempts.is_empty() => {
+                places.finished(attempt_id(done));
+                while let Some(done) = attempts.try_join_next_with_id() {
+                    places.finished(attempt_id(done));
+                }
+                want |= blocked;
             }
-        };
-        if let Some(done) = done {
-            running.finished(&mut flight, done);
-            running.reap(&mut flight);
-            freed_at.get_or_insert_with(std::time::Instant::now);
+            claimed = async { claiming.as_mut().expect("a claim runs").await }, if claiming.is_some() => {
+                claiming = None;
+                match claimed {
+                    Ok(c) => {
+                        let refused = places.admit(c.groups, &limits);
+                        // Due at once again, but left out until their endpoint's or
+                        // account's share frees.
+                        blocked = !refused.is_empty();
+                        give_back(&d, refused.iter().flat_map(Group::leases).collect()).await;
+                        if c.full {
+                            want = true;
+                        } else {
+                            let now = d.clock.now();
+                            blocked |= c.next_due.is_some_and(|at| at <= now);
+                            let wait = match c.next_due {
+                                Some(at) if at > now => (at - now).to_std().unwrap_or(every).min(every),
+                                _ => every,
+                            };
+                            look_at = Instant::now() + wait;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "claiming deliveries could not run");
+                        look_at = Instant::now() + every;
+                    }
+                }
+            }
+            () = made.notified() => want = true,
+            () = tokio::time::sleep_until(wake) => {
+                let now = Instant::now();
+                if now >= look_at {
+                    want = true;
+                    look_at = now + every;
+                }
+                places.mark_slow(now.into_std(), &limits);
+            }
         }
     }
     // Attempts in flight may finish for a moment; the rest are abandoned (a hung receiver
     // must not hold up the shutdown) and given back to the queue unattempted, so the next
-    // start (or another instance) tries them at once, not after their lease.
+    // start (or another instance) tries them at once, not after their lease. So are the
+    // groups ready, and what a claim still running brings.
     let _ = tokio::time::timeout(STOP_WAIT, async {
-        while let Some(done) = running.set.join_next_with_id().await {
-            running.finished(&mut flight, done);
+        while let Some(done) = attempts.join_next_with_id().await {
+            places.finished(attempt_id(done));
         }
     })
     .await;
-    running.set.shutdown().await;
+    attempts.shutdown().await;
+    let mut left = places.leases_left();
+    if let Some(claim) = claiming.take() {
+        if let Ok(c) = claim.await {
+            left.extend(c.groups.iter().flat_map(Group::leases));
+        }
+    }
     while fanning.join_next().await.is_some() {}
     // Every attempt is over: the recorder records what they sent, then stops.
     drop(recorder);
     let _ = recording.await;
-    let left: Vec<(String, NaiveDateTime)> = running.leases.drain().flat_map(|(_, l)| l).collect();
-    if !left.is_empty() {
-        let _ = store::run(&d.pool, move |conn| {
-            for (id, lease) in &left {
-                let _ = store::deliveries::give_back(conn, id, *lease);
-            }
-            Ok::<_, store::RunError>(())
-        })
-        .await;
-    }
+    give_back(&d, left).await;
 }
 
-/// How long freed places are gathered before they are claimed (see [`run`]).
-const GATHER: Duration = Duration::from_millis(2);
+/// The id of a finished (or failed) attempt's task.
+fn attempt_id(done: Result<(tokio::task::Id, ()), tokio::task::JoinError>) -> tokio::task::Id {
+    match done {
+        Ok((id, ())) => id,
+        Err(e) => {
+            // Never expected: the lease runs out and the delivery is tried again.
+            tracing::error!(error = %e, "a delivery attempt did not finish");
+            e.id()
+        }
+    }
+}
 
 /// How long a stopping worker waits for its attempts in flight.
 const STOP_WAIT: Duration = Duration::from_secs(2);
-
-/// The attempts running, with the place each holds.
-#[derive(Default)]
-struct Running {
-    set: JoinSet<()>,
-    places: HashMap<tokio::task::Id, Place>,
-    /// The deliveries (id, lease) each attempt holds.
-    leases: HashMap<tokio::task::Id, Vec<(String, NaiveDateTime)>>,
-}
-
-impl Running {
-    fn finished(
-        &mut self,
-        flight: &mut InFlight,
-        done: Result<(tokio::task::Id, ()), tokio::task::JoinError>,
-    ) {
-        let id = match done {
-            Ok((id, ())) => id,
-            Err(e) => {
-                // Never expected: the lease runs out and the delivery is tried again.
-                tracing::error!(error = %e, "a delivery attempt did not finish");
-                e.id()
-            }
-        };
-        if let Some(p) = self.places.remove(&id) {
-            flight.free(&p);
-        }
-        self.leases.remove(&id);
-    }
-
-    /// Frees the places of every attempt that finished, without waiting.
-    fn reap(&mut self, flight: &mut InFlight) {
-        while let Some(done) = self.set.try_join_next_with_id() {
-            self.finished(flight, done);
-        }
-    }
-}
 
 /// Starts the delivery worker on the server's runtime.
 pub fn spawn(d: Arc<Delivery>, shutdown: &Shutdown) {
