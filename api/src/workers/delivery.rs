@@ -353,8 +353,10 @@ async fn record_outcomes(
 const FAN_OUT_LOOPS: usize = 2;
 
 /// The least time between two fan-out passes that a write's signal starts: under a
-/// stream of moves a pass takes what came meanwhile, not one notification each.
-const FAN_OUT_GAP: Duration = Duration::from_millis(10);
+/// stream of moves a pass takes what came meanwhile, not one notification each. At 10 ms
+/// the passes (up to 100 a second per loop, each a few statements) cost the moves 6-10%
+/// of their rate on PostgreSQL (BENCHMARKS.md); 100 ms is unnoticed in a push or a mail.
+const FAN_OUT_GAP: Duration = Duration::from_millis(100);
 
 /// Fans out new notifications, batch after batch while there are more, else when a write
 /// signals new ones (at most every [`FAN_OUT_GAP`]) or every `DJAMBI_DELIVERY_INTERVAL`
