@@ -20,6 +20,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 
 use crate::clock::Clock;
 use crate::config::AnalysisConfig;
+use crate::ids::GameId;
 use crate::model::analysis::{Judgement, MoveAnalysis, SeatValues};
 use crate::model::events::{GameKind, Status, Visibility};
 use crate::model::game_state::GameState;
@@ -108,7 +109,7 @@ impl Progress {
 #[derive(Debug, Clone)]
 pub struct Analysis {
     pub id: String,
-    pub game_id: String,
+    pub game_id: GameId,
     pub engine_version: String,
     pub progress: Progress,
     pub requested_at: NaiveDateTime,
@@ -158,7 +159,7 @@ pub enum Requested {
 fn load_readable(
     conn: &mut store::DbConnection,
     cache: &Arc<GameCache>,
-    id: &str,
+    id: &GameId,
     viewer: Option<&str>,
 ) -> Result<Arc<GameState>, AnalysisError> {
     let state = game_store::current_state(conn, cache, id)?;
@@ -192,7 +193,7 @@ fn read_row(conn: &mut store::DbConnection, row: AnalysisRow) -> Result<Analysis
 }
 
 /// Asks for the analysis of game `id` on behalf of `user` (see the module documentation).
-pub async fn request(ctx: Ctx<'_>, id: String, user: String) -> Result<Requested, AnalysisError> {
+pub async fn request(ctx: Ctx<'_>, id: GameId, user: String) -> Result<Requested, AnalysisError> {
     let cache = ctx.cache.clone();
     let config = *ctx.config;
     let now = ctx.clock.now();
@@ -259,7 +260,7 @@ pub async fn request(ctx: Ctx<'_>, id: String, user: String) -> Result<Requested
         } else {
             // A concurrent request queued it first.
             let row = store_analyses::find(conn, &id, &engine)?
-                .ok_or_else(|| AnalysisError::NotFound(id.clone()))?;
+                .ok_or_else(|| AnalysisError::NotFound(id.to_string()))?;
             Ok(Requested::Existing(read_row(conn, row)?))
         }
     })
@@ -270,7 +271,7 @@ pub async fn request(ctx: Ctx<'_>, id: String, user: String) -> Result<Requested
 /// only by an older engine is queued for this one (the answer is its progress).
 pub async fn read(
     ctx: Ctx<'_>,
-    id: String,
+    id: GameId,
     viewer: Option<String>,
 ) -> Result<Analysis, AnalysisError> {
     let cache = ctx.cache.clone();
@@ -364,7 +365,7 @@ pub fn annotate(record: &str, analysis: &Analysis) -> String {
 /// The record of game `id` with its analysis as comments ([`annotate`]), for `viewer`.
 pub async fn record(
     ctx: Ctx<'_>,
-    id: String,
+    id: GameId,
     viewer: Option<String>,
     site: String,
 ) -> Result<(String, i64), AnalysisError> {

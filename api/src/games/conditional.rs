@@ -33,6 +33,7 @@ use super::Ctx;
 use super::commands::{self, Actor, Command, CommandError, Write, Written};
 use crate::clock::Clock;
 use crate::games::deadlines::Vacations;
+use crate::ids::GameId;
 use crate::model::conditional::{LineError, Next, Tree, describe};
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
@@ -118,7 +119,7 @@ impl TreeView {
 fn owned(
     conn: &mut DbConnection,
     cache: &GameCache,
-    game: &str,
+    game: &GameId,
     user: &str,
     seat: Seat,
 ) -> Result<std::sync::Arc<GameState>, ConditionalError> {
@@ -135,7 +136,7 @@ fn owned(
 pub async fn get(
     ctx: Ctx<'_>,
     user: String,
-    game: String,
+    game: GameId,
     seat: Seat,
 ) -> Result<Option<TreeView>, ConditionalError> {
     let cache = ctx.cache.clone();
@@ -151,7 +152,7 @@ pub async fn get(
 pub async fn delete(
     ctx: Ctx<'_>,
     user: String,
-    game: String,
+    game: GameId,
     seat: Seat,
 ) -> Result<bool, ConditionalError> {
     let cache = ctx.cache.clone();
@@ -173,7 +174,7 @@ pub async fn delete(
 pub async fn put(
     ctx: Ctx<'_>,
     user: String,
-    game: String,
+    game: GameId,
     seat: Seat,
     expected: Option<i64>,
     lines: Vec<String>,
@@ -193,7 +194,7 @@ pub fn store_tree(
     cache: &GameCache,
     now: NaiveDateTime,
     user: &str,
-    game: &str,
+    game: &GameId,
     seat: Seat,
     expected: Option<i64>,
     lines: &[String],
@@ -221,7 +222,7 @@ pub fn store_tree_since(
     cache: &GameCache,
     now: NaiveDateTime,
     user: &str,
-    game: &str,
+    game: &GameId,
     seat: Seat,
     base: i64,
     lines: &[String],
@@ -269,7 +270,7 @@ pub fn store_tree_since(
 fn storable(
     conn: &mut DbConnection,
     cache: &GameCache,
-    game: &str,
+    game: &GameId,
     user: &str,
     seat: Seat,
 ) -> Result<std::sync::Arc<GameState>, ConditionalError> {
@@ -313,7 +314,7 @@ fn put_checked(
     let row = tree_store::put(
         conn,
         TreeRow {
-            game_id: game.to_string(),
+            game_id: game.clone(),
             seat: seat.to_string(),
             user_id: user.to_string(),
             base_version: base.version,
@@ -341,7 +342,7 @@ pub fn tend(
     conn: &mut DbConnection,
     cache: &GameCache,
     clock: &dyn Clock,
-    id: &str,
+    id: &GameId,
 ) -> Result<Tended, CommandError> {
     let mut done = Tended::default();
     for row in tree_store::of_game(conn, id)? {
@@ -505,7 +506,7 @@ fn notice(
         m.insert("version".into(), json!(state.version));
     }
     NotificationRow {
-        id: stable_id(&[&state.id, &version, kind, user, "0"]),
+        id: stable_id(&[state.id.as_str(), &version, kind, user, "0"]),
         user_id: user.to_string(),
         kind: kind.to_string(),
         game_id: Some(state.id.clone()),

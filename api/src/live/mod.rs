@@ -31,6 +31,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 
 pub use limits::{LiveError, Permit, StreamLimits};
 
+use crate::ids::GameId;
 use crate::notifications::feed::StreamCursor;
 use crate::store::games::EventRow;
 use crate::store::outbox::NotificationRow;
@@ -69,7 +70,7 @@ struct UserTopic {
 /// One instance's fan-out (see the module documentation).
 pub struct Hub {
     pool: DbPool,
-    games: Mutex<HashMap<String, GameTopic>>,
+    games: Mutex<HashMap<GameId, GameTopic>>,
     users: Mutex<HashMap<String, UserTopic>>,
     limits: StreamLimits,
     /// The last answer of each credential check of open streams (`routes::sse`): the
@@ -253,13 +254,13 @@ impl Hub {
     /// Reads what is new for one topic and broadcasts it.
     async fn refresh(&self, topic: &str) {
         if let Some(game) = topic.strip_prefix("g:") {
-            self.refresh_game(game).await;
+            self.refresh_game(&GameId::new(game)).await;
         } else if let Some(user) = topic.strip_prefix("u:") {
             self.refresh_user(user).await;
         }
     }
 
-    async fn refresh_game(&self, game: &str) {
+    async fn refresh_game(&self, game: &GameId) {
         loop {
             let (tx, last) = {
                 let games = lock(&self.games);
@@ -269,7 +270,7 @@ impl Hub {
                 }
             };
             self.count_read();
-            let id = game.to_string();
+            let id = game.clone();
             let read = store::run(&self.pool, move |conn| {
                 store::games::load_events(conn, &id, last, i64::MAX, Some(PAGE))
             })
@@ -278,7 +279,7 @@ impl Hub {
                 Ok(rows) if rows.is_empty() => return,
                 Ok(rows) => rows,
                 Err(e) => {
-                    tracing::warn!(error = %e, game, "live: reading a game's events failed");
+                    tracing::warn!(error = %e, %game, "live: reading a game's events failed");
                     return;
                 }
             };
@@ -354,7 +355,7 @@ impl Hub {
     /// streams, and reads again the topics that have something their streams lack.
     /// Nothing is read when nothing is watched.
     pub async fn recheck(self: &Arc<Self>) {
-        let games: Vec<(String, i64)> = lock(&self.games)
+        let games: Vec<(GameId, i64)> = lock(&self.games)
             .iter()
             .filter(|(_, t)| t.tx.receiver_count() > 0)
             .map(|(g, t)| (g.clone(), t.last))
@@ -432,7 +433,7 @@ impl Hub {
     pub async fn open_game(
         self: &Arc<Self>,
         who: &str,
-        id: String,
+        id: GameId,
         last: Option<i64>,
     ) -> Result<LiveStream<EventRow>, LiveError> {
         let permit = self.admit(who)?;
@@ -460,7 +461,7 @@ impl Hub {
     /// `permit` is held as long as the stream is open.
     pub fn game_stream(
         self: &Arc<Self>,
-        id: String,
+        id: GameId,
         after: i64,
         permit: Permit,
     ) -> LiveStream<EventRow> {
@@ -474,7 +475,7 @@ impl Hub {
         };
         struct S {
             pool: DbPool,
-            id: String,
+            id: GameId,
             cursor: i64,
             rx: broadcast::Receiver<Arc<Vec<EventRow>>>,
             backlog: bool,

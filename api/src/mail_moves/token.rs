@@ -11,6 +11,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use hmac::{KeyInit, Mac};
 
 use crate::auth::tokens;
+use crate::ids::GameId;
 use crate::store::mail_moves::{self as store, MailTokenRow};
 use crate::store::outbox::NotificationRow;
 use crate::store::{DbConnection, StoreError};
@@ -52,7 +53,7 @@ pub fn from_address(address: &str, domain: &str) -> Option<String> {
 #[derive(Debug, Clone)]
 pub struct Binding<'a> {
     pub notification_id: &'a str,
-    pub game_id: &'a str,
+    pub game_id: &'a GameId,
     pub seat: domain::Seat,
     pub user_id: &'a str,
     pub version: i64,
@@ -108,7 +109,7 @@ pub fn bind(
         &MailTokenRow {
             token_hash: tokens::hash(&token),
             notification_id: binding.notification_id.to_string(),
-            game_id: binding.game_id.to_string(),
+            game_id: binding.game_id.clone(),
             seat: binding.seat.to_string(),
             user_id: binding.user_id.to_string(),
             version: binding.version,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{MessageError, visible_to};
 use crate::games::Ctx;
+use crate::ids::GameId;
 use crate::model::game_state::GameState;
 use crate::store::messages::{self as store_messages, MessageRow};
 use crate::store::{self, DbConnection, StoreError, games as game_store};
@@ -21,7 +22,7 @@ pub struct MessagePage {
 /// The messages of a game after `after` that `reader` may see, at most `limit`.
 pub async fn list(
     ctx: Ctx<'_>,
-    game_id: String,
+    game_id: GameId,
     reader: Option<String>,
     after: i64,
     limit: u32,
@@ -43,7 +44,7 @@ pub async fn list(
 /// Every message of the game the reader may see (the record export, the replay page).
 pub async fn all_visible(
     ctx: Ctx<'_>,
-    game_id: String,
+    game_id: GameId,
     reader: Option<String>,
 ) -> Result<Vec<MessageRow>, MessageError> {
     let cache = ctx.cache.clone();

@@ -201,7 +201,7 @@ mod tests {
             }
             let row = MessageRow {
                 id: "m".into(),
-                game_id: "g".into(),
+                game_id: crate::ids::GameId::new("g"),
                 seq: 1,
                 sender_id: IDS[sender].into(),
                 sender_seat: Seat::ALL[sender_seat].to_string(),

@@ -7,6 +7,7 @@ use serde_json::json;
 use super::{MessageError, visible_to};
 use crate::clock::Clock;
 use crate::games::Ctx;
+use crate::ids::GameId;
 use crate::store::messages::{self as store_messages, ReportRow};
 use crate::store::{self, games as game_store};
 
@@ -17,7 +18,7 @@ pub const MAX_REASON_CHARS: usize = 500;
 /// this reader had reported it already, nothing more is written).
 pub async fn report(
     ctx: Ctx<'_>,
-    game_id: String,
+    game_id: GameId,
     mid: String,
     reporter: String,
     reason: Option<String>,

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::{MAX_TEXT_CHARS, MessageError, notification_id, recipient_ids_at, seats_of};
 use crate::games::Ctx;
 use crate::games::player_command::IdempotencyKey;
+use crate::ids::GameId;
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
 use crate::store::idempotency::{self, Lookup};
@@ -150,7 +151,7 @@ pub struct Sent {
 /// of the answer are in the message's transaction, after the game's talk lock.
 pub async fn send(
     ctx: Ctx<'_>,
-    game_id: String,
+    game_id: GameId,
     user: String,
     new: NewMessage,
     key: Option<IdempotencyKey>,

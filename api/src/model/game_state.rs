@@ -6,6 +6,7 @@
 use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
+use crate::ids::GameId;
 use crate::model::events::{
     Event, GameKind, GameResult, RatingRange, ResultKind, ResultReason, Status, Visibility,
 };
@@ -36,7 +37,7 @@ pub enum FoldError {
 /// Everything known about a game at one version.
 #[derive(Clone, Debug)]
 pub struct GameState {
-    pub id: String,
+    pub id: GameId,
     /// The number of events folded in.
     pub version: i64,
     pub settings: GameSettings,
@@ -87,7 +88,7 @@ impl GameState {
     /// The store's replay, the command layer and the event pages all fold through here.
     pub fn fold(
         state: &mut Option<GameState>,
-        id: &str,
+        id: &GameId,
         event: &Event,
         at: NaiveDateTime,
     ) -> Result<Option<Step>, FoldError> {
@@ -100,7 +101,7 @@ impl GameState {
         }
     }
 
-    pub fn created(id: &str, event: &Event, at: NaiveDateTime) -> Result<GameState, FoldError> {
+    pub fn created(id: &GameId, event: &Event, at: NaiveDateTime) -> Result<GameState, FoldError> {
         let Event::Created {
             ruleset,
             seats,
@@ -129,7 +130,7 @@ impl GameState {
         let settings = GameSettings { seats, ruleset };
         let game = Game::new(settings).map_err(|e| FoldError::Invalid(e.to_string()))?;
         Ok(GameState {
-            id: id.to_string(),
+            id: id.clone(),
             version: 1,
             settings,
             hostage_seat: *hostage_seat,
@@ -163,7 +164,7 @@ impl GameState {
 
     /// Replays a whole log (`events[0]` is event 1).
     pub fn replay<'a>(
-        id: &str,
+        id: &GameId,
         events: impl IntoIterator<Item = (&'a Event, NaiveDateTime)>,
     ) -> Result<GameState, FoldError> {
         let mut iter = events.into_iter();
@@ -551,7 +552,7 @@ mod tests {
             rated: false,
             rating_range: None,
         };
-        let mut s = GameState::created("g", &created, t()).unwrap();
+        let mut s = GameState::created(&GameId::new("g"), &created, t()).unwrap();
         for (i, seat) in s.settings.seats.iter().enumerate() {
             s.apply(
                 &Event::SeatTaken {
@@ -588,7 +589,12 @@ mod tests {
             "the rotational start differs from the standard one"
         );
         // The bare option list is read too; the text is never replaced by another ruleset.
-        let bare = GameState::created("g", &created_event("RBYG", "reporter=forced"), t()).unwrap();
+        let bare = GameState::created(
+            &GameId::new("g"),
+            &created_event("RBYG", "reporter=forced"),
+            t(),
+        )
+        .unwrap();
         assert_eq!(bare.settings.ruleset.reporter, domain::Reporter::Forced);
         for bad in [
             "reporter=maybe",
@@ -596,7 +602,8 @@ mod tests {
             "bogus=on",
             "reporter=forced,reporter=forced",
         ] {
-            let err = GameState::created("g", &created_event("RBYG", bad), t()).unwrap_err();
+            let err = GameState::created(&GameId::new("g"), &created_event("RBYG", bad), t())
+                .unwrap_err();
             assert!(
                 matches!(&err, FoldError::Invalid(m) if m.contains("unreadable ruleset")),
                 "{bad}: {err}"
@@ -699,7 +706,7 @@ mod tests {
             rated: false,
             rating_range: None,
         };
-        let mut s = GameState::created("g", &created, t()).unwrap();
+        let mut s = GameState::created(&GameId::new("g"), &created, t()).unwrap();
         assert_eq!(s.status, Status::Active);
         assert_eq!(s.study_player(Seat::Red), Some("ann"));
         assert_eq!(s.study_player(Seat::Blue), None);

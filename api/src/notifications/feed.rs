@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{NotificationError, Notifications};
+use crate::ids::GameId;
 use crate::store::{self, DbConnection, StoreError};
 
 pub use crate::store::outbox::NotificationRow;
@@ -25,7 +26,7 @@ pub const LOOK_BACK: TimeDelta = TimeDelta::seconds(30);
 pub struct FeedItem {
     pub id: String,
     pub kind: String,
-    pub game_id: Option<String>,
+    pub game_id: Option<GameId>,
     pub version: Option<i64>,
     pub payload: Value,
     pub created_at: chrono::DateTime<chrono::Utc>,

@@ -49,6 +49,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
+use crate::ids::GameId;
 use crate::model::events::{Event, Status};
 use crate::model::game_state::GameState;
 use crate::store::DbPool;
@@ -103,7 +104,7 @@ pub fn stable_id(parts: &[&str]) -> String {
 }
 
 struct Planner<'a> {
-    game_id: &'a str,
+    game_id: &'a GameId,
     version: i64,
     at: NaiveDateTime,
     rows: Vec<NotificationRow>,
@@ -123,10 +124,10 @@ impl Planner<'_> {
         }
         let version = self.version.to_string();
         self.rows.push(NotificationRow {
-            id: stable_id(&[self.game_id, &version, kind, user, &n]),
+            id: stable_id(&[self.game_id.as_str(), &version, kind, user, &n]),
             user_id: user.to_string(),
             kind: kind.to_string(),
-            game_id: Some(self.game_id.to_string()),
+            game_id: Some(self.game_id.clone()),
             version: Some(self.version),
             payload: payload.to_string(),
             created_at: self.at,

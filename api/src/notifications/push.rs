@@ -22,6 +22,7 @@ use super::config::VapidConfig;
 use super::webhooks::{MAX_URL_LEN, check_url_resolving};
 use super::{NotificationError, Notifications};
 use crate::i18n::{self, Lang};
+use crate::ids::GameId;
 use crate::store::outbox::NotificationRow;
 use crate::store::{self, StoreError};
 
@@ -172,17 +173,18 @@ pub fn payload(note: &NotificationRow, public_url: &str, lang: Lang) -> String {
             (
                 body,
                 url,
-                game.clone().unwrap_or_else(|| format!("tournament-{t}")),
+                game.as_ref()
+                    .map_or_else(|| format!("tournament-{t}"), GameId::to_string),
             )
         }
         (None, Some(g)) => (
             i18n::tr(
                 lang,
                 "push-body-game",
-                &[("game", g[..g.len().min(8)].into())],
+                &[("game", g.as_str()[..g.as_str().len().min(8)].into())],
             ),
             format!("{base}/play/{g}"),
-            g.clone(),
+            g.to_string(),
         ),
         (None, None) => (String::new(), format!("{base}/"), note.kind.clone()),
     };
@@ -568,7 +570,7 @@ mod tests {
             id: "n1".into(),
             user_id: "u1".into(),
             kind: kind.into(),
-            game_id: game.map(str::to_string),
+            game_id: game.map(GameId::new),
             version: None,
             payload: payload.to_string(),
             created_at: at,

@@ -15,6 +15,7 @@ pub mod recompute;
 
 use chrono::NaiveDateTime;
 
+use crate::ids::GameId;
 use crate::model::events::RatingRange;
 use crate::model::game_state::GameState;
 use crate::store::ratings::{self as rating_store, PlayerRatingRow, RatingChangeRow};
@@ -110,7 +111,7 @@ pub fn fresh(user_id: &str, at: NaiveDateTime) -> PlayerRatingRow {
 /// One game's rating update (pure): the change rows and the players' new rows, from
 /// their current rows (`current`, any order, one per player).
 pub fn update(
-    game_id: &str,
+    game_id: &GameId,
     ended_at: NaiveDateTime,
     seq: i64,
     placings: &[(String, usize)],
@@ -139,7 +140,7 @@ pub fn update(
     for ((row, skill), &place) in before.iter().zip(&after).zip(&ranks) {
         let sole_first = place == 0 && ranks.iter().filter(|&&r| r == 0).count() == 1;
         changes.push(RatingChangeRow {
-            game_id: game_id.into(),
+            game_id: game_id.clone(),
             user_id: row.user_id.clone(),
             applied_seq: seq,
             place: place as i32 + 1,

@@ -3,6 +3,7 @@
 use chrono::{NaiveDateTime, TimeDelta};
 
 use super::model::Skill;
+use crate::ids::GameId;
 use crate::store::ratings as rating_store;
 pub use crate::store::ratings::{PlayerRatingRow, RatingChangeRow};
 use crate::store::{self, DbPool, RunError, StoreError};
@@ -43,13 +44,13 @@ pub struct PlayerPage {
     /// The games of `recent` and `history` the reader may not know of: invite-only
     /// games the reader did not play. Their id opens them, so they are shown without it
     /// ([`PlayerPage::shown_id`]).
-    pub unlisted: std::collections::HashSet<String>,
+    pub unlisted: std::collections::HashSet<GameId>,
 }
 
 impl PlayerPage {
     /// The id of `game_id` as this page may show it to its reader: `None` for an
     /// invite-only game the reader did not play.
-    pub fn shown_id<'a>(&self, game_id: &'a str) -> Option<&'a str> {
+    pub fn shown_id<'a>(&self, game_id: &'a GameId) -> Option<&'a GameId> {
         (!self.unlisted.contains(game_id)).then_some(game_id)
     }
 }
@@ -85,7 +86,7 @@ pub async fn player(
             .cloned()
             .collect();
         history.reverse();
-        let ids: Vec<String> = history.iter().map(|c| c.game_id.clone()).collect();
+        let ids: Vec<GameId> = history.iter().map(|c| c.game_id.clone()).collect();
         let unlisted = store::game_lists::unlisted_for(conn, &ids, reader.as_deref())?;
         Ok(PlayerPage {
             user_id: user.id,

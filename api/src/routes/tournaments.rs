@@ -10,6 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
+use crate::ids::GameId;
 use crate::model::events::RatingRange;
 use crate::model::timing::TimeControl;
 use crate::routes::caller::Authenticated;
@@ -134,7 +135,8 @@ pub struct TableSeatView {
 /// A table: one game.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TableView {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     /// `/v1/games/{id}`.
     pub game_url: String,
     /// `pending` (not created yet), `open`, `active` or `finished`.

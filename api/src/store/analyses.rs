@@ -11,13 +11,14 @@ use diesel::prelude::*;
 use super::lease::Queue;
 use super::schema::{game_analyses, game_analysis_moves};
 use super::{DbConnection, StoreError};
+use crate::ids::GameId;
 
 /// An analysis row.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = game_analyses)]
 pub struct AnalysisRow {
     pub id: String,
-    pub game_id: String,
+    pub game_id: GameId,
     pub engine_version: String,
     /// `queued`, `running`, `done` or `failed`.
     pub status: String,
@@ -46,7 +47,7 @@ const DUE_ANALYSES: Queue = Queue {
 /// The analysis of `game` by `engine`, if any.
 pub fn find(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     engine: &str,
 ) -> Result<Option<AnalysisRow>, StoreError> {
     Ok(game_analyses::table
@@ -264,7 +265,7 @@ pub fn requeue_stale(
 /// The game's finished analysis by another engine than `engine`, if any.
 pub fn stale_of_game(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     engine: &str,
 ) -> Result<Option<AnalysisRow>, StoreError> {
     Ok(game_analyses::table

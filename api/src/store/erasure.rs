@@ -13,6 +13,7 @@ use super::schema::{
     retired_usernames, sessions, users, vacations, webhooks,
 };
 use super::{DbConnection, StoreError};
+use crate::ids::GameId;
 
 /// What a closed account's seats and name show.
 pub const DELETED_NAME: &str = "[deleted]";
@@ -107,7 +108,7 @@ pub fn end_everything(conn: &mut DbConnection, user_id: &str) -> Result<(), Stor
 pub fn seats_in_play(
     conn: &mut DbConnection,
     user_id: &str,
-) -> Result<Vec<(String, String, String)>, StoreError> {
+) -> Result<Vec<(GameId, String, String)>, StoreError> {
     Ok(game_players::table
         .inner_join(games::table)
         .filter(game_players::user_id.eq(user_id))

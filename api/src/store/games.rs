@@ -33,6 +33,7 @@ use diesel::sql_types::Bool;
 use domain::Seat;
 
 use super::cache::GameCache;
+use crate::ids::GameId;
 use crate::model::events::Event;
 use crate::model::game_state::{FoldError, GameState};
 use crate::model::talk::Press;
@@ -44,7 +45,7 @@ use crate::store::{DbConnection, StoreError};
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = game_events)]
 pub struct EventRow {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seq: i64,
     pub kind: String,
     pub payload: String,
@@ -64,7 +65,7 @@ impl EventRow {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = games, treat_none_as_null = true)]
 pub struct GameRow {
-    pub id: String,
+    pub id: GameId,
     pub status: String,
     pub visibility: String,
     pub invite_code: Option<String>,
@@ -194,7 +195,7 @@ impl GameRow {
 /// A row of `game_players` with the player's username.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlayerRow {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seat: String,
     pub user_id: String,
     pub username: String,
@@ -202,7 +203,7 @@ pub struct PlayerRow {
     pub rating: Option<f64>,
 }
 
-pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, StoreError> {
+pub fn find_row(conn: &mut DbConnection, id: &GameId) -> Result<Option<GameRow>, StoreError> {
     Ok(games::table
         .find(id)
         .select(GameRow::as_select())
@@ -211,7 +212,7 @@ pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, St
 }
 
 /// The current version of a game.
-pub fn current_version(conn: &mut DbConnection, id: &str) -> Result<i64, StoreError> {
+pub fn current_version(conn: &mut DbConnection, id: &GameId) -> Result<i64, StoreError> {
     games::table
         .find(id)
         .select(games::version)
@@ -221,11 +222,11 @@ pub fn current_version(conn: &mut DbConnection, id: &str) -> Result<i64, StoreEr
 }
 
 /// The players (with usernames) of some games.
-pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerRow>, StoreError> {
+pub fn players_of(conn: &mut DbConnection, ids: &[GameId]) -> Result<Vec<PlayerRow>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(String, String, String, String, Option<f64>)> = game_players::table
+    let rows: Vec<(GameId, String, String, String, Option<f64>)> = game_players::table
         .inner_join(users::table)
         .left_join(player_ratings::table.on(player_ratings::user_id.eq(game_players::user_id)))
         .filter(game_players::game_id.eq_any(ids))
@@ -252,7 +253,7 @@ pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerR
 /// Events `after+1 ..= upto` of a game, in order, at most `limit`.
 pub fn load_events(
     conn: &mut DbConnection,
-    id: &str,
+    id: &GameId,
     after: i64,
     upto: i64,
     limit: Option<i64>,
@@ -273,7 +274,7 @@ pub fn load_events(
 /// Folds event rows onto a state (or starts one from event 1), checking their numbering.
 /// Each state passed on the way is offered to `visit` (for the cache's checkpoints).
 pub fn fold(
-    id: &str,
+    id: &GameId,
     mut state: Option<GameState>,
     rows: &[EventRow],
     mut visit: impl FnMut(&GameState, Option<&domain::Step>),
@@ -306,7 +307,7 @@ pub fn fold(
 pub fn state_at(
     conn: &mut DbConnection,
     cache: &GameCache,
-    id: &str,
+    id: &GameId,
     version: i64,
     latest: bool,
 ) -> Result<Arc<GameState>, StoreError> {
@@ -342,7 +343,7 @@ pub fn state_at(
 pub fn current_state(
     conn: &mut DbConnection,
     cache: &GameCache,
-    id: &str,
+    id: &GameId,
 ) -> Result<Arc<GameState>, StoreError> {
     let version = current_version(conn, id)?;
     state_at(conn, cache, id, version, true)
@@ -350,7 +351,7 @@ pub fn current_state(
 
 /// The log rows of an append.
 fn event_rows(
-    id: &str,
+    id: &GameId,
     expected: i64,
     events: &[Event],
     actor_id: Option<&str>,
@@ -360,7 +361,7 @@ fn event_rows(
         .iter()
         .zip(expected + 1..)
         .map(|(e, seq)| EventRow {
-            game_id: id.to_string(),
+            game_id: id.clone(),
             seq,
             kind: e.kind().into(),
             payload: e.payload_text(),
@@ -680,7 +681,7 @@ pub fn game_ids_after(
     conn: &mut DbConnection,
     after: &str,
     limit: i64,
-) -> Result<Vec<String>, StoreError> {
+) -> Result<Vec<GameId>, StoreError> {
     Ok(games::table
         .filter(games::id.gt(after))
         .order(games::id.asc())
@@ -690,7 +691,10 @@ pub fn game_ids_after(
 }
 
 /// The seat rows of one game, as stored: (seat, user id).
-pub fn seat_rows(conn: &mut DbConnection, id: &str) -> Result<Vec<(String, String)>, StoreError> {
+pub fn seat_rows(
+    conn: &mut DbConnection,
+    id: &GameId,
+) -> Result<Vec<(String, String)>, StoreError> {
     Ok(game_players::table
         .filter(game_players::game_id.eq(id))
         .order(game_players::seat.asc())

@@ -8,13 +8,14 @@ use diesel::prelude::*;
 
 use super::schema::{message_reports, messages, mutes, notifications, users};
 use super::{DbConnection, StoreError};
+use crate::ids::GameId;
 
 /// A row of `messages`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = messages)]
 pub struct MessageRow {
     pub id: String,
-    pub game_id: String,
+    pub game_id: GameId,
     /// 1, 2, 3... per game.
     pub seq: i64,
     pub sender_id: String,
@@ -49,7 +50,7 @@ pub struct ReportRow {
 /// no game row (moves do not wait for it); on SQLite `BEGIN IMMEDIATE` already
 /// serialises every writer. So the sequence numbers and the per-game rate limit are
 /// decided one writer at a time.
-pub fn lock_game_talk(conn: &mut DbConnection, game: &str) -> Result<(), StoreError> {
+pub fn lock_game_talk(conn: &mut DbConnection, game: &GameId) -> Result<(), StoreError> {
     if let DbConnection::Pg(c) = conn {
         diesel::sql_query("SELECT pg_advisory_xact_lock(1952541803, hashtext($1))")
             .bind::<diesel::sql_types::Text, _>(game)
@@ -60,7 +61,7 @@ pub fn lock_game_talk(conn: &mut DbConnection, game: &str) -> Result<(), StoreEr
 
 /// The next sequence number of a game's messages (inside the sender's transaction; the
 /// unique `(game_id, seq)` decides a race, which the caller retries).
-pub fn next_seq(conn: &mut DbConnection, game: &str) -> Result<i64, StoreError> {
+pub fn next_seq(conn: &mut DbConnection, game: &GameId) -> Result<i64, StoreError> {
     let max: Option<i64> = messages::table
         .filter(messages::game_id.eq(game))
         .select(diesel::dsl::max(messages::seq))
@@ -79,7 +80,7 @@ pub fn insert(conn: &mut DbConnection, row: &MessageRow) -> Result<(), StoreErro
 /// included (the caller filters).
 pub fn after(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     after: i64,
     limit: i64,
 ) -> Result<Vec<MessageRow>, StoreError> {
@@ -103,7 +104,7 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<MessageRow>, Sto
 /// How many messages were sent since `since` in a game, and by one sender (in any game).
 pub fn sent_since(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     sender: &str,
     since: NaiveDateTime,
 ) -> Result<(i64, i64), StoreError> {
@@ -128,7 +129,7 @@ pub fn hide(conn: &mut DbConnection, id: &str, at: NaiveDateTime) -> Result<bool
     let Some((game, sent_at)) = messages::table
         .find(id)
         .select((messages::game_id, messages::created_at))
-        .first::<(String, NaiveDateTime)>(conn)
+        .first::<(GameId, NaiveDateTime)>(conn)
         .optional()?
     else {
         return Ok(false);

@@ -6,6 +6,7 @@ use diesel::prelude::*;
 
 use super::schema::notifications;
 use super::{DbConnection, StoreError};
+use crate::ids::GameId;
 
 /// A row of `notifications`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
@@ -14,7 +15,7 @@ pub struct NotificationRow {
     pub id: String,
     pub user_id: String,
     pub kind: String,
-    pub game_id: Option<String>,
+    pub game_id: Option<GameId>,
     pub version: Option<i64>,
     pub payload: String,
     pub created_at: NaiveDateTime,

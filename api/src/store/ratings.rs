@@ -8,6 +8,7 @@ use diesel::prelude::*;
 
 use super::schema::{player_ratings, rating_changes, users};
 use super::{DbConnection, StoreError};
+use crate::ids::GameId;
 
 /// A player's current rating.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, AsChangeset)]
@@ -27,7 +28,7 @@ pub struct PlayerRatingRow {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rating_changes)]
 pub struct RatingChangeRow {
-    pub game_id: String,
+    pub game_id: GameId,
     pub user_id: String,
     pub applied_seq: i64,
     /// 1 is first; shared places share the number.
@@ -151,7 +152,7 @@ pub fn changes_of(
 /// One game's changes (one row per player whose rating it changed).
 pub fn changes_of_game(
     conn: &mut DbConnection,
-    game_id: &str,
+    game_id: &GameId,
 ) -> Result<Vec<RatingChangeRow>, StoreError> {
     Ok(rating_changes::table
         .filter(rating_changes::game_id.eq(game_id))

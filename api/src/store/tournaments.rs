@@ -9,6 +9,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use crate::ids::GameId;
 use crate::store::schema::{games, tournament_events, tournament_players, tournaments};
 use crate::store::{DbConnection, StoreError};
 
@@ -191,8 +192,8 @@ pub fn live_ids_of_player(conn: &mut DbConnection, user: &str) -> Result<Vec<Str
 /// Of `ids`, the games that exist, with their status and result column.
 pub fn game_states(
     conn: &mut DbConnection,
-    ids: &[String],
-) -> Result<Vec<(String, String, Option<String>)>, StoreError> {
+    ids: &[GameId],
+) -> Result<Vec<(GameId, String, Option<String>)>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }

@@ -22,6 +22,7 @@ use super::log::{
 use super::pairing;
 use crate::clock::Clock;
 use crate::games::commands::{self, Actor, CommandError, NewGame, Write};
+use crate::ids::GameId;
 use crate::model::events::{GameResult, Visibility};
 use crate::store::cache::GameCache;
 use crate::store::tournaments::{self as tstore, Entries, NewEvent, TournamentRow};
@@ -381,7 +382,7 @@ pub fn settle(
     // A few passes: a game end may finish a round, whose pairing creates games…
     for _ in 0..6 {
         let mut wrote = false;
-        let ids: Vec<String> = t.running_tables().map(|tb| tb.game_id.clone()).collect();
+        let ids: Vec<GameId> = t.running_tables().map(|tb| tb.game_id.clone()).collect();
         let games = tstore::game_states(conn, &ids)?;
         for table in t.running_tables() {
             match games.iter().find(|(g, _, _)| g == &table.game_id) {
@@ -514,12 +515,12 @@ fn resign(
     conn: &mut DbConnection,
     cache: &GameCache,
     clock: &dyn Clock,
-    game_id: &str,
+    game_id: &GameId,
     player: &str,
     seat: Seat,
 ) -> Result<(), TournamentError> {
     let write = Write {
-        game_id: game_id.to_string(),
+        game_id: game_id.clone(),
         command: commands::Command::Resign,
         actor: Actor::Player(player.to_string()),
         expected: None,

@@ -13,13 +13,14 @@ use super::{
     Actor, Command, CommandError, DrawAction, ImportRecord, MAX_RECORD_ACTIONS, NewGame, Write,
     Written,
 };
+use crate::ids::GameId;
 use crate::model::events::{Event, GameKind, Status, Visibility};
 use crate::model::game_state::{FoldError, GameState, result_of};
 use crate::store::StoreError;
 
 /// The events a command is writing, folded as they are added.
 pub(super) struct Pending {
-    id: String,
+    id: GameId,
     state: Option<GameState>,
     pub(super) events: Vec<Event>,
     steps: Vec<Step>,
@@ -275,7 +276,7 @@ fn refused_at(line: usize, action: &Action, why: String) -> CommandError {
 fn state_of(p: &Pending) -> Result<&GameState, CommandError> {
     p.state
         .as_ref()
-        .ok_or_else(|| CommandError::NotFound(p.id.clone()))
+        .ok_or_else(|| CommandError::NotFound(p.id.to_string()))
 }
 
 fn join(

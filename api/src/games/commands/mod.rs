@@ -34,6 +34,7 @@ use std::sync::Arc;
 
 use domain::{GameSettings, Move, RecordError, Seat, Step};
 
+use crate::ids::GameId;
 use crate::model::events::{Event, RatingRange, Visibility};
 use crate::model::game_state::GameState;
 use crate::model::timing::TimeControl;
@@ -189,7 +190,7 @@ impl Command {
 /// A command for one game.
 #[derive(Debug, Clone)]
 pub struct Write {
-    pub game_id: String,
+    pub game_id: GameId,
     pub command: Command,
     pub actor: Actor,
     /// The version the actor decided at; `None` applies the command to the current state.

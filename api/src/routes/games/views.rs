@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::games::queries::{EventRow, GameRow, PlayerRow, seat_of};
+use crate::ids::GameId;
 use crate::model::events::{Event, GameKind, GameResult, RatingRange, Status, Visibility};
 use crate::model::game_state::{DrawOffer, GameState};
 use crate::model::talk::Press;
@@ -112,7 +113,8 @@ pub struct BotView {
     "press": "revealed_at_end", "eliminated_may_write": true
 }))]
 pub struct GameSummary {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: GameId,
     pub status: Status,
     pub visibility: Visibility,
     /// The rules the game is played under, canonical (VARIANTS.md 2.1): the version
@@ -284,7 +286,7 @@ impl GamePage {
     ) -> GamePage {
         let (rows, players) = fetched;
         let page = Page::cut(rows, limit, path, extra_query, |r| {
-            Keyset::encode(cursor_time(r), &r.id)
+            Keyset::encode(cursor_time(r), r.id.as_str())
         })
         .map(|r| GameSummary::of(&r, &players, viewer));
         GamePage {
@@ -357,7 +359,8 @@ pub struct PieceView {
     "draw_offer": null, "result": null, "deadline": null, "clocks": null
 }))]
 pub struct StateView {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     pub version: i64,
     pub status: Status,
     /// The position in DFEN (RULES.md section 8). A DFEN holds no ruleset: the position
@@ -472,7 +475,8 @@ pub struct MoveView {
     "next_cursor": null, "next": null
 }))]
 pub struct LegalMovesView {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     pub version: i64,
     pub status: Status,
     /// The seat to move; `null` (and no moves) unless the game is active.
@@ -584,7 +588,8 @@ impl EventView {
 /// A page of the event log.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EventPage {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     /// The game's current version.
     pub version: i64,
     pub items: Vec<EventView>,
@@ -614,7 +619,8 @@ pub struct NewEventView {
     "dfen": "…", "draw_offer": null, "result": null
 }))]
 pub struct ActionResult {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     /// The game's version after this action (use it as the next `expected_version`).
     pub version: i64,
     pub status: Status,

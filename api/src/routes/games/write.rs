@@ -19,6 +19,7 @@ use crate::error::ApiError;
 use crate::games;
 use crate::games::commands::{self, Actor, Command};
 use crate::games::player_command::IdempotencyKey;
+use crate::ids::GameId;
 use crate::routes::caller::{AuthVia, Authenticated, bearer_token, uses_cookie};
 use crate::routes::games::views::{ActionResult, GameSummary};
 use crate::routes::json_body::parse_json_object;
@@ -51,7 +52,7 @@ pub struct GameWrite<B> {
     /// The login session of an access token; `None` for a personal access token.
     pub session: Option<String>,
     /// The `{id}` of the path; on a route without one (creating a game), a new id.
-    pub game_id: String,
+    pub game_id: GameId,
     /// `None` when the body is empty.
     pub body: Option<B>,
     /// From `If-Match: "<version>"` and/or the body's `expected_version`.
@@ -92,7 +93,7 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
             let creating = req.match_info().get("id").is_none();
             let game_id = match req.match_info().get("id") {
                 Some(raw) => game_id(raw)?,
-                None => uuid::Uuid::new_v4().to_string(),
+                None => GameId::new(uuid::Uuid::new_v4().to_string()),
             };
             let bytes = bytes.await.map_err(|e| {
                 if e.as_response_error().status_code() == StatusCode::PAYLOAD_TOO_LARGE {

@@ -418,10 +418,10 @@ async fn play_page(
     }
     match viewer(&req, &app).await? {
         Some(v) => {
-            let short: String = id.chars().take(8).collect();
+            let short: String = id.as_str().chars().take(8).collect();
             let r = reader(&req, Some(&v));
             let title = crate::i18n::tr(r.lang, "play-title", &[("game", short.into())]);
-            Ok(page("play", &title, PLAY, Some(&v), &id, &r))
+            Ok(page("play", &title, PLAY, Some(&v), id.as_str(), &r))
         }
         None => Ok(to_login(&format!("/play/{id}"))),
     }
