@@ -57,6 +57,12 @@ macro_rules! typed_id {
             }
         }
 
+        impl From<&str> for $name {
+            fn from(id: &str) -> $name {
+                $name(id.to_string())
+            }
+        }
+
         impl From<$name> for String {
             fn from(id: $name) -> String {
                 id.0
@@ -66,6 +72,12 @@ macro_rules! typed_id {
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.0)
+            }
+        }
+
+        impl PartialEq<&$name> for $name {
+            fn eq(&self, other: &&$name) -> bool {
+                self == *other
             }
         }
 

@@ -6,6 +6,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use super::{AccountError, Accounts, Rejected};
 use crate::auth::jwt::Claims;
 use crate::auth::tokens;
+use crate::ids::UserId;
 use crate::store::{self, DbConnection, StoreError, models::User};
 
 /// How often a token's `last_used_at` is refreshed, at most.
@@ -15,7 +16,7 @@ const LAST_USED_GRANULARITY: TimeDelta = TimeDelta::seconds(60);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenCaller {
     pub token_id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     /// The space-separated scopes it was made with.
     pub scopes: String,
 }
@@ -54,7 +55,8 @@ pub async fn personal_token(ctx: &Accounts<'_>, token: &str) -> Result<TokenCall
 pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, AccountError> {
     let now = ctx.clock.now();
     let claims = ctx.jwt.verify(token, now)?;
-    let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
+    // The token's subject is the account's id.
+    let (sid, sub) = (claims.sid.clone(), UserId::new(claims.sub.clone()));
     let check = store::run(ctx.pool, move |conn| {
         Ok::<_, AccountError>(check(conn, &sid, &sub, now)?)
     })
@@ -71,7 +73,7 @@ pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, Acc
 pub async fn cookie_session(
     ctx: &Accounts<'_>,
     session_id: String,
-    user_id: String,
+    user_id: UserId,
 ) -> Result<(), AccountError> {
     let now = ctx.clock.now();
     let check = store::run(ctx.pool, move |conn| {
@@ -91,7 +93,7 @@ pub async fn cookie_session(
 pub async fn session_user(
     ctx: &Accounts<'_>,
     session_id: String,
-    user_id: String,
+    user_id: UserId,
 ) -> Result<Option<User>, AccountError> {
     let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
@@ -118,12 +120,12 @@ enum SessionCheck {
 fn check(
     conn: &mut DbConnection,
     id: &str,
-    user_id: &str,
+    user_id: &UserId,
     now: NaiveDateTime,
 ) -> Result<SessionCheck, StoreError> {
     Ok(match store::sessions::find(conn, id)? {
         None => SessionCheck::Unknown,
-        Some(s) if s.user_id != user_id => SessionCheck::OtherUser,
+        Some(s) if s.user_id != *user_id => SessionCheck::OtherUser,
         Some(s) if s.revoked_at.is_some() => SessionCheck::Ended,
         Some(s) => {
             if now.signed_duration_since(s.last_used_at) > LAST_USED_GRANULARITY {
@@ -150,7 +152,7 @@ pub enum Credential {
 /// `DJAMBI_STREAM_RECHECK`.
 pub async fn still_admitted(
     ctx: &Accounts<'_>,
-    user_id: String,
+    user_id: UserId,
     credential: Credential,
 ) -> Result<bool, AccountError> {
     let now = ctx.clock.now();

@@ -7,6 +7,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use super::login::LoggedIn;
 use super::{AccountError, Accounts, Rejected, SessionTokens};
 use crate::auth::{SecretString, tokens};
+use crate::ids::UserId;
 use crate::store::{
     self, DbConnection, StoreError,
     models::{RefreshToken, User},
@@ -106,11 +107,13 @@ pub(super) fn new_refresh_token(
 /// token.
 pub(super) fn session_tokens(
     ctx: &Accounts<'_>,
-    user_id: &str,
+    user_id: &UserId,
     session_id: String,
     issued: IssuedRefresh,
 ) -> Result<SessionTokens, AccountError> {
-    let (access_token, expires_in) = ctx.jwt.issue(user_id, &session_id, ctx.clock.now())?;
+    let (access_token, expires_in) =
+        ctx.jwt
+            .issue(user_id.as_str(), &session_id, ctx.clock.now())?;
     Ok(SessionTokens {
         session_id,
         access_token,

@@ -33,7 +33,7 @@ use super::Ctx;
 use super::commands::{self, Actor, Command, CommandError, Write, Written};
 use crate::clock::Clock;
 use crate::games::deadlines::Vacations;
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::model::conditional::{LineError, Next, Tree, describe};
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
@@ -120,7 +120,7 @@ fn owned(
     conn: &mut DbConnection,
     cache: &GameCache,
     game: &GameId,
-    user: &str,
+    user: &UserId,
     seat: Seat,
 ) -> Result<std::sync::Arc<GameState>, ConditionalError> {
     let state = game_store::current_state(conn, cache, game)?;
@@ -135,7 +135,7 @@ fn owned(
 /// The caller's tree for their seat (`None`: none stored).
 pub async fn get(
     ctx: Ctx<'_>,
-    user: String,
+    user: UserId,
     game: GameId,
     seat: Seat,
 ) -> Result<Option<TreeView>, ConditionalError> {
@@ -151,7 +151,7 @@ pub async fn get(
 /// Deletes the caller's tree for their seat; whether there was one.
 pub async fn delete(
     ctx: Ctx<'_>,
-    user: String,
+    user: UserId,
     game: GameId,
     seat: Seat,
 ) -> Result<bool, ConditionalError> {
@@ -173,7 +173,7 @@ pub async fn delete(
 /// documentation of [`crate::model::conditional`]).
 pub async fn put(
     ctx: Ctx<'_>,
-    user: String,
+    user: UserId,
     game: GameId,
     seat: Seat,
     expected: Option<i64>,
@@ -193,7 +193,7 @@ pub fn store_tree(
     conn: &mut DbConnection,
     cache: &GameCache,
     now: NaiveDateTime,
-    user: &str,
+    user: &UserId,
     game: &GameId,
     seat: Seat,
     expected: Option<i64>,
@@ -221,7 +221,7 @@ pub fn store_tree_since(
     conn: &mut DbConnection,
     cache: &GameCache,
     now: NaiveDateTime,
-    user: &str,
+    user: &UserId,
     game: &GameId,
     seat: Seat,
     base: i64,
@@ -271,7 +271,7 @@ fn storable(
     conn: &mut DbConnection,
     cache: &GameCache,
     game: &GameId,
-    user: &str,
+    user: &UserId,
     seat: Seat,
 ) -> Result<std::sync::Arc<GameState>, ConditionalError> {
     let state = owned(conn, cache, game, user, seat)?;
@@ -299,7 +299,7 @@ fn put_checked(
     now: NaiveDateTime,
     state: &GameState,
     base: &GameState,
-    user: &str,
+    user: &UserId,
     tree: &Tree,
 ) -> Result<TreeView, ConditionalError> {
     let seat = tree.seat();
@@ -316,7 +316,7 @@ fn put_checked(
         TreeRow {
             game_id: game.clone(),
             seat: seat.to_string(),
-            user_id: user.to_string(),
+            user_id: user.clone(),
             base_version: base.version,
             base_actions: base.actions.len() as i64,
             checked_version: base.version,
@@ -358,7 +358,7 @@ pub fn tend(
             continue;
         };
         let alive = state.status == Status::Active
-            && state.player(seat) == Some(row.user_id.as_str())
+            && state.player(seat) == Some(&row.user_id)
             && state.game.position().is_active(seat)
             && base <= state.actions.len();
         if !alive {
@@ -495,7 +495,7 @@ fn play(
 /// A notification row of this module's kinds.
 fn notice(
     state: &GameState,
-    user: &str,
+    user: &UserId,
     kind: &str,
     mut payload: serde_json::Value,
     at: NaiveDateTime,
@@ -506,8 +506,8 @@ fn notice(
         m.insert("version".into(), json!(state.version));
     }
     NotificationRow {
-        id: stable_id(&[state.id.as_str(), &version, kind, user, "0"]),
-        user_id: user.to_string(),
+        id: stable_id(&[state.id.as_str(), &version, kind, user.as_str(), "0"]),
+        user_id: user.clone(),
         kind: kind.to_string(),
         game_id: Some(state.id.clone()),
         version: Some(state.version),
@@ -552,7 +552,7 @@ fn owed_turn(
 ) -> Result<Option<NotificationRow>, StoreError> {
     let on_turn = state.status == Status::Active
         && state.to_move().is_some_and(|s| s.to_string() == row.seat)
-        && state.to_move_user() == Some(row.user_id.as_str())
+        && state.to_move_user() == Some(&row.user_id)
         && row.checked_version < state.version;
     if !on_turn {
         return Ok(None);

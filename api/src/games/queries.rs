@@ -10,7 +10,7 @@ use chrono::NaiveDateTime;
 
 use super::Ctx;
 use super::deadlines::{Vacations, show_effective};
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::model::events::Status;
 use crate::model::game_state::{FoldError, GameState};
 use crate::store::game_lists::{self, GamesWithPlayers, Keyset};
@@ -195,7 +195,7 @@ pub async fn lobby(
 /// A player's games, newest first, optionally in one status (`limit + 1` rows).
 pub async fn games_of(
     ctx: Ctx<'_>,
-    user_id: String,
+    user_id: UserId,
     status: Option<Status>,
     after: Option<Keyset>,
     limit: i64,
@@ -226,7 +226,7 @@ pub fn turn_order_key(row: &GameRow) -> NaiveDateTime {
 /// rows).
 pub async fn awaiting_move_of(
     ctx: Ctx<'_>,
-    user_id: String,
+    user_id: UserId,
     after: Option<Keyset>,
     limit: i64,
 ) -> Result<GamesWithPlayers, ReadError> {

@@ -31,7 +31,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 
 pub use limits::{LiveError, Permit, StreamLimits};
 
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::notifications::feed::StreamCursor;
 use crate::store::games::EventRow;
 use crate::store::outbox::NotificationRow;
@@ -71,7 +71,7 @@ struct UserTopic {
 pub struct Hub {
     pool: DbPool,
     games: Mutex<HashMap<GameId, GameTopic>>,
-    users: Mutex<HashMap<String, UserTopic>>,
+    users: Mutex<HashMap<UserId, UserTopic>>,
     limits: StreamLimits,
     /// The last answer of each credential check of open streams (`routes::sse`): the
     /// streams of one token share it, so N streams of a token cost one read per interval.
@@ -203,7 +203,7 @@ impl Hub {
     }
 
     /// Changes whenever a credential of `user` may have ended (see [`Hub::credentials`]).
-    pub fn credential_changes(&self, user: &str) -> watch::Receiver<u64> {
+    pub fn credential_changes(&self, user: &UserId) -> watch::Receiver<u64> {
         lock(&self.credentials)
             .entry(user.to_string())
             .or_insert_with(|| watch::channel(0).0)
@@ -256,7 +256,7 @@ impl Hub {
         if let Some(game) = topic.strip_prefix("g:") {
             self.refresh_game(&GameId::new(game)).await;
         } else if let Some(user) = topic.strip_prefix("u:") {
-            self.refresh_user(user).await;
+            self.refresh_user(&UserId::new(user)).await;
         }
     }
 
@@ -295,7 +295,7 @@ impl Hub {
         }
     }
 
-    async fn refresh_user(&self, user: &str) {
+    async fn refresh_user(&self, user: &UserId) {
         loop {
             let (tx, cursor) = {
                 let users = lock(&self.users);
@@ -305,7 +305,7 @@ impl Hub {
                 }
             };
             self.count_read();
-            let u = user.to_string();
+            let u = user.clone();
             let read = store::run(&self.pool, move |conn| {
                 let mut cursor = cursor;
                 let rows = cursor.poll(conn, &u, PAGE)?;
@@ -360,7 +360,7 @@ impl Hub {
             .filter(|(_, t)| t.tx.receiver_count() > 0)
             .map(|(g, t)| (g.clone(), t.last))
             .collect();
-        let users: Vec<(String, chrono::NaiveDateTime)> = lock(&self.users)
+        let users: Vec<(UserId, chrono::NaiveDateTime)> = lock(&self.users)
             .iter()
             .filter(|(_, t)| t.tx.receiver_count() > 0)
             .map(|(u, t)| {
@@ -450,11 +450,11 @@ impl Hub {
     /// (`Last-Event-ID`; without it, what comes next), then each new one.
     pub async fn open_feed(
         self: &Arc<Self>,
-        user: &str,
+        user: &UserId,
         last: Option<String>,
     ) -> Result<LiveStream<NotificationRow>, LiveError> {
-        let permit = self.admit(user)?;
-        Ok(self.user_stream(user.to_string(), last, permit).await?)
+        let permit = self.admit(user.as_str())?;
+        Ok(self.user_stream(user.clone(), last, permit).await?)
     }
 
     /// The events of game `id` after version `after`, then each new one as it is written.
@@ -536,7 +536,7 @@ impl Hub {
     /// it. `permit` is held as long as the stream is open.
     pub async fn user_stream(
         self: &Arc<Self>,
-        user: String,
+        user: UserId,
         last: Option<String>,
         permit: Permit,
     ) -> Result<LiveStream<NotificationRow>, StoreError> {
@@ -567,7 +567,7 @@ impl Hub {
         .await?;
         struct S {
             pool: DbPool,
-            user: String,
+            user: UserId,
             cursor: StreamCursor,
             rx: broadcast::Receiver<Arc<Vec<NotificationRow>>>,
             backlog: bool,

@@ -11,7 +11,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use hmac::{KeyInit, Mac};
 
 use crate::auth::tokens;
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::store::mail_moves::{self as store, MailTokenRow};
 use crate::store::outbox::NotificationRow;
 use crate::store::{DbConnection, StoreError};
@@ -55,7 +55,7 @@ pub struct Binding<'a> {
     pub notification_id: &'a str,
     pub game_id: &'a GameId,
     pub seat: domain::Seat,
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub version: i64,
     pub created_at: NaiveDateTime,
     /// The turn's deadline, if any: the token works until a week after it.
@@ -111,7 +111,7 @@ pub fn bind(
             notification_id: binding.notification_id.to_string(),
             game_id: binding.game_id.clone(),
             seat: binding.seat.to_string(),
-            user_id: binding.user_id.to_string(),
+            user_id: binding.user_id.clone(),
             version: binding.version,
             created_at: binding.created_at,
             expires_at,

@@ -6,7 +6,7 @@
 use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::model::events::{
     Event, GameKind, GameResult, RatingRange, ResultKind, ResultReason, Status, Visibility,
 };
@@ -44,11 +44,11 @@ pub struct GameState {
     pub hostage_seat: Option<Seat>,
     pub visibility: Visibility,
     pub invite_code: Option<String>,
-    pub created_by: String,
+    pub created_by: UserId,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     /// The user holding each seat (index: [`Seat::index`]).
-    pub players: [Option<String>; 4],
+    pub players: [Option<UserId>; 4],
     /// The level (1 to 5) of the computer player holding each seat, if any.
     pub bots: [Option<u8>; 4],
     pub status: Status,
@@ -178,14 +178,14 @@ impl GameState {
         Ok(state)
     }
 
-    pub fn seat_of(&self, user_id: &str) -> Option<Seat> {
+    pub fn seat_of(&self, user_id: &UserId) -> Option<Seat> {
         Seat::ALL
             .into_iter()
-            .find(|s| self.players[s.index()].as_deref() == Some(user_id))
+            .find(|s| self.players[s.index()].as_ref() == Some(user_id))
     }
 
-    pub fn player(&self, seat: Seat) -> Option<&str> {
-        self.players[seat.index()].as_deref()
+    pub fn player(&self, seat: Seat) -> Option<&UserId> {
+        self.players[seat.index()].as_ref()
     }
 
     /// The level of the computer player holding `seat`, if a bot holds it.
@@ -236,7 +236,7 @@ impl GameState {
     }
 
     /// The user to move while the game is active.
-    pub fn to_move_user(&self) -> Option<&str> {
+    pub fn to_move_user(&self) -> Option<&UserId> {
         self.to_move().and_then(|s| self.player(s))
     }
 
@@ -349,7 +349,7 @@ impl GameState {
             }
             Event::SeatLeft { seat, user_id } => {
                 self.require_status(Status::Open, event)?;
-                if self.players[seat.index()].as_deref() != Some(user_id.as_str()) {
+                if self.players[seat.index()].as_ref() != Some(user_id) {
                     return invalid(format!("user {user_id} does not hold seat {seat}"));
                 }
                 self.players[seat.index()] = None;
@@ -557,7 +557,7 @@ mod tests {
             s.apply(
                 &Event::SeatTaken {
                     seat,
-                    user_id: format!("u{i}"),
+                    user_id: format!("u{i}").into(),
                 },
                 t(),
             )

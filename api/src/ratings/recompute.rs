@@ -12,13 +12,13 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDateTime;
 
 use super::{placings, update};
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::store::games as game_store;
 use crate::store::ratings::{self as rating_store, PlayerRatingRow, RatingChangeRow};
 use crate::store::{DbConnection, StoreError};
 
 /// A finished rated game from its log: id, end, the players' places.
-type FinishedGame = (GameId, NaiveDateTime, Vec<(String, usize)>);
+type FinishedGame = (GameId, NaiveDateTime, Vec<(UserId, usize)>);
 
 /// What a recompute found.
 #[derive(Debug, Default)]
@@ -69,7 +69,7 @@ pub fn recompute(conn: &mut DbConnection) -> Result<Report, StoreError> {
         games: games.len(),
         ..Report::default()
     };
-    let mut ratings: BTreeMap<String, PlayerRatingRow> = BTreeMap::new();
+    let mut ratings: BTreeMap<UserId, PlayerRatingRow> = BTreeMap::new();
     for (id, ended_at, placings) in &games {
         let current: Vec<PlayerRatingRow> = placings
             .iter()

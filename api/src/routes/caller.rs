@@ -29,6 +29,7 @@ use crate::accounts::authenticate;
 use crate::auth::tokens::is_stored_access_token;
 use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
+use crate::ids::UserId;
 use crate::rate_limit::forwarded_client;
 use crate::state::AppState;
 
@@ -44,7 +45,7 @@ pub enum AuthVia {
 /// An authenticated caller.
 #[derive(Debug, Clone)]
 pub struct Authenticated {
-    pub user_id: String,
+    pub user_id: UserId,
     pub scopes: Vec<Scope>,
     pub via: AuthVia,
 }
@@ -119,7 +120,7 @@ async fn authenticate(
     }
     let claims = authenticate::access_token(&accounts, &token).await?;
     Ok(Authenticated {
-        user_id: claims.sub,
+        user_id: UserId::new(claims.sub),
         scopes: Scope::parse_list(&claims.scope),
         via: AuthVia::Session {
             session_id: claims.sid,
@@ -146,6 +147,7 @@ async fn authenticate_cookie(
     let (sid, uid) = web_session::verify(&secret, &value, now).ok_or_else(|| {
         ApiError::invalid_token("the session cookie is not valid or has expired; log in again")
     })?;
+    let uid = UserId::new(uid);
     if web_session::is_unsafe(req.method()) {
         let presented = req
             .headers()
@@ -171,7 +173,7 @@ async fn authenticate_cookie(
 /// The account a request authenticated as, kept in the request's extensions so that what
 /// runs after the handler (the problem titles' language) knows whose answer it is.
 #[derive(Debug, Clone)]
-pub struct CallerAccount(pub String);
+pub struct CallerAccount(pub UserId);
 
 impl FromRequest for Authenticated {
     type Error = ApiError;

@@ -10,7 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::messages::{self, Message};
 use crate::pagination::{PageParams, next_link};
 use crate::routes::caller::Authenticated;
@@ -323,7 +323,7 @@ struct RecordMessage<'a> {
 pub(crate) async fn record_with_messages(
     app: &AppState,
     id: GameId,
-    reader: Option<String>,
+    reader: Option<UserId>,
 ) -> Result<HttpResponse, ApiError> {
     let (state, players) =
         crate::games::queries::state_with_players(app.game_ctx(), id.clone()).await?;

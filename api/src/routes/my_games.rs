@@ -107,7 +107,7 @@ pub async fn my_games(
     if let Some(s) = status {
         extra.push_str(&format!("&status={}", s.as_str()));
     }
-    let viewer = Some(auth.user_id.as_str());
+    let viewer = Some(&auth.user_id);
     let path = "/v1/me/games";
     let page = if mine {
         GamePage::of(

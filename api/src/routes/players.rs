@@ -8,7 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::error::{ApiError, Problem};
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::pagination::{check_limit, invalid_cursor, next_link};
 use crate::ratings::read::{
     self, PlayerPage, PlayerRatingRow, RatingChangeRow, decode_cursor, encode_cursor, provisional,
@@ -99,7 +99,8 @@ pub struct HistoryPoint {
 /// A player's page as data.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PlayerView {
-    pub user_id: String,
+    #[schema(value_type = String)]
+    pub user_id: UserId,
     pub username: String,
     pub rating: RatingView,
     /// Rated games finished.
@@ -189,7 +190,8 @@ pub struct LeaderboardParams {
 /// A leaderboard line.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct LeaderboardEntry {
-    pub user_id: String,
+    #[schema(value_type = String)]
+    pub user_id: UserId,
     pub username: String,
     pub rating: RatingView,
     pub games: i64,

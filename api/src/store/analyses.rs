@@ -11,7 +11,7 @@ use diesel::prelude::*;
 use super::lease::Queue;
 use super::schema::{game_analyses, game_analysis_moves};
 use super::{DbConnection, StoreError};
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 
 /// An analysis row.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
@@ -22,7 +22,7 @@ pub struct AnalysisRow {
     pub engine_version: String,
     /// `queued`, `running`, `done` or `failed`.
     pub status: String,
-    pub requested_by: Option<String>,
+    pub requested_by: Option<UserId>,
     pub requested_at: NaiveDateTime,
     pub game_version: i64,
     pub plies: i32,
@@ -86,7 +86,7 @@ pub fn insert(conn: &mut DbConnection, row: &AnalysisRow) -> Result<bool, StoreE
 /// How many analyses `user` asked for since `since`, and the time of the oldest of them.
 pub fn requested_since(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     since: NaiveDateTime,
 ) -> Result<(i64, Option<NaiveDateTime>), StoreError> {
     let times: Vec<NaiveDateTime> = game_analyses::table
@@ -327,7 +327,10 @@ pub fn prune(
 }
 
 /// The analyses a user asked for, oldest first (the account export).
-pub fn requested_by(conn: &mut DbConnection, user: &str) -> Result<Vec<AnalysisRow>, StoreError> {
+pub fn requested_by(
+    conn: &mut DbConnection,
+    user: &UserId,
+) -> Result<Vec<AnalysisRow>, StoreError> {
     Ok(game_analyses::table
         .filter(game_analyses::requested_by.eq(user))
         .order((game_analyses::requested_at.asc(), game_analyses::id.asc()))

@@ -7,14 +7,14 @@ use diesel::prelude::*;
 
 use super::schema::{conditional_moves, games};
 use super::{DbConnection, StoreError};
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = conditional_moves)]
 pub struct TreeRow {
     pub game_id: GameId,
     pub seat: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub base_version: i64,
     pub base_actions: i64,
     pub checked_version: i64,
@@ -119,7 +119,7 @@ pub fn pending(conn: &mut DbConnection, limit: i64) -> Result<Vec<GameId>, Store
 }
 
 /// Deletes every tree of a user (an account closed).
-pub fn delete_of_user(conn: &mut DbConnection, user: &str) -> Result<usize, StoreError> {
+pub fn delete_of_user(conn: &mut DbConnection, user: &UserId) -> Result<usize, StoreError> {
     Ok(
         diesel::delete(conditional_moves::table.filter(conditional_moves::user_id.eq(user)))
             .execute(conn)?,
@@ -127,7 +127,7 @@ pub fn delete_of_user(conn: &mut DbConnection, user: &str) -> Result<usize, Stor
 }
 
 /// Every tree of a user, by game (the account export).
-pub fn of_user(conn: &mut DbConnection, user: &str) -> Result<Vec<TreeRow>, StoreError> {
+pub fn of_user(conn: &mut DbConnection, user: &UserId) -> Result<Vec<TreeRow>, StoreError> {
     Ok(conditional_moves::table
         .filter(conditional_moves::user_id.eq(user))
         .order((

@@ -4,7 +4,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::model::events::{Status, Visibility};
 use crate::model::game_state::GameState;
 use crate::store::DbConnection;
@@ -56,7 +56,7 @@ pub fn lobby(
 /// A player's games, newest first, optionally in one status; `limit + 1` rows.
 pub fn games_of(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     status: Option<Status>,
     after: Option<Keyset>,
     limit: i64,
@@ -87,7 +87,7 @@ pub fn games_of(
 /// rows.
 pub fn awaiting_move_of(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     after: Option<Keyset>,
     limit: i64,
 ) -> Result<GamesWithPlayers, StoreError> {
@@ -154,7 +154,7 @@ pub fn projection_differences(
             "games row: stored {stored:?}, replayed {replayed:?}"
         ));
     }
-    let seats: Vec<(String, String)> = seat_rows_of(&state);
+    let seats: Vec<(String, UserId)> = seat_rows_of(&state);
     let stored_seats = game_store::seat_rows(conn, id)?;
     if seats != stored_seats {
         differences.push(format!(
@@ -164,10 +164,10 @@ pub fn projection_differences(
     Ok(differences)
 }
 
-fn seat_rows_of(state: &GameState) -> Vec<(String, String)> {
-    let mut seats: Vec<(String, String)> = domain::Seat::ALL
+fn seat_rows_of(state: &GameState) -> Vec<(String, UserId)> {
+    let mut seats: Vec<(String, UserId)> = domain::Seat::ALL
         .into_iter()
-        .filter_map(|s| state.player(s).map(|u| (s.to_string(), u.to_string())))
+        .filter_map(|s| state.player(s).map(|u| (s.to_string(), u.clone())))
         .collect();
     seats.sort();
     seats
@@ -178,7 +178,7 @@ fn seat_rows_of(state: &GameState) -> Vec<(String, String)> {
 pub fn unlisted_for(
     conn: &mut DbConnection,
     ids: &[GameId],
-    reader: Option<&str>,
+    reader: Option<&UserId>,
 ) -> Result<std::collections::HashSet<GameId>, StoreError> {
     if ids.is_empty() {
         return Ok(Default::default());
@@ -205,7 +205,7 @@ pub fn unlisted_for(
 
 /// The study games (imported records, without seats) a user created, oldest first (the
 /// account export).
-pub fn studies_of(conn: &mut DbConnection, user_id: &str) -> Result<Vec<GameRow>, StoreError> {
+pub fn studies_of(conn: &mut DbConnection, user_id: &UserId) -> Result<Vec<GameRow>, StoreError> {
     Ok(games::table
         .filter(games::created_by.eq(user_id))
         .filter(games::kind.eq("study"))

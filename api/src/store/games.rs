@@ -33,7 +33,7 @@ use diesel::sql_types::Bool;
 use domain::Seat;
 
 use super::cache::GameCache;
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::model::events::Event;
 use crate::model::game_state::{FoldError, GameState};
 use crate::model::talk::Press;
@@ -49,7 +49,7 @@ pub struct EventRow {
     pub seq: i64,
     pub kind: String,
     pub payload: String,
-    pub actor_id: Option<String>,
+    pub actor_id: Option<UserId>,
     pub created_at: NaiveDateTime,
 }
 
@@ -75,10 +75,10 @@ pub struct GameRow {
     pub version: i64,
     pub ply: i32,
     pub to_move_seat: Option<String>,
-    pub to_move_user_id: Option<String>,
+    pub to_move_user_id: Option<UserId>,
     pub ruler_seat: Option<String>,
     pub result: Option<String>,
-    pub created_by: String,
+    pub created_by: UserId,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     /// `play` or `study`.
@@ -150,7 +150,7 @@ impl GameRow {
             version: state.version,
             ply: i32::try_from(position.ply()).unwrap_or(i32::MAX),
             to_move_seat: state.to_move().map(|s| s.to_string()),
-            to_move_user_id: state.to_move_user().map(str::to_string),
+            to_move_user_id: state.to_move_user().cloned(),
             ruler_seat: position.ruler().map(|s| s.to_string()),
             result: state
                 .result
@@ -197,7 +197,7 @@ impl GameRow {
 pub struct PlayerRow {
     pub game_id: GameId,
     pub seat: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub username: String,
     /// The player's shown rating, if they finished a rated game.
     pub rating: Option<f64>,
@@ -226,7 +226,7 @@ pub fn players_of(conn: &mut DbConnection, ids: &[GameId]) -> Result<Vec<PlayerR
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(GameId, String, String, String, Option<f64>)> = game_players::table
+    let rows: Vec<(GameId, String, UserId, String, Option<f64>)> = game_players::table
         .inner_join(users::table)
         .left_join(player_ratings::table.on(player_ratings::user_id.eq(game_players::user_id)))
         .filter(game_players::game_id.eq_any(ids))
@@ -354,7 +354,7 @@ fn event_rows(
     id: &GameId,
     expected: i64,
     events: &[Event],
-    actor_id: Option<&str>,
+    actor_id: Option<&UserId>,
     at: NaiveDateTime,
 ) -> Vec<EventRow> {
     events
@@ -365,7 +365,7 @@ fn event_rows(
             seq,
             kind: e.kind().into(),
             payload: e.payload_text(),
-            actor_id: actor_id.map(str::to_string),
+            actor_id: actor_id.cloned(),
             created_at: at,
         })
         .collect()
@@ -390,7 +390,7 @@ pub fn append(
     conn: &mut DbConnection,
     expected: i64,
     events: &[Event],
-    actor_id: Option<&str>,
+    actor_id: Option<&UserId>,
     new_state: &GameState,
 ) -> Result<(), StoreError> {
     check_shape(expected, events, new_state)?;
@@ -461,7 +461,7 @@ pub fn fits_one_statement(expected: i64, events: &[Event]) -> bool {
 pub fn session_is_live(
     conn: &mut DbConnection,
     session_id: &str,
-    user_id: &str,
+    user_id: &UserId,
 ) -> Result<bool, StoreError> {
     Ok(diesel::select(diesel::dsl::exists(live_session(session_id, user_id))).get_result(conn)?)
 }
@@ -471,12 +471,12 @@ pub fn session_is_live(
 type LiveSession<'a> = diesel::dsl::Filter<
     diesel::dsl::Filter<
         diesel::dsl::Filter<sessions::table, diesel::dsl::Eq<sessions::id, &'a str>>,
-        diesel::dsl::Eq<sessions::user_id, &'a str>,
+        diesel::dsl::Eq<sessions::user_id, &'a UserId>,
     >,
     diesel::dsl::IsNull<sessions::revoked_at>,
 >;
 
-fn live_session<'a>(session_id: &'a str, user_id: &'a str) -> LiveSession<'a> {
+fn live_session<'a>(session_id: &'a str, user_id: &'a UserId) -> LiveSession<'a> {
     sessions::table
         .filter(sessions::id.eq(session_id))
         .filter(sessions::user_id.eq(user_id))
@@ -499,9 +499,9 @@ pub fn append_in_one_statement(
     conn: &mut diesel::PgConnection,
     expected: i64,
     events: &[Event],
-    actor_id: Option<&str>,
+    actor_id: Option<&UserId>,
     new_state: &GameState,
-    session: Option<(&str, &str)>,
+    session: Option<(&str, &UserId)>,
     notes: &[NotificationRow],
 ) -> Result<bool, StoreError> {
     check_shape(expected, events, new_state)?;
@@ -533,7 +533,7 @@ pub fn append_in_one_statement(
         seqs: rows.iter().map(|r| r.seq).collect(),
         kinds: rows.iter().map(|r| r.kind.clone()).collect(),
         payloads: rows.iter().map(|r| r.payload.clone()).collect(),
-        actor_id: actor_id.map(str::to_string),
+        actor_id: actor_id.cloned(),
         at: new_state.updated_at,
         notes: Notes {
             ids: notes.iter().map(|n| n.id.clone()).collect(),
@@ -592,7 +592,7 @@ struct ClaimThenInsert<C> {
     seqs: Vec<i64>,
     kinds: Vec<String>,
     payloads: Vec<String>,
-    actor_id: Option<String>,
+    actor_id: Option<UserId>,
     at: NaiveDateTime,
     notes: Notes,
 }
@@ -600,7 +600,7 @@ struct ClaimThenInsert<C> {
 /// The outbox rows of a one-statement append, as arrays for `unnest`.
 struct Notes {
     ids: Vec<String>,
-    users: Vec<String>,
+    users: Vec<UserId>,
     kinds: Vec<String>,
     versions: Vec<i64>,
     payloads: Vec<String>,
@@ -694,7 +694,7 @@ pub fn game_ids_after(
 pub fn seat_rows(
     conn: &mut DbConnection,
     id: &GameId,
-) -> Result<Vec<(String, String)>, StoreError> {
+) -> Result<Vec<(String, UserId)>, StoreError> {
     Ok(game_players::table
         .filter(game_players::game_id.eq(id))
         .order(game_players::seat.asc())

@@ -3,12 +3,13 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use crate::ids::UserId;
 use crate::store::schema::{personal_access_tokens, refresh_tokens, sessions, users};
 
 #[derive(Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = users)]
 pub struct User {
-    pub id: String,
+    pub id: UserId,
     pub username: String,
     pub username_key: String,
     /// The look-alike skeleton of the name (see `validate::names`), unique.
@@ -47,7 +48,7 @@ impl std::fmt::Debug for User {
 #[diesel(table_name = sessions)]
 pub struct Session {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub created_at: NaiveDateTime,
     pub last_used_at: NaiveDateTime,
     pub revoked_at: Option<NaiveDateTime>,
@@ -72,7 +73,7 @@ pub struct RefreshToken {
 #[diesel(table_name = personal_access_tokens)]
 pub struct PersonalAccessToken {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub name: String,
     /// Space-separated scope names.
     pub scopes: String,

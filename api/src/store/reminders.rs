@@ -8,7 +8,7 @@ use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 
 use super::lease::Queue;
 use super::{DbConnection, StoreError};
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 
 /// Games claimed by one statement.
 pub const BATCH: i64 = 100;
@@ -43,7 +43,7 @@ pub fn upsert(
 /// A `reminder` notification (nothing if its id exists): how many rows were inserted.
 pub struct Reminder<'a> {
     pub id: &'a str,
-    pub user: &'a str,
+    pub user: &'a UserId,
     pub game: &'a GameId,
     pub version: i64,
     pub payload: &'a str,

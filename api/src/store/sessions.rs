@@ -8,6 +8,7 @@ use super::{
     DbConnection, StoreError,
     models::{RefreshToken, Session},
 };
+use crate::ids::UserId;
 
 pub fn insert(conn: &mut DbConnection, session: &Session) -> Result<(), StoreError> {
     diesel::insert_into(sessions::table)
@@ -56,7 +57,7 @@ pub fn revoke(
 /// Revokes every live session of a user except `keep`; returns how many.
 pub fn revoke_all_of_user(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     keep: Option<&str>,
     reason: &str,
     now: NaiveDateTime,
@@ -113,7 +114,7 @@ pub fn mark_refresh_used(
 /// most `limit`.
 pub fn list_live(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     since: NaiveDateTime,
     limit: i64,
 ) -> Result<Vec<Session>, StoreError> {

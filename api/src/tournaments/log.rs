@@ -335,7 +335,7 @@ impl Tournament {
                     .rounds
                     .iter_mut()
                     .flat_map(|r| r.tables.iter_mut())
-                    .find(|t| &t.game_id == game_id)
+                    .find(|t| t.game_id == game_id)
                     .ok_or_else(|| format!("`game_ended` of a stranger game {game_id}"))?;
                 table.ranking = Some(ranking.clone());
             }
@@ -649,7 +649,7 @@ pub fn decide(
             }])
         }
         Command::GameEnded { game_id, ranking } => {
-            let open = t.running_tables().any(|tb| &tb.game_id == game_id);
+            let open = t.running_tables().any(|tb| tb.game_id == game_id);
             Ok(if open {
                 vec![Event::GameEnded {
                     game_id: game_id.clone(),

@@ -16,7 +16,7 @@
 use chrono::{NaiveDateTime, TimeDelta};
 use serde_json::json;
 
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::model::game_state::GameState;
 use crate::notifications::vacation::paused_deadline_of;
 use crate::notifications::{settings, stable_id, vacation};
@@ -66,7 +66,7 @@ pub fn plan(
 }
 
 struct Turn {
-    user: String,
+    user: UserId,
     deadline: NaiveDateTime,
     reminders: Vec<(i64, NaiveDateTime)>,
 }
@@ -88,7 +88,7 @@ fn turn_of(
     };
     let offsets = settings::load(conn, user)?.reminder_offsets_secs;
     Ok(Some(Turn {
-        user: user.to_string(),
+        user: user.clone(),
         deadline,
         reminders: plan(start, deadline, &offsets),
     }))

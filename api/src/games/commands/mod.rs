@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use domain::{GameSettings, Move, RecordError, Seat, Step};
 
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::model::events::{Event, RatingRange, Visibility};
 use crate::model::game_state::GameState;
 use crate::model::timing::TimeControl;
@@ -51,14 +51,14 @@ pub const MAX_ATTEMPTS: u32 = 8;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Actor {
     /// A player, by account id.
-    Player(String),
+    Player(UserId),
     /// The server itself (the clock, a computer player).
     System,
 }
 
 impl Actor {
     /// The account id stored as the events' actor (`None` for the server).
-    pub fn account(&self) -> Option<&str> {
+    pub fn account(&self) -> Option<&UserId> {
         match self {
             Actor::Player(id) => Some(id),
             Actor::System => None,

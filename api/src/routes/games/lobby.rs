@@ -73,7 +73,7 @@ pub async fn list_games(
     Ok(HttpResponse::Ok().json(GamePage::of(
         fetched,
         limit,
-        viewer.as_deref(),
+        viewer.as_ref(),
         "/v1/games",
         &extra,
         |r| r.created_at,

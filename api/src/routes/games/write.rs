@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::games;
 use crate::games::commands::{self, Actor, Command};
 use crate::games::player_command::IdempotencyKey;
-use crate::ids::GameId;
+use crate::ids::{GameId, UserId};
 use crate::routes::caller::{AuthVia, Authenticated, bearer_token, uses_cookie};
 use crate::routes::games::views::{ActionResult, GameSummary};
 use crate::routes::json_body::parse_json_object;
@@ -48,7 +48,7 @@ impl WriteBody for NoBody {}
 /// liveness is checked by the write itself (see `commands::Write::session`), so a move
 /// costs one round trip. A personal access token is looked up as usual.
 pub struct GameWrite<B> {
-    pub user_id: String,
+    pub user_id: UserId,
     /// The login session of an access token; `None` for a personal access token.
     pub session: Option<String>,
     /// The `{id}` of the path; on a route without one (creating a game), a new id.
@@ -142,9 +142,11 @@ async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), Ap
     let claims = app.jwt.verify(&token, app.clock.now())?;
     // Whose answer this is, for the language of a problem's title.
     req.extensions_mut()
-        .insert(crate::routes::caller::CallerAccount(claims.sub.clone()));
+        .insert(crate::routes::caller::CallerAccount(UserId::new(
+            claims.sub.clone(),
+        )));
     let auth = Authenticated {
-        user_id: claims.sub,
+        user_id: UserId::new(claims.sub),
         scopes: Scope::parse_list(&claims.scope),
         via: AuthVia::Session {
             session_id: claims.sid.clone(),
