@@ -130,6 +130,12 @@ typed_id! {
     UserId
 }
 
+typed_id! {
+    /// A login session's id (a UUID v7): the family of its refresh tokens, the `sid` of
+    /// its access tokens.
+    SessionId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use super::{AccountError, Accounts, Rejected};
 use crate::auth::jwt::Claims;
 use crate::auth::tokens;
-use crate::ids::UserId;
+use crate::ids::{SessionId, UserId};
 use crate::store::{self, DbConnection, StoreError, models::User};
 
 /// How often a token's `last_used_at` is refreshed, at most.
@@ -56,7 +56,10 @@ pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, Acc
     let now = ctx.clock.now();
     let claims = ctx.jwt.verify(token, now)?;
     // The token's subject is the account's id.
-    let (sid, sub) = (claims.sid.clone(), UserId::new(claims.sub.clone()));
+    let (sid, sub) = (
+        SessionId::new(claims.sid.clone()),
+        UserId::new(claims.sub.clone()),
+    );
     let check = store::run(ctx.pool, move |conn| {
         Ok::<_, AccountError>(check(conn, &sid, &sub, now)?)
     })
@@ -72,7 +75,7 @@ pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, Acc
 /// Checks that the session of a web session cookie is live and `user_id`'s.
 pub async fn cookie_session(
     ctx: &Accounts<'_>,
-    session_id: String,
+    session_id: SessionId,
     user_id: UserId,
 ) -> Result<(), AccountError> {
     let now = ctx.clock.now();
@@ -92,7 +95,7 @@ pub async fn cookie_session(
 /// live or not `user_id`'s, or the account is gone (the web pages then show a login).
 pub async fn session_user(
     ctx: &Accounts<'_>,
-    session_id: String,
+    session_id: SessionId,
     user_id: UserId,
 ) -> Result<Option<User>, AccountError> {
     let now = ctx.clock.now();
@@ -119,7 +122,7 @@ enum SessionCheck {
 /// of the list of sessions).
 fn check(
     conn: &mut DbConnection,
-    id: &str,
+    id: &SessionId,
     user_id: &UserId,
     now: NaiveDateTime,
 ) -> Result<SessionCheck, StoreError> {
@@ -140,7 +143,7 @@ fn check(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credential {
     /// A login session (an access token's or the web cookie's).
-    Session(String),
+    Session(SessionId),
     /// A personal access token, by id.
     PersonalToken(String),
 }

@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use super::mail::{self, Purpose};
 use super::{AccountError, Accounts};
 use crate::auth::SecretString;
-use crate::ids::UserId;
+use crate::ids::{SessionId, UserId};
 use crate::store::{self, StoreError, models::User, users::UserChanges};
 use crate::validate::{Checks, PASSWORD_MAX, password_policy};
 
@@ -22,7 +22,7 @@ pub async fn get(ctx: &Accounts<'_>, user_id: UserId) -> Result<User, AccountErr
 #[derive(Debug)]
 pub struct ProfileChange {
     pub user_id: UserId,
-    pub session_id: String,
+    pub session_id: SessionId,
     /// The new email as sent (surrounding white space is dropped).
     pub email: Option<String>,
     pub current_password: Option<SecretString>,

@@ -2,7 +2,7 @@
 //! address and user agent), end any of them.
 
 use super::{AccountError, Accounts};
-use crate::ids::UserId;
+use crate::ids::{SessionId, UserId};
 use crate::store::{self, models::Session};
 
 /// Sessions listed at most (the most recently used).
@@ -23,7 +23,7 @@ pub async fn list(ctx: &Accounts<'_>, user_id: UserId) -> Result<Vec<Session>, A
 /// Ends one of the user's sessions (its refresh and access tokens stop working at once);
 /// ending an ended one again is fine. [`AccountError::NoSuchSession`] when the user has
 /// none with that id.
-pub async fn end(ctx: &Accounts<'_>, user_id: UserId, id: String) -> Result<(), AccountError> {
+pub async fn end(ctx: &Accounts<'_>, user_id: UserId, id: SessionId) -> Result<(), AccountError> {
     let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
         match store::sessions::find(conn, &id)? {

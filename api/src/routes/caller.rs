@@ -29,7 +29,7 @@ use crate::accounts::authenticate;
 use crate::auth::tokens::is_stored_access_token;
 use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
-use crate::ids::UserId;
+use crate::ids::{SessionId, UserId};
 use crate::rate_limit::forwarded_client;
 use crate::state::AppState;
 
@@ -37,7 +37,7 @@ use crate::state::AppState;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AuthVia {
     /// A JWT from a login; `session_id` is its refresh-token family.
-    Session { session_id: String },
+    Session { session_id: SessionId },
     /// A personal access token.
     PersonalAccessToken { token_id: String },
 }
@@ -69,7 +69,7 @@ impl Authenticated {
 
     /// The login session, or 403 `forbidden` for a personal access token (account
     /// management and logout need a login).
-    pub fn require_session(&self) -> Result<&str, ApiError> {
+    pub fn require_session(&self) -> Result<&SessionId, ApiError> {
         match &self.via {
             AuthVia::Session { session_id } => Ok(session_id),
             AuthVia::PersonalAccessToken { .. } => Err(ApiError::Forbidden(
@@ -123,7 +123,7 @@ async fn authenticate(
         user_id: UserId::new(claims.sub),
         scopes: Scope::parse_list(&claims.scope),
         via: AuthVia::Session {
-            session_id: claims.sid,
+            session_id: SessionId::new(claims.sid),
         },
     })
 }
@@ -147,14 +147,14 @@ async fn authenticate_cookie(
     let (sid, uid) = web_session::verify(&secret, &value, now).ok_or_else(|| {
         ApiError::invalid_token("the session cookie is not valid or has expired; log in again")
     })?;
-    let uid = UserId::new(uid);
+    let (sid, uid) = (SessionId::new(sid), UserId::new(uid));
     if web_session::is_unsafe(req.method()) {
         let presented = req
             .headers()
             .get(web_session::CSRF_HEADER)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        if !web_session::csrf_ok(&secret, &sid, presented) {
+        if !web_session::csrf_ok(&secret, sid.as_str(), presented) {
             return Err(ApiError::Forbidden(format!(
                 "a request with the session cookie must send the page's `{}` header; \
                  reload the page and try again",

@@ -187,7 +187,7 @@ pub async fn patch_me(
     auth: Authenticated,
     body: JsonBody<UpdateMeRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let session_id = auth.require_session()?.to_string();
+    let session_id = auth.require_session()?.clone();
     let body = body.into_inner();
     let change = ProfileChange {
         user_id: auth.user_id.clone(),

@@ -33,7 +33,7 @@ use diesel::sql_types::Bool;
 use domain::Seat;
 
 use super::cache::GameCache;
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, SessionId, UserId};
 use crate::model::events::Event;
 use crate::model::game_state::{FoldError, GameState};
 use crate::model::talk::Press;
@@ -460,7 +460,7 @@ pub fn fits_one_statement(expected: i64, events: &[Event]) -> bool {
 /// Whether the login session `session_id` of `user_id` is live (not revoked).
 pub fn session_is_live(
     conn: &mut DbConnection,
-    session_id: &str,
+    session_id: &SessionId,
     user_id: &UserId,
 ) -> Result<bool, StoreError> {
     Ok(diesel::select(diesel::dsl::exists(live_session(session_id, user_id))).get_result(conn)?)
@@ -470,13 +470,13 @@ pub fn session_is_live(
 /// revoked_at IS NULL`.
 type LiveSession<'a> = diesel::dsl::Filter<
     diesel::dsl::Filter<
-        diesel::dsl::Filter<sessions::table, diesel::dsl::Eq<sessions::id, &'a str>>,
+        diesel::dsl::Filter<sessions::table, diesel::dsl::Eq<sessions::id, &'a SessionId>>,
         diesel::dsl::Eq<sessions::user_id, &'a UserId>,
     >,
     diesel::dsl::IsNull<sessions::revoked_at>,
 >;
 
-fn live_session<'a>(session_id: &'a str, user_id: &'a UserId) -> LiveSession<'a> {
+fn live_session<'a>(session_id: &'a SessionId, user_id: &'a UserId) -> LiveSession<'a> {
     sessions::table
         .filter(sessions::id.eq(session_id))
         .filter(sessions::user_id.eq(user_id))
@@ -501,7 +501,7 @@ pub fn append_in_one_statement(
     events: &[Event],
     actor_id: Option<&UserId>,
     new_state: &GameState,
-    session: Option<(&str, &UserId)>,
+    session: Option<(&SessionId, &UserId)>,
     notes: &[NotificationRow],
 ) -> Result<bool, StoreError> {
     check_shape(expected, events, new_state)?;

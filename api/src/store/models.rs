@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use crate::ids::UserId;
+use crate::ids::{SessionId, UserId};
 use crate::store::schema::{personal_access_tokens, refresh_tokens, sessions, users};
 
 #[derive(Clone, Queryable, Selectable, Insertable)]
@@ -47,7 +47,7 @@ impl std::fmt::Debug for User {
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = sessions)]
 pub struct Session {
-    pub id: String,
+    pub id: SessionId,
     pub user_id: UserId,
     pub created_at: NaiveDateTime,
     pub last_used_at: NaiveDateTime,
@@ -63,7 +63,7 @@ pub struct Session {
 #[diesel(table_name = refresh_tokens)]
 pub struct RefreshToken {
     pub token_hash: String,
-    pub session_id: String,
+    pub session_id: SessionId,
     pub created_at: NaiveDateTime,
     pub expires_at: NaiveDateTime,
     pub used_at: Option<NaiveDateTime>,

@@ -350,7 +350,7 @@ fn fast_path(
         return Ok(None);
     }
     let written = pending.into_written(Some(before), version)?;
-    let guard = write.session.as_deref().zip(write.actor.account());
+    let guard = write.session.as_ref().zip(write.actor.account());
     let deadline = Vacations::new(conn, clock.now())
         .of_state(&written.state)
         .map_err(CommandError::from)?;

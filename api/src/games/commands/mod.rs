@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use domain::{GameSettings, Move, RecordError, Seat, Step};
 
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, SessionId, UserId};
 use crate::model::events::{Event, RatingRange, Visibility};
 use crate::model::game_state::GameState;
 use crate::model::timing::TimeControl;
@@ -198,7 +198,7 @@ pub struct Write {
     /// The login session a player acts through, if any: the write happens only while it
     /// is live, checked inside the write itself (so a logout stops the very next move,
     /// without a query of its own before the write).
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     /// The quotas of a player's write (`None` for the server's own writes): checked in
     /// the write's transaction when it creates a game or leaves one to bots alone
     /// ([`crate::games::quotas`]).

@@ -52,7 +52,7 @@ use crate::auth::web_session;
 use crate::error::ApiError;
 use crate::games::queries::{self, ReadError};
 use crate::i18n::Lang;
-use crate::ids::UserId;
+use crate::ids::{SessionId, UserId};
 use crate::state::AppState;
 use page::{Asset, escape_html, html, localize, messages_js, not_found_page};
 
@@ -217,7 +217,12 @@ async fn viewer(req: &HttpRequest, app: &web::Data<AppState>) -> Result<Option<V
     let Some((sid, uid)) = web_session::verify(&secret, &value, now) else {
         return Ok(None);
     };
-    let found = authenticate::session_user(&app.accounts(), sid.clone(), UserId::new(uid)).await?;
+    let found = authenticate::session_user(
+        &app.accounts(),
+        SessionId::new(sid.clone()),
+        UserId::new(uid),
+    )
+    .await?;
     Ok(found.map(|user| Viewer {
         user_id: user.id,
         username: user.username,
