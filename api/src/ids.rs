@@ -6,7 +6,13 @@
 //! so the `MultiConnection`'s works as well as PostgreSQL's and SQLite's) and utoipa (a
 //! plain string schema, inlined, so the OpenAPI document reads as it did with `String`).
 //! There are deliberately no conversions from one id to another: going through the string
-//! (`as_str`, `into_string`) is visible at the call site.
+//! (`as_str`, `into_string`) is visible at the call site. A user id is not a game id:
+//!
+//! ```compile_fail
+//! use djambi_api::ids::{GameId, UserId};
+//! fn open(_: &GameId) {}
+//! open(&UserId::new("0193a0c4-5e6f-7a8b-9c0d-1e2f3a4b5c6d"));
+//! ```
 
 use std::fmt;
 
