@@ -142,6 +142,11 @@ typed_id! {
     SessionId
 }
 
+typed_id! {
+    /// A personal access token's id (a UUID v7), also an OAuth app's token's.
+    TokenId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

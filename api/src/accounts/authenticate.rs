@@ -6,7 +6,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use super::{AccountError, Accounts, Rejected};
 use crate::auth::jwt::Claims;
 use crate::auth::tokens;
-use crate::ids::{SessionId, UserId};
+use crate::ids::{SessionId, TokenId, UserId};
 use crate::store::{self, DbConnection, StoreError, models::User};
 
 /// How often a token's `last_used_at` is refreshed, at most.
@@ -15,7 +15,7 @@ const LAST_USED_GRANULARITY: TimeDelta = TimeDelta::seconds(60);
 /// The caller a personal access token stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenCaller {
-    pub token_id: String,
+    pub token_id: TokenId,
     pub user_id: UserId,
     /// The space-separated scopes it was made with.
     pub scopes: String,
@@ -145,7 +145,7 @@ pub enum Credential {
     /// A login session (an access token's or the web cookie's).
     Session(SessionId),
     /// A personal access token, by id.
-    PersonalToken(String),
+    PersonalToken(TokenId),
 }
 
 /// Whether `credential` still admits `user_id` at the clock's time: the session not ended

@@ -30,7 +30,7 @@ use sha2::{Digest, Sha256};
 use super::Accounts;
 use super::tokens::MAX_TOKENS_PER_USER;
 use crate::auth::{Scope, tokens};
-use crate::ids::UserId;
+use crate::ids::{TokenId, UserId};
 use crate::store::models::PersonalAccessToken;
 use crate::store::oauth::OAuthCode;
 use crate::store::{self, RunError, StoreError};
@@ -391,7 +391,7 @@ pub async fn exchange(ctx: &Accounts<'_>, req: CodeExchange) -> Result<IssuedTok
                 return Ok(Err(OAuthError::TokenCap(MAX_TOKENS_PER_USER)));
             }
             let row = PersonalAccessToken {
-                id: uuid::Uuid::now_v7().to_string(),
+                id: TokenId::new(uuid::Uuid::now_v7().to_string()),
                 user_id: code.user_id.clone(),
                 name: code.client_id.clone(),
                 scopes: code.scopes.clone(),

@@ -29,7 +29,7 @@ use crate::accounts::authenticate;
 use crate::auth::tokens::is_stored_access_token;
 use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
-use crate::ids::{SessionId, UserId};
+use crate::ids::{SessionId, TokenId, UserId};
 use crate::rate_limit::forwarded_client;
 use crate::state::AppState;
 
@@ -39,7 +39,7 @@ pub enum AuthVia {
     /// A JWT from a login; `session_id` is its refresh-token family.
     Session { session_id: SessionId },
     /// A personal access token.
-    PersonalAccessToken { token_id: String },
+    PersonalAccessToken { token_id: TokenId },
 }
 
 /// An authenticated caller.

@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use crate::ids::{SessionId, UserId};
+use crate::ids::{SessionId, TokenId, UserId};
 use crate::store::schema::{personal_access_tokens, refresh_tokens, sessions, users};
 
 #[derive(Clone, Queryable, Selectable, Insertable)]
@@ -72,7 +72,7 @@ pub struct RefreshToken {
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = personal_access_tokens)]
 pub struct PersonalAccessToken {
-    pub id: String,
+    pub id: TokenId,
     pub user_id: UserId,
     pub name: String,
     /// Space-separated scope names.

@@ -7,7 +7,7 @@ use diesel::prelude::*;
 
 use super::schema::oauth_codes as codes;
 use super::{DbConnection, StoreError};
-use crate::ids::UserId;
+use crate::ids::{TokenId, UserId};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = codes)]
@@ -25,7 +25,7 @@ pub struct OAuthCode {
     /// When the code was first presented at the token endpoint (rightly or not).
     pub used_at: Option<NaiveDateTime>,
     /// The access token issued from it, if any.
-    pub token_id: Option<String>,
+    pub token_id: Option<TokenId>,
 }
 
 pub fn insert(conn: &mut DbConnection, code: &OAuthCode) -> Result<(), StoreError> {
@@ -91,7 +91,7 @@ pub fn claim(
 pub fn set_token(
     conn: &mut DbConnection,
     code_hash: &str,
-    token_id: &str,
+    token_id: &TokenId,
 ) -> Result<(), StoreError> {
     diesel::update(codes::table.find(code_hash))
         .set(codes::token_id.eq(token_id))

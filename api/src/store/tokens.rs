@@ -5,7 +5,7 @@ use diesel::prelude::*;
 
 use super::schema::personal_access_tokens as pat;
 use super::{DbConnection, StoreError, models::PersonalAccessToken};
-use crate::ids::UserId;
+use crate::ids::{TokenId, UserId};
 
 pub fn insert(conn: &mut DbConnection, token: &PersonalAccessToken) -> Result<(), StoreError> {
     diesel::insert_into(pat::table)
@@ -45,7 +45,7 @@ pub fn list_live(
 }
 
 /// Whether the user has a token (revoked or not) with this id.
-pub fn exists(conn: &mut DbConnection, user_id: &UserId, id: &str) -> Result<bool, StoreError> {
+pub fn exists(conn: &mut DbConnection, user_id: &UserId, id: &TokenId) -> Result<bool, StoreError> {
     let found: i64 = pat::table
         .filter(pat::id.eq(id))
         .filter(pat::user_id.eq(user_id))
@@ -55,7 +55,7 @@ pub fn exists(conn: &mut DbConnection, user_id: &UserId, id: &str) -> Result<boo
 }
 
 /// Revokes a token unless it already is.
-pub fn revoke(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<(), StoreError> {
+pub fn revoke(conn: &mut DbConnection, id: &TokenId, now: NaiveDateTime) -> Result<(), StoreError> {
     diesel::update(
         pat::table
             .filter(pat::id.eq(id))
@@ -93,7 +93,10 @@ pub fn find_by_hash(
 }
 
 /// A token by id.
-pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PersonalAccessToken>, StoreError> {
+pub fn find(
+    conn: &mut DbConnection,
+    id: &TokenId,
+) -> Result<Option<PersonalAccessToken>, StoreError> {
     Ok(pat::table
         .find(id)
         .select(PersonalAccessToken::as_select())
@@ -102,7 +105,7 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PersonalAccessTo
 }
 
 /// Records that a token was used at `now`.
-pub fn touch(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<(), StoreError> {
+pub fn touch(conn: &mut DbConnection, id: &TokenId, now: NaiveDateTime) -> Result<(), StoreError> {
     diesel::update(pat::table.find(id))
         .set(pat::last_used_at.eq(now))
         .execute(conn)?;

@@ -26,7 +26,7 @@ use crate::accounts::tokens as token_cases;
 use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
 use crate::i18n::{self, Lang};
-use crate::ids::UserId;
+use crate::ids::{TokenId, UserId};
 use crate::routes::web::page::{escape_html, notice_page};
 use crate::state::AppState;
 
@@ -384,7 +384,7 @@ pub(super) async fn apps_list(
              action=\"/settings/tokens/{id}/revoke\"><input type=\"hidden\" name=\"csrf\" \
              value=\"{csrf}\"><button type=\"submit\" class=\"danger\" aria-label=\"{label}\">{revoke}</button>\
              </form></td></tr>",
-            id = text(&token.id),
+            id = text(token.id.as_str()),
             name = text(&token.name),
             csrf = text(csrf),
             revoke = t("settings-apps-revoke"),
@@ -419,7 +419,7 @@ async fn revoke_token(
     }
     let id = path.into_inner();
     if uuid::Uuid::parse_str(&id).is_ok() {
-        match token_cases::revoke(&app.accounts(), v.user_id.clone(), id).await {
+        match token_cases::revoke(&app.accounts(), v.user_id.clone(), TokenId::new(id)).await {
             Ok(()) | Err(AccountError::NoSuchToken) => {}
             Err(e) => return Err(e.into()),
         }
