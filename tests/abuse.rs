@@ -320,6 +320,7 @@ fn due_work_claims_deadlines_and_people_first(backend: Backend) {
             djambi_api::store::due::claim(&mut conn, now, chrono::TimeDelta::seconds(60), 1)
                 .unwrap()
         })
+        .map(|id| id.into_string())
         .collect();
     assert_eq!(
         order,

@@ -395,7 +395,7 @@ fn unsubscribe_links_are_revoked_by_a_password_change(backend: Backend) {
     use djambi_api::notifications::email::unsubscribe_token;
     let srv = TestServer::start(backend);
     let gina = srv.user("gina");
-    let v0 = unsubscribe_token(TEST_JWT_SECRET, &gina.user_id, 0);
+    let v0 = unsubscribe_token(TEST_JWT_SECRET, &gina.user_id.as_str().into(), 0);
     let legacy = legacy_unsubscribe_token(&gina.user_id);
     for t in [&v0, &legacy] {
         let r = srv.get(&format!("/v1/unsubscribe/{t}"), None);
@@ -418,7 +418,7 @@ fn unsubscribe_links_are_revoked_by_a_password_change(backend: Backend) {
         srv.post(&format!("/v1/unsubscribe/{t}"), None, &json!({}))
             .problem(404, "not-found");
     }
-    let v1 = unsubscribe_token(TEST_JWT_SECRET, &gina.user_id, 1);
+    let v1 = unsubscribe_token(TEST_JWT_SECRET, &gina.user_id.as_str().into(), 1);
     let r = srv.post(&format!("/v1/unsubscribe/{v1}"), None, &json!({}));
     assert_eq!(r.expect(200)["unsubscribed"], true);
 }

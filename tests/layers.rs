@@ -159,7 +159,7 @@ const LAYERS: &[Layer] = &[
     },
     Layer {
         name: "model",
-        paths: &["model"],
+        paths: &["model", "ids.rs"],
         names: &["crate::model"],
         nor: NOT_THE_WIRING,
     },
@@ -189,8 +189,14 @@ const LAYERS: &[Layer] = &[
 ];
 
 /// Names a file may say although a layer above owns them: types that derive their OpenAPI
-/// schema as data (`model/mod.rs`; `Scope`, a token's scope).
-const ALLOWED: &[(&str, &str)] = &[("model", "utoipa"), ("auth/mod.rs", "utoipa")];
+/// schema as data (`model/mod.rs`; `Scope`, a token's scope), and the typed ids, which
+/// carry their column (diesel) and schema (utoipa) impls with them.
+const ALLOWED: &[(&str, &str)] = &[
+    ("model", "utoipa"),
+    ("auth/mod.rs", "utoipa"),
+    ("ids.rs", "utoipa"),
+    ("ids.rs", "diesel"),
+];
 
 /// Every source under `path` (relative to api/src), a directory or a file.
 fn files_of(path: &str) -> Vec<PathBuf> {

@@ -991,7 +991,9 @@ fn a_restart_after_pairing_and_racing_pairers(backend: Backend) {
     assert_eq!(seated, in_game, "{g:#}");
     // Exactly one game per table exists: each round's game id is fixed by the log.
     let mut conn = djambi_api::store::checkout(&pool).unwrap();
-    let ids: Vec<String> = (1..=3).map(|t| format!("{id}-r1-t{t}")).collect();
+    let ids: Vec<djambi_api::ids::GameId> = (1..=3)
+        .map(|t| djambi_api::ids::GameId::new(format!("{id}-r1-t{t}")))
+        .collect();
     let existing = djambi_api::store::tournaments::game_states(&mut conn, &ids).unwrap();
     assert_eq!(existing.len(), 1);
     let log = djambi_api::store::tournaments::load_events(&mut conn, &id).unwrap();

@@ -10,7 +10,7 @@
 //! [`body_limit`], [`validate`] (field rules, the username and password profiles),
 //! [`pagination`], [`state`], [`workers`] (the background loops), [`accounts`] (the
 //! account use cases), [`http_policy`] (HEAD, OPTIONS, CORS, Cache-Control),
-//! [`notifications`] (the outbox, the feed and its stream).
+//! [`notifications`] (the outbox, the feed and its stream), [`ids`] (the typed ids).
 //!
 //! Operations: [`telemetry`] (logs, request ids), [`metrics`] (`/metrics`), [`shutdown`]
 //! (graceful stop on SIGTERM/SIGINT), [`dev_secret`] (the development JWT secret file),
@@ -27,6 +27,7 @@ pub mod error;
 pub mod games;
 pub mod http_policy;
 pub mod i18n;
+pub mod ids;
 pub mod learn;
 pub mod live;
 pub mod mail_moves;

@@ -19,7 +19,7 @@ pub fn check_projections(config: &Config, out: &mut impl Write) -> Result<usize,
     loop {
         let ids = game_store::game_ids_after(&mut conn, &after, 500).map_err(|e| e.to_string())?;
         let Some(last) = ids.last() else { break };
-        after = last.clone();
+        after = last.to_string();
         for id in &ids {
             checked += 1;
             let differences = match crate::store::game_lists::projection_differences(&mut conn, id)

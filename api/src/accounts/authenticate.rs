@@ -6,6 +6,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use super::{AccountError, Accounts, Rejected};
 use crate::auth::jwt::Claims;
 use crate::auth::tokens;
+use crate::ids::{SessionId, TokenId, UserId};
 use crate::store::{self, DbConnection, StoreError, models::User};
 
 /// How often a token's `last_used_at` is refreshed, at most.
@@ -14,8 +15,8 @@ const LAST_USED_GRANULARITY: TimeDelta = TimeDelta::seconds(60);
 /// The caller a personal access token stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenCaller {
-    pub token_id: String,
-    pub user_id: String,
+    pub token_id: TokenId,
+    pub user_id: UserId,
     /// The space-separated scopes it was made with.
     pub scopes: String,
 }
@@ -54,7 +55,11 @@ pub async fn personal_token(ctx: &Accounts<'_>, token: &str) -> Result<TokenCall
 pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, AccountError> {
     let now = ctx.clock.now();
     let claims = ctx.jwt.verify(token, now)?;
-    let (sid, sub) = (claims.sid.clone(), claims.sub.clone());
+    // The token's subject is the account's id.
+    let (sid, sub) = (
+        SessionId::new(claims.sid.clone()),
+        UserId::new(claims.sub.clone()),
+    );
     let check = store::run(ctx.pool, move |conn| {
         Ok::<_, AccountError>(check(conn, &sid, &sub, now)?)
     })
@@ -70,8 +75,8 @@ pub async fn access_token(ctx: &Accounts<'_>, token: &str) -> Result<Claims, Acc
 /// Checks that the session of a web session cookie is live and `user_id`'s.
 pub async fn cookie_session(
     ctx: &Accounts<'_>,
-    session_id: String,
-    user_id: String,
+    session_id: SessionId,
+    user_id: UserId,
 ) -> Result<(), AccountError> {
     let now = ctx.clock.now();
     let check = store::run(ctx.pool, move |conn| {
@@ -90,8 +95,8 @@ pub async fn cookie_session(
 /// live or not `user_id`'s, or the account is gone (the web pages then show a login).
 pub async fn session_user(
     ctx: &Accounts<'_>,
-    session_id: String,
-    user_id: String,
+    session_id: SessionId,
+    user_id: UserId,
 ) -> Result<Option<User>, AccountError> {
     let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
@@ -117,13 +122,13 @@ enum SessionCheck {
 /// of the list of sessions).
 fn check(
     conn: &mut DbConnection,
-    id: &str,
-    user_id: &str,
+    id: &SessionId,
+    user_id: &UserId,
     now: NaiveDateTime,
 ) -> Result<SessionCheck, StoreError> {
     Ok(match store::sessions::find(conn, id)? {
         None => SessionCheck::Unknown,
-        Some(s) if s.user_id != user_id => SessionCheck::OtherUser,
+        Some(s) if s.user_id != *user_id => SessionCheck::OtherUser,
         Some(s) if s.revoked_at.is_some() => SessionCheck::Ended,
         Some(s) => {
             if now.signed_duration_since(s.last_used_at) > LAST_USED_GRANULARITY {
@@ -138,9 +143,9 @@ fn check(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credential {
     /// A login session (an access token's or the web cookie's).
-    Session(String),
+    Session(SessionId),
     /// A personal access token, by id.
-    PersonalToken(String),
+    PersonalToken(TokenId),
 }
 
 /// Whether `credential` still admits `user_id` at the clock's time: the session not ended
@@ -150,7 +155,7 @@ pub enum Credential {
 /// `DJAMBI_STREAM_RECHECK`.
 pub async fn still_admitted(
     ctx: &Accounts<'_>,
-    user_id: String,
+    user_id: UserId,
     credential: Credential,
 ) -> Result<bool, AccountError> {
     let now = ctx.clock.now();

@@ -22,6 +22,7 @@ use super::{AccountError, Accounts};
 use crate::auth::SecretString;
 use crate::games::Ctx as GameCtx;
 use crate::games::commands::{self, Actor, Command, CommandError, Write};
+use crate::ids::UserId;
 use crate::store::{self, DbConnection, StoreError};
 use crate::validate::{Checks, PASSWORD_MAX, password_policy};
 
@@ -31,7 +32,7 @@ pub const NAME_HOLD: TimeDelta = TimeDelta::days(180);
 /// A closing asked for by the owner of `user_id`.
 #[derive(Debug)]
 pub struct Closing {
-    pub user_id: String,
+    pub user_id: UserId,
     pub current_password: SecretString,
     /// The client address, for the login limits the password counts against.
     pub client: std::net::IpAddr,
@@ -148,7 +149,7 @@ fn leave_games(
     conn: &mut DbConnection,
     cache: &crate::store::cache::GameCache,
     clock: &dyn crate::clock::Clock,
-    user_id: &str,
+    user_id: &UserId,
 ) -> Result<Closed, AccountError> {
     let mut closed = Closed::default();
     for (game_id, seat, status) in store::erasure::seats_in_play(conn, user_id)? {
@@ -163,7 +164,7 @@ fn leave_games(
         let write = Write {
             game_id: game_id.clone(),
             command,
-            actor: Actor::Player(user_id.to_string()),
+            actor: Actor::Player(user_id.clone()),
             expected: None,
             session: None,
             quotas: None,

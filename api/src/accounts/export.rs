@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::{AccountError, Accounts};
 use crate::games::Ctx as GameCtx;
 use crate::games::record;
+use crate::ids::UserId;
 use crate::notifications::feed::FeedItem;
 use crate::notifications::settings;
 use crate::store::{self, StoreError};
@@ -50,7 +51,7 @@ const PAGE: i64 = 500;
 pub async fn export(
     ctx: &Accounts<'_>,
     games: GameCtx<'_>,
-    user_id: String,
+    user_id: UserId,
     site: String,
 ) -> Result<Value, AccountError> {
     let now = ctx.clock.now();
@@ -244,7 +245,7 @@ pub async fn export(
             .into_iter()
             .map(|(t, entered)| {
                 json!({"id": t.id, "name": t.name, "format": t.format, "status": t.status,
-                       "organiser": t.organiser_id == user.id, "entered": entered,
+                       "organiser": t.organiser_id == user.id.as_str(), "entered": entered,
                        "created_at": time(t.created_at), "starts_at": t.starts_at.map(time)})
             })
             .collect();

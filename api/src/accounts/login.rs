@@ -4,6 +4,7 @@ use std::net::IpAddr;
 
 use super::{AccountError, Accounts, SessionTokens, refresh};
 use crate::auth::SecretString;
+use crate::ids::SessionId;
 use crate::store::{
     self, StoreError,
     models::{Session, User},
@@ -85,7 +86,7 @@ async fn start_session(
     let now = ctx.clock.now();
     let ttl = ctx.refresh_ttl;
     let session = Session {
-        id: uuid::Uuid::now_v7().to_string(),
+        id: SessionId::new(uuid::Uuid::now_v7().to_string()),
         user_id: user.id.clone(),
         created_at: now,
         last_used_at: now,

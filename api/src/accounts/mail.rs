@@ -121,7 +121,7 @@ fn queue(
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
     let row = NotificationRow {
-        id: crate::notifications::stable_id(&[kind, &user.id, key]),
+        id: crate::notifications::stable_id(&[kind, user.id.as_str(), key]),
         user_id: user.id.clone(),
         kind: kind.into(),
         game_id: None,

@@ -51,6 +51,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use crate::auth::jwt::JwtKeys;
 use crate::auth::passwords::Passwords;
 use crate::clock::Clock;
+use crate::ids::SessionId;
 use crate::store::DbPool;
 use throttle::LoginThrottle;
 
@@ -71,7 +72,7 @@ pub struct Accounts<'a> {
 /// The tokens of a session as issued by a login or a refresh; the refresh token is shown
 /// this once.
 pub struct SessionTokens {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub access_token: String,
     /// Seconds until the access token expires.
     pub expires_in: u64,

@@ -30,6 +30,7 @@ use sha2::{Digest, Sha256};
 use super::Accounts;
 use super::tokens::MAX_TOKENS_PER_USER;
 use crate::auth::{Scope, tokens};
+use crate::ids::{TokenId, UserId};
 use crate::store::models::PersonalAccessToken;
 use crate::store::oauth::OAuthCode;
 use crate::store::{self, RunError, StoreError};
@@ -286,7 +287,7 @@ pub fn redirect_to(uri: &str, params: &[(&str, &str)]) -> String {
 /// The player approved `request`: a new code for it (shown once, in the redirect).
 pub async fn issue_code(
     ctx: &Accounts<'_>,
-    user_id: String,
+    user_id: UserId,
     request: AuthorizationRequest,
 ) -> Result<String, OAuthError> {
     let code = tokens::generate(tokens::CODE_PREFIX);
@@ -390,7 +391,7 @@ pub async fn exchange(ctx: &Accounts<'_>, req: CodeExchange) -> Result<IssuedTok
                 return Ok(Err(OAuthError::TokenCap(MAX_TOKENS_PER_USER)));
             }
             let row = PersonalAccessToken {
-                id: uuid::Uuid::now_v7().to_string(),
+                id: TokenId::new(uuid::Uuid::now_v7().to_string()),
                 user_id: code.user_id.clone(),
                 name: code.client_id.clone(),
                 scopes: code.scopes.clone(),

@@ -6,11 +6,12 @@ use std::net::IpAddr;
 use super::mail::{self, Purpose};
 use super::{AccountError, Accounts};
 use crate::auth::SecretString;
+use crate::ids::{SessionId, UserId};
 use crate::store::{self, StoreError, models::User, users::UserChanges};
 use crate::validate::{Checks, PASSWORD_MAX, password_policy};
 
 /// The caller's account; [`AccountError::AccountGone`] if it was deleted.
-pub async fn get(ctx: &Accounts<'_>, user_id: String) -> Result<User, AccountError> {
+pub async fn get(ctx: &Accounts<'_>, user_id: UserId) -> Result<User, AccountError> {
     store::run(ctx.pool, move |conn| {
         store::users::find(conn, &user_id)?.ok_or(AccountError::AccountGone)
     })
@@ -20,8 +21,8 @@ pub async fn get(ctx: &Accounts<'_>, user_id: String) -> Result<User, AccountErr
 /// A change asked for by the owner of `user_id`, from the login session `session_id`.
 #[derive(Debug)]
 pub struct ProfileChange {
-    pub user_id: String,
-    pub session_id: String,
+    pub user_id: UserId,
+    pub session_id: SessionId,
     /// The new email as sent (surrounding white space is dropped).
     pub email: Option<String>,
     pub current_password: Option<SecretString>,
@@ -193,7 +194,7 @@ pub async fn update(ctx: &Accounts<'_>, change: ProfileChange) -> Result<Updated
 /// Writes the language and time zone preferences alone.
 async fn set_preferences(
     ctx: &Accounts<'_>,
-    user_id: String,
+    user_id: UserId,
     language: Option<Option<&'static str>>,
     time_zone: Option<Option<&'static str>>,
 ) -> Result<Updated, AccountError> {

@@ -7,6 +7,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use super::login::LoggedIn;
 use super::{AccountError, Accounts, Rejected, SessionTokens};
 use crate::auth::{SecretString, tokens};
+use crate::ids::{SessionId, UserId};
 use crate::store::{
     self, DbConnection, StoreError,
     models::{RefreshToken, User},
@@ -39,7 +40,7 @@ pub async fn refresh(
     Ok(LoggedIn { user, tokens })
 }
 
-type Rotated = (User, String, IssuedRefresh);
+type Rotated = (User, SessionId, IssuedRefresh);
 
 /// The rotation in one transaction: load, decide, write.
 fn rotate(
@@ -83,7 +84,7 @@ pub(super) struct IssuedRefresh {
 /// Inserts a new refresh token of a session, valid for `ttl` from `now`.
 pub(super) fn new_refresh_token(
     conn: &mut DbConnection,
-    session_id: &str,
+    session_id: &SessionId,
     now: NaiveDateTime,
     ttl: TimeDelta,
 ) -> Result<IssuedRefresh, StoreError> {
@@ -93,7 +94,7 @@ pub(super) fn new_refresh_token(
         conn,
         &RefreshToken {
             token_hash: tokens::hash(&token),
-            session_id: session_id.to_string(),
+            session_id: session_id.clone(),
             created_at: now,
             expires_at,
             used_at: None,
@@ -106,11 +107,13 @@ pub(super) fn new_refresh_token(
 /// token.
 pub(super) fn session_tokens(
     ctx: &Accounts<'_>,
-    user_id: &str,
-    session_id: String,
+    user_id: &UserId,
+    session_id: SessionId,
     issued: IssuedRefresh,
 ) -> Result<SessionTokens, AccountError> {
-    let (access_token, expires_in) = ctx.jwt.issue(user_id, &session_id, ctx.clock.now())?;
+    let (access_token, expires_in) =
+        ctx.jwt
+            .issue(user_id.as_str(), session_id.as_str(), ctx.clock.now())?;
     Ok(SessionTokens {
         session_id,
         access_token,

@@ -3,6 +3,7 @@
 
 use super::mail::{self, Purpose};
 use super::{AccountError, Accounts};
+use crate::ids::UserId;
 use crate::store::{self, StoreError, models::User};
 use crate::validate::names;
 
@@ -23,7 +24,7 @@ pub async fn register(ctx: &Accounts<'_>, new: NewAccount) -> Result<User, Accou
     let password_hash = ctx.passwords.hash(new.password).await?;
     let now = ctx.clock.now();
     let user = User {
-        id: uuid::Uuid::now_v7().to_string(),
+        id: UserId::new(uuid::Uuid::now_v7().to_string()),
         username_key: new.username.to_ascii_lowercase(),
         username_skeleton: names::skeleton(&new.username),
         username: new.username,

@@ -38,6 +38,7 @@ use std::sync::{Arc, Mutex};
 
 use hmac::{KeyInit, Mac};
 
+use crate::ids::UserId;
 use crate::rate_limit::address_key;
 use crate::store::{self, DbPool, login_throttle as rows};
 use std::time::{Duration, Instant};
@@ -407,7 +408,7 @@ impl LoginThrottle {
 impl Attempt<'_> {
     /// Also takes a place in the account-wide record of `user_id` (an existing account),
     /// unless the client address has logged into it before.
-    pub async fn account(&mut self, user_id: &str) -> Result<(), Duration> {
+    pub async fn account(&mut self, user_id: &UserId) -> Result<(), Duration> {
         let t = self.throttle;
         let key = t.key(&format!("account|{user_id}"));
         self.account = Some(key);
@@ -590,18 +591,18 @@ mod tests {
     async fn account_wide_ceiling_spares_known_addresses() {
         let t = throttle(100, 2);
         let mut a = t.begin("alice", ip("192.0.2.1")).await.unwrap();
-        a.account("u1").await.unwrap();
+        a.account(&"u1".into()).await.unwrap();
         a.succeeded();
         for i in 0..2 {
             let mut a = t.begin("alice", ip(&format!("10.0.0.{i}"))).await.unwrap();
-            a.account("u1").await.unwrap();
+            a.account(&"u1".into()).await.unwrap();
             a.failed();
         }
         let mut stranger = t.begin("alice", ip("10.0.0.9")).await.unwrap();
-        assert!(stranger.account("u1").await.is_err());
+        assert!(stranger.account(&"u1".into()).await.is_err());
         drop(stranger);
         let mut owner = t.begin("alice", ip("192.0.2.1")).await.unwrap();
-        owner.account("u1").await.unwrap();
+        owner.account(&"u1".into()).await.unwrap();
         owner.succeeded();
     }
 }

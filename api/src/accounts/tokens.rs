@@ -5,6 +5,7 @@ use chrono::TimeDelta;
 
 use super::{AccountError, Accounts};
 use crate::auth::tokens;
+use crate::ids::{TokenId, UserId};
 use crate::store::{self, StoreError, models::PersonalAccessToken};
 
 /// Live (unrevoked) tokens one account may hold.
@@ -15,7 +16,7 @@ pub const MAX_TOKEN_DAYS: u32 = 3650;
 /// A token to create, its fields checked.
 #[derive(Debug)]
 pub struct NewToken {
-    pub user_id: String,
+    pub user_id: UserId,
     /// The label, trimmed here.
     pub name: String,
     /// The space-separated scopes.
@@ -38,7 +39,7 @@ pub async fn create(ctx: &Accounts<'_>, new: NewToken) -> Result<CreatedToken, A
     let secret = tokens::generate(tokens::PAT_PREFIX);
     let now = ctx.clock.now();
     let row = PersonalAccessToken {
-        id: uuid::Uuid::now_v7().to_string(),
+        id: TokenId::new(uuid::Uuid::now_v7().to_string()),
         user_id: new.user_id,
         name: new.name.trim().to_string(),
         scopes: new.scopes,
@@ -79,7 +80,7 @@ pub struct TokenPage {
 /// At most `limit` of the user's live tokens after the id `after`, oldest first.
 pub async fn list(
     ctx: &Accounts<'_>,
-    user_id: String,
+    user_id: UserId,
     after: Option<String>,
     limit: u32,
 ) -> Result<TokenPage, AccountError> {
@@ -95,7 +96,7 @@ pub async fn list(
     let more = items.len() > limit as usize;
     items.truncate(limit as usize);
     let next_cursor = if more {
-        items.last().map(|r| r.id.clone())
+        items.last().map(|r| r.id.to_string())
     } else {
         None
     };
@@ -104,7 +105,7 @@ pub async fn list(
 
 /// Revokes one of the user's tokens; it stops working at once. Revoking a revoked token
 /// again is fine; [`AccountError::NoSuchToken`] if the user has none with that id.
-pub async fn revoke(ctx: &Accounts<'_>, user_id: String, id: String) -> Result<(), AccountError> {
+pub async fn revoke(ctx: &Accounts<'_>, user_id: UserId, id: TokenId) -> Result<(), AccountError> {
     let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
         if !store::tokens::exists(conn, &user_id, &id)? {

@@ -8,6 +8,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use super::mail::{self, Purpose};
 use super::{AccountError, Accounts, MailTokenRejected};
 use crate::auth::{SecretString, tokens};
+use crate::ids::UserId;
 use crate::store::{self, DbConnection, StoreError, models::User};
 
 /// The least time between two verification mails of one account.
@@ -20,7 +21,7 @@ pub(super) const MAX_PRESENTED_LEN: usize = 200;
 /// Sends the verification mail again (earlier links stay good until one is used).
 /// [`AccountError::AlreadyVerified`] when the address is verified, `Throttled` past the
 /// limits.
-pub async fn resend(ctx: &Accounts<'_>, user_id: String) -> Result<(), AccountError> {
+pub async fn resend(ctx: &Accounts<'_>, user_id: UserId) -> Result<(), AccountError> {
     let now = ctx.clock.now();
     let secret = ctx.mail_secret.to_string();
     store::run(ctx.pool, move |conn| {

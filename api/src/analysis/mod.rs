@@ -20,6 +20,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 
 use crate::clock::Clock;
 use crate::config::AnalysisConfig;
+use crate::ids::{GameId, UserId};
 use crate::model::analysis::{Judgement, MoveAnalysis, SeatValues};
 use crate::model::events::{GameKind, Status, Visibility};
 use crate::model::game_state::GameState;
@@ -108,7 +109,7 @@ impl Progress {
 #[derive(Debug, Clone)]
 pub struct Analysis {
     pub id: String,
-    pub game_id: String,
+    pub game_id: GameId,
     pub engine_version: String,
     pub progress: Progress,
     pub requested_at: NaiveDateTime,
@@ -120,10 +121,10 @@ pub struct Analysis {
 }
 
 /// Whether `viewer` may see the analysis of the game (see the module documentation).
-pub fn may_read(state: &GameState, viewer: Option<&str>) -> bool {
+pub fn may_read(state: &GameState, viewer: Option<&UserId>) -> bool {
     state.visibility == Visibility::Public
         || viewer.is_some_and(|v| {
-            state.created_by == v || state.players.iter().any(|p| p.as_deref() == Some(v))
+            state.created_by == v || state.players.iter().any(|p| p.as_ref() == Some(v))
         })
 }
 
@@ -158,8 +159,8 @@ pub enum Requested {
 fn load_readable(
     conn: &mut store::DbConnection,
     cache: &Arc<GameCache>,
-    id: &str,
-    viewer: Option<&str>,
+    id: &GameId,
+    viewer: Option<&UserId>,
 ) -> Result<Arc<GameState>, AnalysisError> {
     let state = game_store::current_state(conn, cache, id)?;
     if !may_read(&state, viewer) {
@@ -192,7 +193,7 @@ fn read_row(conn: &mut store::DbConnection, row: AnalysisRow) -> Result<Analysis
 }
 
 /// Asks for the analysis of game `id` on behalf of `user` (see the module documentation).
-pub async fn request(ctx: Ctx<'_>, id: String, user: String) -> Result<Requested, AnalysisError> {
+pub async fn request(ctx: Ctx<'_>, id: GameId, user: UserId) -> Result<Requested, AnalysisError> {
     let cache = ctx.cache.clone();
     let config = *ctx.config;
     let now = ctx.clock.now();
@@ -259,7 +260,7 @@ pub async fn request(ctx: Ctx<'_>, id: String, user: String) -> Result<Requested
         } else {
             // A concurrent request queued it first.
             let row = store_analyses::find(conn, &id, &engine)?
-                .ok_or_else(|| AnalysisError::NotFound(id.clone()))?;
+                .ok_or_else(|| AnalysisError::NotFound(id.to_string()))?;
             Ok(Requested::Existing(read_row(conn, row)?))
         }
     })
@@ -270,14 +271,14 @@ pub async fn request(ctx: Ctx<'_>, id: String, user: String) -> Result<Requested
 /// only by an older engine is queued for this one (the answer is its progress).
 pub async fn read(
     ctx: Ctx<'_>,
-    id: String,
-    viewer: Option<String>,
+    id: GameId,
+    viewer: Option<UserId>,
 ) -> Result<Analysis, AnalysisError> {
     let cache = ctx.cache.clone();
     let engine = engine_version(ctx.config);
     let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
-        load_readable(conn, &cache, &id, viewer.as_deref())?;
+        load_readable(conn, &cache, &id, viewer.as_ref())?;
         let mut row = store_analyses::find(conn, &id, &engine)?;
         if row.is_none()
             && let Some(old) = store_analyses::stale_of_game(conn, &id, &engine)?
@@ -364,14 +365,14 @@ pub fn annotate(record: &str, analysis: &Analysis) -> String {
 /// The record of game `id` with its analysis as comments ([`annotate`]), for `viewer`.
 pub async fn record(
     ctx: Ctx<'_>,
-    id: String,
-    viewer: Option<String>,
+    id: GameId,
+    viewer: Option<UserId>,
     site: String,
 ) -> Result<(String, i64), AnalysisError> {
     let cache = ctx.cache.clone();
     let engine = engine_version(ctx.config);
     store::run(ctx.pool, move |conn| {
-        let state = load_readable(conn, &cache, &id, viewer.as_deref())?;
+        let state = load_readable(conn, &cache, &id, viewer.as_ref())?;
         let row = store_analyses::find(conn, &id, &engine)?
             .filter(|r| r.status == "done")
             .ok_or_else(|| {

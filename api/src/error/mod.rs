@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
+use crate::ids::GameId;
 use crate::store::StoreError;
 
 mod accounts;
@@ -243,7 +244,7 @@ pub enum ApiError {
 
 impl ApiError {
     /// An illegal move's problem points at the game's legal moves.
-    pub fn with_legal_moves_url(self, game_id: &str) -> Self {
+    pub fn with_legal_moves_url(self, game_id: &GameId) -> Self {
         match self {
             ApiError::IllegalMove { reason, detail, .. } => ApiError::IllegalMove {
                 reason,

@@ -45,6 +45,7 @@ use domain::search::derive_seed;
 
 use super::commands::Command;
 use crate::config::Config;
+use crate::ids::GameId;
 use crate::model::game_state::GameState;
 
 /// How long one claim of a game may go on playing bot moves in a row...
@@ -82,9 +83,9 @@ impl Default for BotSettings {
 
 /// The seed of a bot's search in game `id` at `version`: FNV-1a of the id, mixed with
 /// the version.
-pub fn seed(id: &str, version: i64) -> u64 {
+pub fn seed(id: &GameId, version: i64) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in id.bytes() {
+    for b in id.as_str().bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
@@ -154,7 +155,7 @@ mod tests {
             rated: false,
             rating_range: None,
         };
-        let mut s = GameState::created("g1", &created, t(0)).unwrap();
+        let mut s = GameState::created(&GameId::new("g1"), &created, t(0)).unwrap();
         let red = Event::SeatTaken {
             seat: Seat::Red,
             user_id: "u0".into(),
@@ -332,7 +333,8 @@ mod tests {
                 rated: false,
                 rating_range: None,
             };
-            let mut s = GameState::created(&format!("game-{n}"), &created, t(0)).unwrap();
+            let mut s =
+                GameState::created(&GameId::new(format!("game-{n}")), &created, t(0)).unwrap();
             for (i, seat) in s.settings.seats.iter().enumerate() {
                 let level = 1 + ((i + n as usize) % 2) as u8;
                 s.apply(&Event::BotSeated { seat, level }, t(0)).unwrap();
@@ -391,7 +393,8 @@ mod tests {
             [(Seat::Blue, 3), (Seat::Green, 5)]
         );
         assert!(crate::store::games::parse_bots_column(None).is_empty());
-        assert_ne!(seed("a", 1), seed("a", 2));
-        assert_ne!(seed("a", 1), seed("b", 1));
+        let (a, b) = (GameId::new("a"), GameId::new("b"));
+        assert_ne!(seed(&a, 1), seed(&a, 2));
+        assert_ne!(seed(&a, 1), seed(&b, 1));
     }
 }

@@ -33,6 +33,7 @@ use super::Ctx;
 use super::commands::{self, Actor, Command, CommandError, Write, Written};
 use crate::clock::Clock;
 use crate::games::deadlines::Vacations;
+use crate::ids::{GameId, UserId};
 use crate::model::conditional::{LineError, Next, Tree, describe};
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
@@ -118,8 +119,8 @@ impl TreeView {
 fn owned(
     conn: &mut DbConnection,
     cache: &GameCache,
-    game: &str,
-    user: &str,
+    game: &GameId,
+    user: &UserId,
     seat: Seat,
 ) -> Result<std::sync::Arc<GameState>, ConditionalError> {
     let state = game_store::current_state(conn, cache, game)?;
@@ -134,8 +135,8 @@ fn owned(
 /// The caller's tree for their seat (`None`: none stored).
 pub async fn get(
     ctx: Ctx<'_>,
-    user: String,
-    game: String,
+    user: UserId,
+    game: GameId,
     seat: Seat,
 ) -> Result<Option<TreeView>, ConditionalError> {
     let cache = ctx.cache.clone();
@@ -150,8 +151,8 @@ pub async fn get(
 /// Deletes the caller's tree for their seat; whether there was one.
 pub async fn delete(
     ctx: Ctx<'_>,
-    user: String,
-    game: String,
+    user: UserId,
+    game: GameId,
     seat: Seat,
 ) -> Result<bool, ConditionalError> {
     let cache = ctx.cache.clone();
@@ -172,8 +173,8 @@ pub async fn delete(
 /// documentation of [`crate::model::conditional`]).
 pub async fn put(
     ctx: Ctx<'_>,
-    user: String,
-    game: String,
+    user: UserId,
+    game: GameId,
     seat: Seat,
     expected: Option<i64>,
     lines: Vec<String>,
@@ -192,8 +193,8 @@ pub fn store_tree(
     conn: &mut DbConnection,
     cache: &GameCache,
     now: NaiveDateTime,
-    user: &str,
-    game: &str,
+    user: &UserId,
+    game: &GameId,
     seat: Seat,
     expected: Option<i64>,
     lines: &[String],
@@ -220,8 +221,8 @@ pub fn store_tree_since(
     conn: &mut DbConnection,
     cache: &GameCache,
     now: NaiveDateTime,
-    user: &str,
-    game: &str,
+    user: &UserId,
+    game: &GameId,
     seat: Seat,
     base: i64,
     lines: &[String],
@@ -269,8 +270,8 @@ pub fn store_tree_since(
 fn storable(
     conn: &mut DbConnection,
     cache: &GameCache,
-    game: &str,
-    user: &str,
+    game: &GameId,
+    user: &UserId,
     seat: Seat,
 ) -> Result<std::sync::Arc<GameState>, ConditionalError> {
     let state = owned(conn, cache, game, user, seat)?;
@@ -298,7 +299,7 @@ fn put_checked(
     now: NaiveDateTime,
     state: &GameState,
     base: &GameState,
-    user: &str,
+    user: &UserId,
     tree: &Tree,
 ) -> Result<TreeView, ConditionalError> {
     let seat = tree.seat();
@@ -313,9 +314,9 @@ fn put_checked(
     let row = tree_store::put(
         conn,
         TreeRow {
-            game_id: game.to_string(),
+            game_id: game.clone(),
             seat: seat.to_string(),
-            user_id: user.to_string(),
+            user_id: user.clone(),
             base_version: base.version,
             base_actions: base.actions.len() as i64,
             checked_version: base.version,
@@ -341,7 +342,7 @@ pub fn tend(
     conn: &mut DbConnection,
     cache: &GameCache,
     clock: &dyn Clock,
-    id: &str,
+    id: &GameId,
 ) -> Result<Tended, CommandError> {
     let mut done = Tended::default();
     for row in tree_store::of_game(conn, id)? {
@@ -357,7 +358,7 @@ pub fn tend(
             continue;
         };
         let alive = state.status == Status::Active
-            && state.player(seat) == Some(row.user_id.as_str())
+            && state.player(seat) == Some(&row.user_id)
             && state.game.position().is_active(seat)
             && base <= state.actions.len();
         if !alive {
@@ -494,7 +495,7 @@ fn play(
 /// A notification row of this module's kinds.
 fn notice(
     state: &GameState,
-    user: &str,
+    user: &UserId,
     kind: &str,
     mut payload: serde_json::Value,
     at: NaiveDateTime,
@@ -505,8 +506,8 @@ fn notice(
         m.insert("version".into(), json!(state.version));
     }
     NotificationRow {
-        id: stable_id(&[&state.id, &version, kind, user, "0"]),
-        user_id: user.to_string(),
+        id: stable_id(&[state.id.as_str(), &version, kind, user.as_str(), "0"]),
+        user_id: user.clone(),
         kind: kind.to_string(),
         game_id: Some(state.id.clone()),
         version: Some(state.version),
@@ -551,7 +552,7 @@ fn owed_turn(
 ) -> Result<Option<NotificationRow>, StoreError> {
     let on_turn = state.status == Status::Active
         && state.to_move().is_some_and(|s| s.to_string() == row.seat)
-        && state.to_move_user() == Some(row.user_id.as_str())
+        && state.to_move_user() == Some(&row.user_id)
         && row.checked_version < state.version;
     if !on_turn {
         return Ok(None);

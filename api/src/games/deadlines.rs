@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use chrono::NaiveDateTime;
 
+use crate::ids::UserId;
 use crate::model::game_state::GameState;
 use crate::model::timing::effective_deadline;
 use crate::store::games::GameRow;
@@ -21,7 +22,7 @@ type Pauses = Vec<(NaiveDateTime, NaiveDateTime)>;
 pub struct Vacations<'c> {
     conn: &'c mut DbConnection,
     now: NaiveDateTime,
-    of: HashMap<String, Pauses>,
+    of: HashMap<UserId, Pauses>,
 }
 
 impl<'c> Vacations<'c> {
@@ -33,10 +34,10 @@ impl<'c> Vacations<'c> {
         }
     }
 
-    pub fn of(&mut self, user: &str) -> Result<&Pauses, StoreError> {
+    pub fn of(&mut self, user: &UserId) -> Result<&Pauses, StoreError> {
         if !self.of.contains_key(user) {
             let p = crate::store::vacations::pauses(self.conn, user, self.now)?;
-            self.of.insert(user.to_string(), p);
+            self.of.insert(user.clone(), p);
         }
         Ok(&self.of[user])
     }

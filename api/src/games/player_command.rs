@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::Ctx;
 use super::commands::{self, Command, CommandError, Done, Idempotent, Write, Written};
+use crate::ids::UserId;
 use crate::store::games::{self as game_store, GameRow, PlayerRow};
 use crate::store::idempotency::{self, Lookup};
 use crate::store::{self, DbConnection, StoreError};
@@ -36,7 +37,7 @@ pub struct GameWrite {
 pub enum Render {
     /// The game's summary (creating a game, seats): the row and its players as the
     /// viewer (the caller) sees them.
-    Summary(fn(&GameRow, &[PlayerRow], &str) -> Value),
+    Summary(fn(&GameRow, &[PlayerRow], &UserId) -> Value),
     /// What the action did (moves, resignations, draw offers).
     Action(fn(&Written) -> Value),
 }
@@ -47,7 +48,7 @@ impl Render {
         self,
         conn: &mut DbConnection,
         written: &Written,
-        viewer: &str,
+        viewer: &UserId,
     ) -> Result<Value, StoreError> {
         Ok(match self {
             Render::Summary(render) => {
@@ -84,9 +85,9 @@ pub async fn execute(
         } = request;
         write.quotas = Some(quotas);
         // A seat in a game that asks for a rating range: the joiner's rating, read here.
-        let account = write.actor.account().map(str::to_string);
+        let account = write.actor.account().cloned();
         if let (Command::TakeSeat { rating, .. }, Some(user)) =
-            (&mut write.command, account.as_deref())
+            (&mut write.command, account.as_ref())
         {
             *rating = crate::ratings::shown_rating(conn, user)?;
         }
@@ -101,7 +102,13 @@ pub async fn execute(
                 current_version,
             });
         }
-        let viewer = write.actor.account().unwrap_or_default().to_string();
+        // A player's command: the actor is an account (an empty id, as before, matches
+        // no stored answer otherwise).
+        let viewer = write
+            .actor
+            .account()
+            .cloned()
+            .unwrap_or_else(|| UserId::new(""));
         let Some(key) = key else {
             let written = commands::execute(conn, &cache, &*clock, &write)?;
             let body = render.answer(conn, &written, &viewer)?;

@@ -10,6 +10,7 @@ use chrono::NaiveDateTime;
 
 use super::Ctx;
 use super::deadlines::{Vacations, show_effective};
+use crate::ids::{GameId, UserId};
 use crate::model::events::Status;
 use crate::model::game_state::{FoldError, GameState};
 use crate::store::game_lists::{self, GamesWithPlayers, Keyset};
@@ -55,7 +56,7 @@ impl From<store::RunError> for ReadError {
 /// version's is the log's).
 pub async fn state_at(
     ctx: Ctx<'_>,
-    id: String,
+    id: GameId,
     at: Option<i64>,
 ) -> Result<(Arc<GameState>, i64, Option<NaiveDateTime>), ReadError> {
     let cache = ctx.cache.clone();
@@ -80,7 +81,7 @@ pub async fn state_at(
 }
 
 /// A game's current state.
-pub async fn current_state(ctx: Ctx<'_>, id: String) -> Result<Arc<GameState>, ReadError> {
+pub async fn current_state(ctx: Ctx<'_>, id: GameId) -> Result<Arc<GameState>, ReadError> {
     let cache = ctx.cache.clone();
     store::run(ctx.pool, move |conn| {
         Ok(game_store::current_state(conn, &cache, &id)?)
@@ -89,7 +90,7 @@ pub async fn current_state(ctx: Ctx<'_>, id: String) -> Result<Arc<GameState>, R
 }
 
 /// A game's current version.
-pub async fn current_version(ctx: Ctx<'_>, id: String) -> Result<i64, ReadError> {
+pub async fn current_version(ctx: Ctx<'_>, id: GameId) -> Result<i64, ReadError> {
     store::run(ctx.pool, move |conn| {
         Ok(game_store::current_version(conn, &id)?)
     })
@@ -97,7 +98,7 @@ pub async fn current_version(ctx: Ctx<'_>, id: String) -> Result<i64, ReadError>
 }
 
 /// A game's projection row and its players.
-pub async fn summary(ctx: Ctx<'_>, id: String) -> Result<(GameRow, Vec<PlayerRow>), ReadError> {
+pub async fn summary(ctx: Ctx<'_>, id: GameId) -> Result<(GameRow, Vec<PlayerRow>), ReadError> {
     let now = ctx.clock.now();
     store::run(ctx.pool, move |conn| {
         let (row, players) = game_lists::summary(conn, &id)?;
@@ -112,7 +113,7 @@ pub async fn summary(ctx: Ctx<'_>, id: String) -> Result<(GameRow, Vec<PlayerRow
 /// A game's current state and its players (the record).
 pub async fn state_with_players(
     ctx: Ctx<'_>,
-    id: String,
+    id: GameId,
 ) -> Result<(Arc<GameState>, Vec<PlayerRow>), ReadError> {
     let cache = ctx.cache.clone();
     store::run(ctx.pool, move |conn| {
@@ -128,7 +129,7 @@ pub async fn state_with_players(
 /// what it did (the rules engine's step, for actions).
 pub async fn events_page(
     ctx: Ctx<'_>,
-    id: String,
+    id: GameId,
     after: i64,
     limit: i64,
 ) -> Result<(i64, Vec<(EventRow, Option<Step>)>), ReadError> {
@@ -159,7 +160,7 @@ pub async fn events_page(
 /// The events of a game after `after`, at most `limit` (a stream's poll).
 pub async fn events_after(
     ctx: Ctx<'_>,
-    id: String,
+    id: GameId,
     after: i64,
     limit: i64,
 ) -> Result<Vec<EventRow>, ReadError> {
@@ -194,7 +195,7 @@ pub async fn lobby(
 /// A player's games, newest first, optionally in one status (`limit + 1` rows).
 pub async fn games_of(
     ctx: Ctx<'_>,
-    user_id: String,
+    user_id: UserId,
     status: Option<Status>,
     after: Option<Keyset>,
     limit: i64,
@@ -225,7 +226,7 @@ pub fn turn_order_key(row: &GameRow) -> NaiveDateTime {
 /// rows).
 pub async fn awaiting_move_of(
     ctx: Ctx<'_>,
-    user_id: String,
+    user_id: UserId,
     after: Option<Keyset>,
     limit: i64,
 ) -> Result<GamesWithPlayers, ReadError> {

@@ -15,6 +15,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 
 use super::commands::{Command, CommandError};
 use crate::config::Quotas;
+use crate::ids::UserId;
 use crate::model::game_state::GameState;
 use crate::quota::Exceeded;
 use crate::store::{DbConnection, quotas as count};
@@ -29,7 +30,7 @@ pub fn check(
     command: &Command,
     before: Option<&GameState>,
     after: &GameState,
-    user: &str,
+    user: &UserId,
     now: NaiveDateTime,
 ) -> Result<(), CommandError> {
     let creates = command.creates_game();
@@ -123,7 +124,7 @@ pub fn check(
 /// creation leaves the period.
 fn per_day(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     kind: Option<&str>,
     limit: u64,
     quota: &'static str,

@@ -60,7 +60,7 @@ fn record_headers(state: &GameState, players: &[PlayerRow], site: &str) -> Vec<(
     let mut headers: Vec<(String, String)> = vec![
         ("Event".into(), "Djambi correspondence game".into()),
         ("Site".into(), site.to_string()),
-        ("GameId".into(), state.id.clone()),
+        ("GameId".into(), state.id.to_string()),
         (
             "Date".into(),
             state.created_at.format("%Y.%m.%d").to_string(),

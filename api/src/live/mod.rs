@@ -31,6 +31,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 
 pub use limits::{LiveError, Permit, StreamLimits};
 
+use crate::ids::{GameId, UserId};
 use crate::notifications::feed::StreamCursor;
 use crate::store::games::EventRow;
 use crate::store::outbox::NotificationRow;
@@ -69,8 +70,8 @@ struct UserTopic {
 /// One instance's fan-out (see the module documentation).
 pub struct Hub {
     pool: DbPool,
-    games: Mutex<HashMap<String, GameTopic>>,
-    users: Mutex<HashMap<String, UserTopic>>,
+    games: Mutex<HashMap<GameId, GameTopic>>,
+    users: Mutex<HashMap<UserId, UserTopic>>,
     limits: StreamLimits,
     /// The last answer of each credential check of open streams (`routes::sse`): the
     /// streams of one token share it, so N streams of a token cost one read per interval.
@@ -202,7 +203,7 @@ impl Hub {
     }
 
     /// Changes whenever a credential of `user` may have ended (see [`Hub::credentials`]).
-    pub fn credential_changes(&self, user: &str) -> watch::Receiver<u64> {
+    pub fn credential_changes(&self, user: &UserId) -> watch::Receiver<u64> {
         lock(&self.credentials)
             .entry(user.to_string())
             .or_insert_with(|| watch::channel(0).0)
@@ -253,13 +254,13 @@ impl Hub {
     /// Reads what is new for one topic and broadcasts it.
     async fn refresh(&self, topic: &str) {
         if let Some(game) = topic.strip_prefix("g:") {
-            self.refresh_game(game).await;
+            self.refresh_game(&GameId::new(game)).await;
         } else if let Some(user) = topic.strip_prefix("u:") {
-            self.refresh_user(user).await;
+            self.refresh_user(&UserId::new(user)).await;
         }
     }
 
-    async fn refresh_game(&self, game: &str) {
+    async fn refresh_game(&self, game: &GameId) {
         loop {
             let (tx, last) = {
                 let games = lock(&self.games);
@@ -269,7 +270,7 @@ impl Hub {
                 }
             };
             self.count_read();
-            let id = game.to_string();
+            let id = game.clone();
             let read = store::run(&self.pool, move |conn| {
                 store::games::load_events(conn, &id, last, i64::MAX, Some(PAGE))
             })
@@ -278,7 +279,7 @@ impl Hub {
                 Ok(rows) if rows.is_empty() => return,
                 Ok(rows) => rows,
                 Err(e) => {
-                    tracing::warn!(error = %e, game, "live: reading a game's events failed");
+                    tracing::warn!(error = %e, %game, "live: reading a game's events failed");
                     return;
                 }
             };
@@ -294,7 +295,7 @@ impl Hub {
         }
     }
 
-    async fn refresh_user(&self, user: &str) {
+    async fn refresh_user(&self, user: &UserId) {
         loop {
             let (tx, cursor) = {
                 let users = lock(&self.users);
@@ -304,7 +305,7 @@ impl Hub {
                 }
             };
             self.count_read();
-            let u = user.to_string();
+            let u = user.clone();
             let read = store::run(&self.pool, move |conn| {
                 let mut cursor = cursor;
                 let rows = cursor.poll(conn, &u, PAGE)?;
@@ -354,12 +355,12 @@ impl Hub {
     /// streams, and reads again the topics that have something their streams lack.
     /// Nothing is read when nothing is watched.
     pub async fn recheck(self: &Arc<Self>) {
-        let games: Vec<(String, i64)> = lock(&self.games)
+        let games: Vec<(GameId, i64)> = lock(&self.games)
             .iter()
             .filter(|(_, t)| t.tx.receiver_count() > 0)
             .map(|(g, t)| (g.clone(), t.last))
             .collect();
-        let users: Vec<(String, chrono::NaiveDateTime)> = lock(&self.users)
+        let users: Vec<(UserId, chrono::NaiveDateTime)> = lock(&self.users)
             .iter()
             .filter(|(_, t)| t.tx.receiver_count() > 0)
             .map(|(u, t)| {
@@ -432,7 +433,7 @@ impl Hub {
     pub async fn open_game(
         self: &Arc<Self>,
         who: &str,
-        id: String,
+        id: GameId,
         last: Option<i64>,
     ) -> Result<LiveStream<EventRow>, LiveError> {
         let permit = self.admit(who)?;
@@ -449,18 +450,18 @@ impl Hub {
     /// (`Last-Event-ID`; without it, what comes next), then each new one.
     pub async fn open_feed(
         self: &Arc<Self>,
-        user: &str,
+        user: &UserId,
         last: Option<String>,
     ) -> Result<LiveStream<NotificationRow>, LiveError> {
-        let permit = self.admit(user)?;
-        Ok(self.user_stream(user.to_string(), last, permit).await?)
+        let permit = self.admit(user.as_str())?;
+        Ok(self.user_stream(user.clone(), last, permit).await?)
     }
 
     /// The events of game `id` after version `after`, then each new one as it is written.
     /// `permit` is held as long as the stream is open.
     pub fn game_stream(
         self: &Arc<Self>,
-        id: String,
+        id: GameId,
         after: i64,
         permit: Permit,
     ) -> LiveStream<EventRow> {
@@ -474,7 +475,7 @@ impl Hub {
         };
         struct S {
             pool: DbPool,
-            id: String,
+            id: GameId,
             cursor: i64,
             rx: broadcast::Receiver<Arc<Vec<EventRow>>>,
             backlog: bool,
@@ -535,7 +536,7 @@ impl Hub {
     /// it. `permit` is held as long as the stream is open.
     pub async fn user_stream(
         self: &Arc<Self>,
-        user: String,
+        user: UserId,
         last: Option<String>,
         permit: Permit,
     ) -> Result<LiveStream<NotificationRow>, StoreError> {
@@ -566,7 +567,7 @@ impl Hub {
         .await?;
         struct S {
             pool: DbPool,
-            user: String,
+            user: UserId,
             cursor: StreamCursor,
             rx: broadcast::Receiver<Arc<Vec<NotificationRow>>>,
             backlog: bool,

@@ -734,7 +734,8 @@ impl Answer<'_> {
         reply_to: Option<&str>,
     ) -> Result<(), StoreError> {
         let lang = self.lang;
-        let short = &self.row.game_id[..self.row.game_id.len().min(8)];
+        let game = self.row.game_id.as_str();
+        let short = &game[..game.len().min(8)];
         let footer = i18n::tr(
             lang,
             "move-answer-footer",

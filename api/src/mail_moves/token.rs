@@ -11,6 +11,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use hmac::{KeyInit, Mac};
 
 use crate::auth::tokens;
+use crate::ids::{GameId, UserId};
 use crate::store::mail_moves::{self as store, MailTokenRow};
 use crate::store::outbox::NotificationRow;
 use crate::store::{DbConnection, StoreError};
@@ -52,9 +53,9 @@ pub fn from_address(address: &str, domain: &str) -> Option<String> {
 #[derive(Debug, Clone)]
 pub struct Binding<'a> {
     pub notification_id: &'a str,
-    pub game_id: &'a str,
+    pub game_id: &'a GameId,
     pub seat: domain::Seat,
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub version: i64,
     pub created_at: NaiveDateTime,
     /// The turn's deadline, if any: the token works until a week after it.
@@ -108,9 +109,9 @@ pub fn bind(
         &MailTokenRow {
             token_hash: tokens::hash(&token),
             notification_id: binding.notification_id.to_string(),
-            game_id: binding.game_id.to_string(),
+            game_id: binding.game_id.clone(),
             seat: binding.seat.to_string(),
-            user_id: binding.user_id.to_string(),
+            user_id: binding.user_id.clone(),
             version: binding.version,
             created_at: binding.created_at,
             expires_at,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{MessageError, visible_to};
 use crate::games::Ctx;
+use crate::ids::{GameId, UserId};
 use crate::model::game_state::GameState;
 use crate::store::messages::{self as store_messages, MessageRow};
 use crate::store::{self, DbConnection, StoreError, games as game_store};
@@ -21,8 +22,8 @@ pub struct MessagePage {
 /// The messages of a game after `after` that `reader` may see, at most `limit`.
 pub async fn list(
     ctx: Ctx<'_>,
-    game_id: String,
-    reader: Option<String>,
+    game_id: GameId,
+    reader: Option<UserId>,
     after: i64,
     limit: u32,
 ) -> Result<MessagePage, MessageError> {
@@ -30,7 +31,7 @@ pub async fn list(
     store::run(ctx.pool, move |conn| {
         let state = game_store::current_state(conn, &cache, &game_id)?;
         let (items, next_after) =
-            visible_after(conn, &state, reader.as_deref(), after, i64::from(limit))?;
+            visible_after(conn, &state, reader.as_ref(), after, i64::from(limit))?;
         Ok(MessagePage {
             items,
             next_after,
@@ -43,8 +44,8 @@ pub async fn list(
 /// Every message of the game the reader may see (the record export, the replay page).
 pub async fn all_visible(
     ctx: Ctx<'_>,
-    game_id: String,
-    reader: Option<String>,
+    game_id: GameId,
+    reader: Option<UserId>,
 ) -> Result<Vec<MessageRow>, MessageError> {
     let cache = ctx.cache.clone();
     store::run(ctx.pool, move |conn| {
@@ -52,7 +53,7 @@ pub async fn all_visible(
         let mut out = Vec::new();
         let mut after = 0;
         loop {
-            let (mut items, next) = visible_after(conn, &state, reader.as_deref(), after, 500)?;
+            let (mut items, next) = visible_after(conn, &state, reader.as_ref(), after, 500)?;
             out.append(&mut items);
             match next {
                 Some(n) => after = n,
@@ -67,7 +68,7 @@ pub async fn all_visible(
 pub fn visible_after(
     conn: &mut DbConnection,
     state: &GameState,
-    reader: Option<&str>,
+    reader: Option<&UserId>,
     mut after: i64,
     limit: i64,
 ) -> Result<(Vec<MessageRow>, Option<i64>), StoreError> {
@@ -82,7 +83,7 @@ pub fn visible_after(
         let exhausted = (rows.len() as i64) < batch;
         for row in rows {
             after = row.seq;
-            if visible_to(state, reader, &muted, &row) {
+            if visible_to(state, reader.map(UserId::as_str), &muted, &row) {
                 if items.len() as i64 == limit {
                     // One more visible message exists: the page ends at the last one kept.
                     let next = items.last().map(|r: &MessageRow| r.seq);

@@ -21,6 +21,7 @@ pub use error::MessageError;
 
 use domain::{Seat, SeatSet};
 
+use crate::ids::UserId;
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
 use crate::store::messages::MessageRow;
@@ -32,7 +33,7 @@ pub use crate::store::messages::MessageRow as Message;
 pub const MAX_TEXT_CHARS: usize = 1000;
 
 /// The seats `user` holds in the game.
-pub fn seats_of(state: &GameState, user: Option<&str>) -> SeatSet {
+pub fn seats_of(state: &GameState, user: Option<&UserId>) -> SeatSet {
     match user {
         None => SeatSet::EMPTY,
         Some(u) => Seat::ALL
@@ -85,7 +86,7 @@ pub fn visible_to(
 ) -> bool {
     visibility::may_see(
         &MessageMeta {
-            sender_id: &row.sender_id,
+            sender_id: row.sender_id.as_str(),
             recipients: recipients_of(row),
             recipient_ids: &recipient_ids_of(row),
             hidden: row.hidden_at.is_some(),
@@ -99,8 +100,8 @@ pub fn visible_to(
 }
 
 /// The id of the `message` notification of a message for one user.
-pub fn notification_id(message_id: &str, user: &str) -> String {
-    crate::notifications::stable_id(&["message", message_id, user])
+pub fn notification_id(message_id: &str, user: &UserId) -> String {
+    crate::notifications::stable_id(&["message", message_id, user.as_str()])
 }
 
 #[cfg(test)]
@@ -201,7 +202,7 @@ mod tests {
             }
             let row = MessageRow {
                 id: "m".into(),
-                game_id: "g".into(),
+                game_id: crate::ids::GameId::new("g"),
                 seq: 1,
                 sender_id: IDS[sender].into(),
                 sender_seat: Seat::ALL[sender_seat].to_string(),
@@ -222,7 +223,7 @@ mod tests {
                 }
                 let seen = visibility::may_see(
                     &MessageMeta {
-                        sender_id: &row.sender_id,
+                        sender_id: row.sender_id.as_str(),
                         recipients: recipients_of(&row),
                         recipient_ids: &recipient_ids_of(&row),
                         hidden: false,

@@ -5,6 +5,7 @@ use chrono::NaiveDateTime;
 
 use super::MessageError;
 use crate::clock::Clock;
+use crate::ids::UserId;
 use crate::store::{self, DbPool, messages as store_messages, users};
 use crate::validate::names::login_key;
 
@@ -12,7 +13,7 @@ use crate::validate::names::login_key;
 pub async fn mute(
     pool: &DbPool,
     clock: &dyn Clock,
-    user: String,
+    user: UserId,
     username: String,
 ) -> Result<(), MessageError> {
     let now = clock.now();
@@ -28,7 +29,7 @@ pub async fn mute(
 }
 
 /// Unmutes `username`; `MessageError::UserNotFound` also when it was not muted.
-pub async fn unmute(pool: &DbPool, user: String, username: String) -> Result<(), MessageError> {
+pub async fn unmute(pool: &DbPool, user: UserId, username: String) -> Result<(), MessageError> {
     store::run(pool, move |conn| {
         let target = find(conn, &username)?;
         if store_messages::unmute(conn, &user, &target)? {
@@ -45,12 +46,12 @@ pub async fn unmute(pool: &DbPool, user: String, username: String) -> Result<(),
 /// The players `user` muted: (username, since), oldest first.
 pub async fn mutes(
     pool: &DbPool,
-    user: String,
+    user: UserId,
 ) -> Result<Vec<(String, NaiveDateTime)>, MessageError> {
     store::run(pool, move |conn| Ok(store_messages::mutes_of(conn, &user)?)).await
 }
 
-fn find(conn: &mut store::DbConnection, username: &str) -> Result<String, MessageError> {
+fn find(conn: &mut store::DbConnection, username: &str) -> Result<UserId, MessageError> {
     let shown: String = username
         .chars()
         .take(40)

@@ -7,6 +7,7 @@ use serde_json::json;
 use super::{MessageError, visible_to};
 use crate::clock::Clock;
 use crate::games::Ctx;
+use crate::ids::{GameId, UserId};
 use crate::store::messages::{self as store_messages, ReportRow};
 use crate::store::{self, games as game_store};
 
@@ -17,9 +18,9 @@ pub const MAX_REASON_CHARS: usize = 500;
 /// this reader had reported it already, nothing more is written).
 pub async fn report(
     ctx: Ctx<'_>,
-    game_id: String,
+    game_id: GameId,
     mid: String,
-    reporter: String,
+    reporter: UserId,
     reason: Option<String>,
 ) -> Result<bool, MessageError> {
     if let Some(r) = &reason {
@@ -40,13 +41,13 @@ pub async fn report(
             .filter(|m| m.game_id == game_id)
             .ok_or_else(not_found)?;
         // Muting the sender does not stop one from reporting what one saw before.
-        if !visible_to(&state, Some(&reporter), &[], &msg) {
+        if !visible_to(&state, Some(reporter.as_str()), &[], &msg) {
             return Err(not_found());
         }
         let before = store_messages::after(conn, &game_id, (msg.seq - 50).max(0), 50)?;
         let seen: Vec<_> = before
             .iter()
-            .filter(|m| m.seq < msg.seq && visible_to(&state, Some(&reporter), &muted, m))
+            .filter(|m| m.seq < msg.seq && visible_to(&state, Some(reporter.as_str()), &muted, m))
             .collect();
         let context: Vec<_> = seen[seen.len().saturating_sub(5)..]
             .iter()

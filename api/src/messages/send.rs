@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::{MAX_TEXT_CHARS, MessageError, notification_id, recipient_ids_at, seats_of};
 use crate::games::Ctx;
 use crate::games::player_command::IdempotencyKey;
+use crate::ids::{GameId, UserId};
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
 use crate::store::idempotency::{self, Lookup};
@@ -44,7 +45,7 @@ pub struct Checked {
 }
 
 /// Decides whether `user` may send `new` in this game (pure).
-pub fn check(state: &GameState, user: &str, new: &NewMessage) -> Result<Checked, MessageError> {
+pub fn check(state: &GameState, user: &UserId, new: &NewMessage) -> Result<Checked, MessageError> {
     let mine = seats_of(state, Some(user));
     let Some(sender_seat) = mine.iter().next() else {
         return Err(MessageError::Forbidden(
@@ -150,8 +151,8 @@ pub struct Sent {
 /// of the answer are in the message's transaction, after the game's talk lock.
 pub async fn send(
     ctx: Ctx<'_>,
-    game_id: String,
-    user: String,
+    game_id: GameId,
+    user: UserId,
     new: NewMessage,
     key: Option<IdempotencyKey>,
     render: Render,
@@ -200,15 +201,17 @@ pub async fn send(
                     hidden_at: None,
                     // Addressed to the accounts of now: a later holder of the seat
                     // does not read it.
-                    recipient_ids: recipient_ids_at(checked.recipients, |s| state.player(s)),
+                    recipient_ids: recipient_ids_at(checked.recipients, |s| {
+                        state.player(s).map(UserId::as_str)
+                    }),
                 };
                 store_messages::insert(conn, &row)?;
-                let readers: Vec<String> = Seat::ALL
+                let readers: Vec<UserId> = Seat::ALL
                     .into_iter()
                     .filter(|s| checked.recipients.is_empty() || checked.recipients.contains(*s))
                     .filter_map(|s| state.player(s))
-                    .filter(|u| *u != user)
-                    .map(str::to_string)
+                    .filter(|u| **u != user)
+                    .cloned()
                     .collect::<std::collections::BTreeSet<_>>()
                     .into_iter()
                     .collect();
@@ -241,12 +244,12 @@ pub async fn send(
 }
 
 /// The `message` notification of `row` for `user`: the feed, webhooks and mail show it.
-pub fn notification(row: &MessageRow, user: &str) -> NotificationRow {
+pub fn notification(row: &MessageRow, user: &UserId) -> NotificationRow {
     let to: Option<Vec<String>> =
         (!row.recipients.is_empty()).then(|| row.recipients.chars().map(String::from).collect());
     NotificationRow {
         id: notification_id(&row.id, user),
-        user_id: user.to_string(),
+        user_id: user.clone(),
         kind: "message".into(),
         game_id: Some(row.game_id.clone()),
         version: Some(row.game_version),

@@ -33,6 +33,7 @@ use domain::{Move, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::ids::UserId;
 use crate::model::talk::TalkSettings;
 use crate::model::timing::TimeControl;
 
@@ -205,7 +206,7 @@ pub enum Event {
         /// With three players: the empty seat, whose party is hostage.
         hostage_seat: Option<Seat>,
         visibility: Visibility,
-        created_by: String,
+        created_by: UserId,
         /// Invite-only games: the code needed to take a seat (never shown in `/events`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         invite_code: Option<String>,
@@ -231,11 +232,11 @@ pub enum Event {
     },
     SeatTaken {
         seat: Seat,
-        user_id: String,
+        user_id: UserId,
     },
     SeatLeft {
         seat: Seat,
-        user_id: String,
+        user_id: UserId,
     },
     /// A computer player of `level` (1 to 5, [`domain::Level`]) holds the seat; the server
     /// plays its moves (see [`super::bots`]).

@@ -6,6 +6,7 @@
 use chrono::NaiveDateTime;
 use domain::{Action, ActionError, Game, GameSettings, Outcome, Ruleset, Seat, SeatSet, Step};
 
+use crate::ids::{GameId, UserId};
 use crate::model::events::{
     Event, GameKind, GameResult, RatingRange, ResultKind, ResultReason, Status, Visibility,
 };
@@ -36,18 +37,18 @@ pub enum FoldError {
 /// Everything known about a game at one version.
 #[derive(Clone, Debug)]
 pub struct GameState {
-    pub id: String,
+    pub id: GameId,
     /// The number of events folded in.
     pub version: i64,
     pub settings: GameSettings,
     pub hostage_seat: Option<Seat>,
     pub visibility: Visibility,
     pub invite_code: Option<String>,
-    pub created_by: String,
+    pub created_by: UserId,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     /// The user holding each seat (index: [`Seat::index`]).
-    pub players: [Option<String>; 4],
+    pub players: [Option<UserId>; 4],
     /// The level (1 to 5) of the computer player holding each seat, if any.
     pub bots: [Option<u8>; 4],
     pub status: Status,
@@ -87,7 +88,7 @@ impl GameState {
     /// The store's replay, the command layer and the event pages all fold through here.
     pub fn fold(
         state: &mut Option<GameState>,
-        id: &str,
+        id: &GameId,
         event: &Event,
         at: NaiveDateTime,
     ) -> Result<Option<Step>, FoldError> {
@@ -100,7 +101,7 @@ impl GameState {
         }
     }
 
-    pub fn created(id: &str, event: &Event, at: NaiveDateTime) -> Result<GameState, FoldError> {
+    pub fn created(id: &GameId, event: &Event, at: NaiveDateTime) -> Result<GameState, FoldError> {
         let Event::Created {
             ruleset,
             seats,
@@ -129,7 +130,7 @@ impl GameState {
         let settings = GameSettings { seats, ruleset };
         let game = Game::new(settings).map_err(|e| FoldError::Invalid(e.to_string()))?;
         Ok(GameState {
-            id: id.to_string(),
+            id: id.clone(),
             version: 1,
             settings,
             hostage_seat: *hostage_seat,
@@ -163,7 +164,7 @@ impl GameState {
 
     /// Replays a whole log (`events[0]` is event 1).
     pub fn replay<'a>(
-        id: &str,
+        id: &GameId,
         events: impl IntoIterator<Item = (&'a Event, NaiveDateTime)>,
     ) -> Result<GameState, FoldError> {
         let mut iter = events.into_iter();
@@ -177,14 +178,14 @@ impl GameState {
         Ok(state)
     }
 
-    pub fn seat_of(&self, user_id: &str) -> Option<Seat> {
+    pub fn seat_of(&self, user_id: &UserId) -> Option<Seat> {
         Seat::ALL
             .into_iter()
-            .find(|s| self.players[s.index()].as_deref() == Some(user_id))
+            .find(|s| self.players[s.index()].as_ref() == Some(user_id))
     }
 
-    pub fn player(&self, seat: Seat) -> Option<&str> {
-        self.players[seat.index()].as_deref()
+    pub fn player(&self, seat: Seat) -> Option<&UserId> {
+        self.players[seat.index()].as_ref()
     }
 
     /// The level of the computer player holding `seat`, if a bot holds it.
@@ -235,7 +236,7 @@ impl GameState {
     }
 
     /// The user to move while the game is active.
-    pub fn to_move_user(&self) -> Option<&str> {
+    pub fn to_move_user(&self) -> Option<&UserId> {
         self.to_move().and_then(|s| self.player(s))
     }
 
@@ -348,7 +349,7 @@ impl GameState {
             }
             Event::SeatLeft { seat, user_id } => {
                 self.require_status(Status::Open, event)?;
-                if self.players[seat.index()].as_deref() != Some(user_id.as_str()) {
+                if self.players[seat.index()].as_ref() != Some(user_id) {
                     return invalid(format!("user {user_id} does not hold seat {seat}"));
                 }
                 self.players[seat.index()] = None;
@@ -551,12 +552,12 @@ mod tests {
             rated: false,
             rating_range: None,
         };
-        let mut s = GameState::created("g", &created, t()).unwrap();
+        let mut s = GameState::created(&GameId::new("g"), &created, t()).unwrap();
         for (i, seat) in s.settings.seats.iter().enumerate() {
             s.apply(
                 &Event::SeatTaken {
                     seat,
-                    user_id: format!("u{i}"),
+                    user_id: format!("u{i}").into(),
                 },
                 t(),
             )
@@ -588,7 +589,12 @@ mod tests {
             "the rotational start differs from the standard one"
         );
         // The bare option list is read too; the text is never replaced by another ruleset.
-        let bare = GameState::created("g", &created_event("RBYG", "reporter=forced"), t()).unwrap();
+        let bare = GameState::created(
+            &GameId::new("g"),
+            &created_event("RBYG", "reporter=forced"),
+            t(),
+        )
+        .unwrap();
         assert_eq!(bare.settings.ruleset.reporter, domain::Reporter::Forced);
         for bad in [
             "reporter=maybe",
@@ -596,7 +602,8 @@ mod tests {
             "bogus=on",
             "reporter=forced,reporter=forced",
         ] {
-            let err = GameState::created("g", &created_event("RBYG", bad), t()).unwrap_err();
+            let err = GameState::created(&GameId::new("g"), &created_event("RBYG", bad), t())
+                .unwrap_err();
             assert!(
                 matches!(&err, FoldError::Invalid(m) if m.contains("unreadable ruleset")),
                 "{bad}: {err}"
@@ -699,7 +706,7 @@ mod tests {
             rated: false,
             rating_range: None,
         };
-        let mut s = GameState::created("g", &created, t()).unwrap();
+        let mut s = GameState::created(&GameId::new("g"), &created, t()).unwrap();
         assert_eq!(s.status, Status::Active);
         assert_eq!(s.study_player(Seat::Red), Some("ann"));
         assert_eq!(s.study_player(Seat::Blue), None);

@@ -50,6 +50,7 @@ use super::feed::FeedItem;
 use super::push::{self, PushSubscriptionRow};
 use super::webhooks::WebhookRow;
 use super::{settings, stable_id};
+use crate::ids::UserId;
 use crate::store::outbox::{NotificationRow, account_mail};
 use crate::store::{self, DbConnection, StoreError};
 
@@ -131,10 +132,10 @@ pub fn fan_out(
             crate::i18n::TimeZone,
         );
         // Each user's settings, endpoints, address and zone: four queries for the batch.
-        let mut users: Vec<&str> = rows.iter().map(|n| n.user_id.as_str()).collect();
+        let mut users: Vec<&UserId> = rows.iter().map(|n| &n.user_id).collect();
         users.sort_unstable();
         users.dedup();
-        let mut by_user: HashMap<String, Targets> = users
+        let mut by_user: HashMap<UserId, Targets> = users
             .iter()
             .map(|u| {
                 let none = (
@@ -144,7 +145,7 @@ pub fn fan_out(
                     Vec::new(),
                     crate::i18n::TimeZone::UTC,
                 );
-                (u.to_string(), none)
+                ((*u).clone(), none)
             })
             .collect();
         for (user, text) in store::settings::load_of(conn, &users)? {
@@ -287,12 +288,12 @@ pub fn load_jobs(
         .collect();
     let sub_ids: Vec<&str> = pushes.iter().map(|d| d.endpoint.as_str()).collect();
     let mut subs: HashMap<String, PushSubscriptionRow> = HashMap::new();
-    let mut langs: HashMap<String, crate::i18n::Lang> = HashMap::new();
+    let mut langs: HashMap<UserId, crate::i18n::Lang> = HashMap::new();
     if !pushes.is_empty() {
         for sub in store::push_subscriptions::find_many(conn, &sub_ids)? {
             subs.insert(sub.id.clone(), sub);
         }
-        let mut users: Vec<&str> = pushes.iter().map(|d| d.user_id.as_str()).collect();
+        let mut users: Vec<&UserId> = pushes.iter().map(|d| &d.user_id).collect();
         users.sort_unstable();
         users.dedup();
         for (user, code) in store::recipients::languages_of(conn, &users)? {

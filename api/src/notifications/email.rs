@@ -29,6 +29,7 @@ use serde_json::Value;
 
 use crate::auth::tokens;
 use crate::i18n::{self, Arg, Lang, TimeZone, t, tr};
+use crate::ids::UserId;
 use crate::model::events::Event;
 use crate::store::cache::GameCache;
 use crate::store::games::{self as game_store};
@@ -121,11 +122,11 @@ fn escape_html(s: &str) -> String {
     out
 }
 
-fn unsubscribe_mac(secret: &str, user: &str, version: Option<i64>) -> String {
+fn unsubscribe_mac(secret: &str, user: &UserId, version: Option<i64>) -> String {
     let mut mac = hmac::Hmac::<sha2_011::Sha256>::new_from_slice(secret.as_bytes())
         .expect("HMAC takes any key");
     mac.update(b"djambi-unsubscribe\0");
-    mac.update(user.as_bytes());
+    mac.update(user.as_str().as_bytes());
     if let Some(v) = version {
         mac.update(format!("\0v{v}").as_bytes());
     }
@@ -134,7 +135,7 @@ fn unsubscribe_mac(secret: &str, user: &str, version: Option<i64>) -> String {
 
 /// The unsubscribe token of a user at its unsubscribe `version` (see
 /// `store::users::unsubscribe_version`): `{user id}.v{version}.{signature}`.
-pub fn unsubscribe_token(secret: &str, user: &str, version: i64) -> String {
+pub fn unsubscribe_token(secret: &str, user: &UserId, version: i64) -> String {
     format!(
         "{user}.v{version}.{}",
         unsubscribe_mac(secret, user, Some(version))
@@ -144,7 +145,7 @@ pub fn unsubscribe_token(secret: &str, user: &str, version: i64) -> String {
 /// The user and unsubscribe version a token names, if its signature holds. A token
 /// without a version (`{user id}.{signature}`, mailed before versions existed) names
 /// version 0.
-pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<(String, i64)> {
+pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<(UserId, i64)> {
     let (named, sig) = token.rsplit_once('.')?;
     let (user, version) = match named.rsplit_once('.') {
         Some((user, v)) => {
@@ -157,7 +158,8 @@ pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<(String, i64
         }
         None => (named, None),
     };
-    let expected = unsubscribe_mac(secret, user, version);
+    let user = UserId::new(user);
+    let expected = unsubscribe_mac(secret, &user, version);
     // Constant time enough: both are fixed-length encodings of a MAC.
     let same = expected.len() == sig.len()
         && expected
@@ -165,7 +167,7 @@ pub fn check_unsubscribe_token(secret: &str, token: &str) -> Option<(String, i64
             .zip(sig.bytes())
             .fold(0u8, |acc, (a, b)| acc | (a ^ b))
             == 0;
-    same.then(|| (user.to_string(), version.unwrap_or(0)))
+    same.then_some((user, version.unwrap_or(0)))
 }
 
 /// What a kind of notification says ("Your turn"), in the reader's language.
@@ -180,7 +182,7 @@ fn subject_of(lang: Lang, kind: &str) -> String {
 
 /// The language and time zone of a mail's recipient: the account's preferences (English
 /// and UTC when unset).
-pub fn reader(conn: &mut DbConnection, user_id: &str) -> Result<(Lang, TimeZone), StoreError> {
+pub fn reader(conn: &mut DbConnection, user_id: &UserId) -> Result<(Lang, TimeZone), StoreError> {
     let user = crate::store::users::find(conn, user_id)?;
     let lang = Lang::from_pref(user.as_ref().and_then(|u| u.language.as_deref()));
     let zone = user
@@ -513,7 +515,7 @@ impl EventMail<'_> {
                 // The table's players from the pairing (the round's games are seated
                 // just after it: a mail composed meanwhile would name only some);
                 // notifications written before the payload carried them read the game.
-                let mut table: Option<Vec<Option<String>>> = self
+                let mut table: Option<Vec<Option<UserId>>> = self
                     .payload
                     .get("players")
                     .and_then(|v| serde_json::from_value(v.clone()).ok());
@@ -522,7 +524,7 @@ impl EventMail<'_> {
                         Ok(state) => Some(
                             domain::Seat::ALL
                                 .iter()
-                                .map(|s| state.player(*s).map(str::to_string))
+                                .map(|s| state.player(*s).cloned())
                                 .collect(),
                         ),
                         Err(StoreError::NotFound(_)) => None,
@@ -829,14 +831,14 @@ mod tests {
     #[test]
     fn unsubscribe_tokens_name_a_version_and_old_ones_version_zero() {
         let secret = "k".repeat(40);
-        let t = unsubscribe_token(&secret, "user-1", 3);
+        let t = unsubscribe_token(&secret, &"user-1".into(), 3);
         assert!(t.starts_with("user-1.v3."), "{t}");
         assert_eq!(
             check_unsubscribe_token(&secret, &t),
             Some(("user-1".into(), 3))
         );
         // Another version, user or key does not verify.
-        let other = unsubscribe_token(&secret, "user-1", 4);
+        let other = unsubscribe_token(&secret, &"user-1".into(), 4);
         let (_, sig) = other.rsplit_once('.').unwrap();
         assert_eq!(
             check_unsubscribe_token(&secret, &format!("user-1.v3.{sig}")),
@@ -848,7 +850,10 @@ mod tests {
             None
         );
         // A link mailed before versions: `{user}.{mac}`, version 0.
-        let legacy = format!("user-1.{}", unsubscribe_mac(&secret, "user-1", None));
+        let legacy = format!(
+            "user-1.{}",
+            unsubscribe_mac(&secret, &"user-1".into(), None)
+        );
         assert_eq!(
             check_unsubscribe_token(&secret, &legacy),
             Some(("user-1".into(), 0))

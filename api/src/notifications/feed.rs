@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{NotificationError, Notifications};
+use crate::ids::{GameId, UserId};
 use crate::store::{self, DbConnection, StoreError};
 
 pub use crate::store::outbox::NotificationRow;
@@ -25,7 +26,7 @@ pub const LOOK_BACK: TimeDelta = TimeDelta::seconds(30);
 pub struct FeedItem {
     pub id: String,
     pub kind: String,
-    pub game_id: Option<String>,
+    pub game_id: Option<GameId>,
     pub version: Option<i64>,
     pub payload: Value,
     pub created_at: chrono::DateTime<chrono::Utc>,
@@ -58,7 +59,7 @@ impl StreamCursor {
     /// what comes next (`None`). Items up to `last` in the look-back window count as sent.
     pub fn start(
         conn: &mut DbConnection,
-        user: &str,
+        user: &UserId,
         last: Option<&str>,
     ) -> Result<StreamCursor, StoreError> {
         let anchor: Option<(NaiveDateTime, String)> = match last {
@@ -83,7 +84,7 @@ impl StreamCursor {
     pub fn poll(
         &mut self,
         conn: &mut DbConnection,
-        user: &str,
+        user: &UserId,
         limit: i64,
     ) -> Result<Vec<NotificationRow>, StoreError> {
         let since = self.newest.map(|t| t - LOOK_BACK);
@@ -131,12 +132,12 @@ impl Notifications<'_> {
     /// `GET /v1/me/notifications`: newest first, after the keyset `after`.
     pub async fn feed(
         &self,
-        user: &str,
+        user: &UserId,
         after: Option<(NaiveDateTime, String)>,
         unread_only: bool,
         limit: u32,
     ) -> Result<FeedPage, NotificationError> {
-        let user = user.to_string();
+        let user = user.clone();
         Ok(store::run(self.pool, move |conn| {
             let rows = store::feed::page(conn, &user, after, unread_only, i64::from(limit))?;
             let unread_count = store::feed::unread_count(conn, &user)?;
@@ -150,7 +151,7 @@ impl Notifications<'_> {
     /// ids match nothing (and never reach the database).
     pub async fn mark_read(
         &self,
-        user: &str,
+        user: &UserId,
         ids: Vec<String>,
         up_to: Option<String>,
     ) -> Result<(usize, i64), NotificationError> {
@@ -162,7 +163,7 @@ impl Notifications<'_> {
         };
         let ids: Vec<String> = ids.into_iter().filter(is_id).collect();
         let up_to = up_to.filter(is_id);
-        let user = user.to_string();
+        let user = user.clone();
         let at = self.clock.now();
         Ok(store::run(self.pool, move |conn| {
             let n = store::feed::mark_read(conn, &user, &ids, up_to.as_deref(), at)?;

@@ -49,6 +49,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
+use crate::ids::{GameId, UserId};
 use crate::model::events::{Event, Status};
 use crate::model::game_state::GameState;
 use crate::store::DbPool;
@@ -103,14 +104,14 @@ pub fn stable_id(parts: &[&str]) -> String {
 }
 
 struct Planner<'a> {
-    game_id: &'a str,
+    game_id: &'a GameId,
     version: i64,
     at: NaiveDateTime,
     rows: Vec<NotificationRow>,
 }
 
 impl Planner<'_> {
-    fn add(&mut self, user: &str, kind: &str, mut payload: Value) {
+    fn add(&mut self, user: &UserId, kind: &str, mut payload: Value) {
         let n = self
             .rows
             .iter()
@@ -123,10 +124,10 @@ impl Planner<'_> {
         }
         let version = self.version.to_string();
         self.rows.push(NotificationRow {
-            id: stable_id(&[self.game_id, &version, kind, user, &n]),
-            user_id: user.to_string(),
+            id: stable_id(&[self.game_id.as_str(), &version, kind, user.as_str(), &n]),
+            user_id: user.clone(),
             kind: kind.to_string(),
-            game_id: Some(self.game_id.to_string()),
+            game_id: Some(self.game_id.clone()),
             version: Some(self.version),
             payload: payload.to_string(),
             created_at: self.at,
@@ -151,7 +152,7 @@ pub struct Wrote<'a> {
 
 /// The notifications a write causes (see the module documentation). `actor` is the
 /// acting account (`None` for the server).
-pub fn plan(written: Wrote<'_>, actor: Option<&str>) -> Vec<NotificationRow> {
+pub fn plan(written: Wrote<'_>, actor: Option<&UserId>) -> Vec<NotificationRow> {
     let state = written.state;
     let mut p = Planner {
         game_id: &state.id,
@@ -159,7 +160,7 @@ pub fn plan(written: Wrote<'_>, actor: Option<&str>) -> Vec<NotificationRow> {
         at: state.updated_at,
         rows: Vec::new(),
     };
-    let players: Vec<(Seat, &str)> = Seat::ALL
+    let players: Vec<(Seat, &UserId)> = Seat::ALL
         .into_iter()
         .filter_map(|s| state.player(s).map(|u| (s, u)))
         .collect();
@@ -250,7 +251,7 @@ fn add_turn(
     p: &mut Planner<'_>,
     state: &GameState,
     seat: Seat,
-    user: &str,
+    user: &UserId,
     deadline: Option<NaiveDateTime>,
 ) {
     let deadline = deadline.or_else(|| state.deadline()).map(|d| d.and_utc());

@@ -22,6 +22,7 @@ use super::config::VapidConfig;
 use super::webhooks::{MAX_URL_LEN, check_url_resolving};
 use super::{NotificationError, Notifications};
 use crate::i18n::{self, Lang};
+use crate::ids::{GameId, UserId};
 use crate::store::outbox::NotificationRow;
 use crate::store::{self, StoreError};
 
@@ -172,17 +173,18 @@ pub fn payload(note: &NotificationRow, public_url: &str, lang: Lang) -> String {
             (
                 body,
                 url,
-                game.clone().unwrap_or_else(|| format!("tournament-{t}")),
+                game.as_ref()
+                    .map_or_else(|| format!("tournament-{t}"), GameId::to_string),
             )
         }
         (None, Some(g)) => (
             i18n::tr(
                 lang,
                 "push-body-game",
-                &[("game", g[..g.len().min(8)].into())],
+                &[("game", g.as_str()[..g.as_str().len().min(8)].into())],
             ),
             format!("{base}/play/{g}"),
-            g.clone(),
+            g.to_string(),
         ),
         (None, None) => (String::new(), format!("{base}/"), note.kind.clone()),
     };
@@ -297,7 +299,7 @@ impl Notifications<'_> {
     /// endpoint another account had moves to this one). `true` when it was new.
     pub async fn subscribe_push(
         &self,
-        user: &str,
+        user: &UserId,
         endpoint: &str,
         p256dh: &str,
         auth: &str,
@@ -337,7 +339,7 @@ impl Notifications<'_> {
         };
         let row = PushSubscriptionRow {
             id: uuid::Uuid::now_v7().to_string(),
-            user_id: user.to_string(),
+            user_id: user.clone(),
             endpoint: url.to_string(),
             p256dh: p256dh.trim_end_matches('=').to_string(),
             auth: auth.trim_end_matches('=').to_string(),
@@ -361,9 +363,9 @@ impl Notifications<'_> {
     /// `GET /v1/me/push-subscriptions`: the user's devices, oldest first.
     pub async fn push_subscriptions(
         &self,
-        user: &str,
+        user: &UserId,
     ) -> Result<Vec<PushSubscriptionRow>, NotificationError> {
-        let user = user.to_string();
+        let user = user.clone();
         Ok(store::run(self.pool, move |conn| {
             store::push_subscriptions::list(conn, &user)
         })
@@ -373,10 +375,10 @@ impl Notifications<'_> {
     /// `DELETE /v1/me/push-subscriptions/{id}`.
     pub async fn delete_push_subscription(
         &self,
-        user: &str,
+        user: &UserId,
         id: &str,
     ) -> Result<(), NotificationError> {
-        let (u, i) = (user.to_string(), id.to_string());
+        let (u, i) = (user.clone(), id.to_string());
         let found = store::run(self.pool, move |conn| {
             store::push_subscriptions::delete(conn, Some(&u), &i)
         })
@@ -568,7 +570,7 @@ mod tests {
             id: "n1".into(),
             user_id: "u1".into(),
             kind: kind.into(),
-            game_id: game.map(str::to_string),
+            game_id: game.map(GameId::new),
             version: None,
             payload: payload.to_string(),
             created_at: at,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{KINDS, NotificationError, Notifications};
+use crate::ids::UserId;
 use crate::store::{self, DbConnection, StoreError};
 
 /// The longest reminder offset (seconds) and how many offsets a user may have.
@@ -161,7 +162,7 @@ impl NotificationSettings {
 
 /// A user's settings (the defaults when none were saved, or when the saved document no
 /// longer passes the checks).
-pub fn load(conn: &mut DbConnection, user: &str) -> Result<NotificationSettings, StoreError> {
+pub fn load(conn: &mut DbConnection, user: &UserId) -> Result<NotificationSettings, StoreError> {
     Ok(store::settings::load(conn, user)?
         .map(|t| parse(&t))
         .unwrap_or_default())
@@ -178,7 +179,7 @@ pub fn parse(text: &str) -> NotificationSettings {
 /// Saves a user's settings (checked by the caller).
 pub fn save(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     settings: &NotificationSettings,
     at: chrono::NaiveDateTime,
 ) -> Result<(), StoreError> {
@@ -188,8 +189,8 @@ pub fn save(
 
 impl Notifications<'_> {
     /// `GET /v1/me/notification-settings`: the user's settings.
-    pub async fn settings(&self, user: &str) -> Result<NotificationSettings, NotificationError> {
-        let user = user.to_string();
+    pub async fn settings(&self, user: &UserId) -> Result<NotificationSettings, NotificationError> {
+        let user = user.clone();
         Ok(store::run(self.pool, move |conn| load(conn, &user)).await?)
     }
 
@@ -197,11 +198,11 @@ impl Notifications<'_> {
     /// saved.
     pub async fn replace_settings(
         &self,
-        user: &str,
+        user: &UserId,
         settings: NotificationSettings,
     ) -> Result<NotificationSettings, NotificationError> {
         let settings = settings.checked()?;
-        let (user, at, saved) = (user.to_string(), self.clock.now(), settings.clone());
+        let (user, at, saved) = (user.clone(), self.clock.now(), settings.clone());
         store::run(self.pool, move |conn| save(conn, &user, &saved, at)).await?;
         Ok(settings)
     }

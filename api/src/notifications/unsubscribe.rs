@@ -7,12 +7,13 @@
 
 use super::email::check_unsubscribe_token;
 use super::{NotificationError, Notifications, settings};
+use crate::ids::UserId;
 use crate::store;
 
 /// Whom an unsubscribe link names.
 #[derive(Debug, Clone)]
 pub struct Unsubscriber {
-    pub user_id: String,
+    pub user_id: UserId,
     /// The account's language preference (`None`: not set).
     pub language: Option<String>,
 }
@@ -20,7 +21,7 @@ pub struct Unsubscriber {
 impl Notifications<'_> {
     /// The user an unsubscribe token names (`NotFound` unless its signature holds and its
     /// version is the user's current one).
-    pub async fn unsubscribe_user(&self, token: &str) -> Result<String, NotificationError> {
+    pub async fn unsubscribe_user(&self, token: &str) -> Result<UserId, NotificationError> {
         Ok(self.unsubscriber(token).await?.user_id)
     }
 

@@ -11,6 +11,7 @@
 use chrono::{Datelike, NaiveDate, NaiveDateTime, TimeDelta};
 
 use super::{NotificationError, Notifications};
+use crate::ids::UserId;
 use crate::model::game_state::GameState;
 use crate::store::{self, DbConnection, StoreError};
 
@@ -23,7 +24,7 @@ pub const MIN_SECS: i64 = 3600;
 /// 120 days, or later), as (start, end).
 pub fn pauses(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     now: NaiveDateTime,
 ) -> Result<Vec<(NaiveDateTime, NaiveDateTime)>, StoreError> {
     store::vacations::pauses(conn, user, now)
@@ -59,7 +60,7 @@ fn overlap(a: (NaiveDateTime, NaiveDateTime), b: (NaiveDateTime, NaiveDateTime))
 }
 
 /// Seconds of vacation in calendar year `year`.
-pub fn used_secs(conn: &mut DbConnection, user: &str, year: i32) -> Result<i64, StoreError> {
+pub fn used_secs(conn: &mut DbConnection, user: &UserId, year: i32) -> Result<i64, StoreError> {
     let y = year_bounds(year);
     let rows = store::vacations::overlapping(conn, user, y.0, y.1)?;
     Ok(rows.into_iter().map(|v| overlap(v, y)).sum())
@@ -68,7 +69,7 @@ pub fn used_secs(conn: &mut DbConnection, user: &str, year: i32) -> Result<i64, 
 /// Books a vacation (checks the policy; inside the caller's transaction).
 pub fn create(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     starts_at: NaiveDateTime,
     ends_at: NaiveDateTime,
     now: NaiveDateTime,
@@ -114,7 +115,7 @@ pub fn create(
     }
     let row = VacationRow {
         id: uuid::Uuid::now_v7().to_string(),
-        user_id: user.into(),
+        user_id: user.clone(),
         starts_at,
         ends_at,
         created_at: now,
@@ -127,7 +128,7 @@ pub fn create(
 /// `None` if the user has no such running or coming vacation.
 pub fn end(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     id: &str,
     now: NaiveDateTime,
 ) -> Result<Option<VacationRow>, StoreError> {
@@ -166,10 +167,10 @@ impl VacationList {
 
 impl Notifications<'_> {
     /// `GET /v1/me/vacations`.
-    pub async fn vacations(&self, user: &str) -> Result<VacationList, NotificationError> {
+    pub async fn vacations(&self, user: &UserId) -> Result<VacationList, NotificationError> {
         let now = self.clock.now();
         let allowance_days = self.config.vacation_days;
-        let user = user.to_string();
+        let user = user.clone();
         Ok(store::run(self.pool, move |conn| {
             let items = store::vacations::running_and_coming(conn, &user, now)?;
             let used = used_secs(conn, &user, now.year())?;
@@ -187,13 +188,13 @@ impl Notifications<'_> {
     /// `ends_at`; answers it and the time it was booked at.
     pub async fn declare_vacation(
         &self,
-        user: &str,
+        user: &UserId,
         starts_at: Option<NaiveDateTime>,
         ends_at: NaiveDateTime,
     ) -> Result<(VacationRow, NaiveDateTime), NotificationError> {
         let now = self.clock.now();
         let starts = starts_at.unwrap_or(now);
-        let user = user.to_string();
+        let user = user.clone();
         let days = self.config.vacation_days;
         let row = store::run(self.pool, move |conn| {
             store::transaction(conn, |conn| create(conn, &user, starts, ends_at, now, days))
@@ -204,9 +205,9 @@ impl Notifications<'_> {
 
     /// `DELETE /v1/me/vacations/{id}`: ends a running vacation now, or cancels a coming
     /// one.
-    pub async fn end_vacation(&self, user: &str, id: &str) -> Result<(), NotificationError> {
+    pub async fn end_vacation(&self, user: &UserId, id: &str) -> Result<(), NotificationError> {
         let now = self.clock.now();
-        let (user, id) = (user.to_string(), id.to_string());
+        let (user, id) = (user.clone(), id.to_string());
         let ended = store::run(self.pool, move |conn| {
             store::transaction(conn, |conn| end(conn, &user, &id, now))
         })

@@ -6,6 +6,7 @@ use chrono::TimeDelta;
 
 use super::webhooks::{DeliveryRow, WebhookRow, check_url_resolving, new_secret};
 use super::{NotificationError, Notifications};
+use crate::ids::UserId;
 use crate::store::{self, StoreError};
 
 /// Endpoints per user.
@@ -17,7 +18,7 @@ impl Notifications<'_> {
     /// answer is the only one that shows its secret.
     pub async fn create_webhook(
         &self,
-        user: &str,
+        user: &UserId,
         url: &str,
     ) -> Result<WebhookRow, NotificationError> {
         let url = check_url_resolving(url, self.config.webhook_allow_private)
@@ -25,7 +26,7 @@ impl Notifications<'_> {
             .map_err(|m| NotificationError::field("url", m))?;
         let row = WebhookRow {
             id: uuid::Uuid::now_v7().to_string(),
-            user_id: user.to_string(),
+            user_id: user.clone(),
             url: url.to_string(),
             secret: new_secret(),
             previous_secret: None,
@@ -58,14 +59,14 @@ impl Notifications<'_> {
     }
 
     /// `GET /v1/me/webhooks`: the user's endpoints, oldest first.
-    pub async fn webhooks(&self, user: &str) -> Result<Vec<WebhookRow>, NotificationError> {
-        let user = user.to_string();
+    pub async fn webhooks(&self, user: &UserId) -> Result<Vec<WebhookRow>, NotificationError> {
+        let user = user.clone();
         Ok(store::run(self.pool, move |conn| store::webhooks::list(conn, &user)).await?)
     }
 
     /// `DELETE /v1/me/webhooks/{id}`: the endpoint and its deliveries.
-    pub async fn delete_webhook(&self, user: &str, id: &str) -> Result<(), NotificationError> {
-        let (user, i) = (user.to_string(), id.to_string());
+    pub async fn delete_webhook(&self, user: &UserId, id: &str) -> Result<(), NotificationError> {
+        let (user, i) = (user.clone(), id.to_string());
         let found = store::run(self.pool, move |conn| {
             store::webhooks::delete(conn, &user, &i)
         })
@@ -81,12 +82,12 @@ impl Notifications<'_> {
     /// for `webhook_secret_grace`.
     pub async fn rotate_webhook_secret(
         &self,
-        user: &str,
+        user: &UserId,
         id: &str,
     ) -> Result<WebhookRow, NotificationError> {
         let grace = TimeDelta::from_std(self.config.webhook_secret_grace).unwrap_or_default();
         let until = self.clock.now() + grace;
-        let (user, i, secret) = (user.to_string(), id.to_string(), new_secret());
+        let (user, i, secret) = (user.clone(), id.to_string(), new_secret());
         store::run(self.pool, move |conn| {
             store::webhooks::rotate(conn, &user, &i, &secret, until)
         })
@@ -99,10 +100,10 @@ impl Notifications<'_> {
     /// user's endpoints, newest first, each with its notification's kind.
     pub async fn webhook_deliveries(
         &self,
-        user: &str,
+        user: &UserId,
         id: &str,
     ) -> Result<Vec<(DeliveryRow, String)>, NotificationError> {
-        let (user, i) = (user.to_string(), id.to_string());
+        let (user, i) = (user.clone(), id.to_string());
         store::run(self.pool, move |conn| {
             if store::webhooks::get(conn, &user, &i)?.is_none() {
                 return Ok(None);

@@ -15,6 +15,7 @@ pub mod recompute;
 
 use chrono::NaiveDateTime;
 
+use crate::ids::{GameId, UserId};
 use crate::model::events::RatingRange;
 use crate::model::game_state::GameState;
 use crate::store::ratings::{self as rating_store, PlayerRatingRow, RatingChangeRow};
@@ -79,7 +80,7 @@ pub fn admit(range: &RatingRange, rating: Option<f64>) -> Result<(), String> {
 /// A finished rated game's players and their places (0 best, shared places share it),
 /// in the ranking's order. `None` for a game that is not rated, not over, or has a seat
 /// without a person.
-pub fn placings(state: &GameState) -> Option<Vec<(String, usize)>> {
+pub fn placings(state: &GameState) -> Option<Vec<(UserId, usize)>> {
     if !state.rated {
         return None;
     }
@@ -87,17 +88,17 @@ pub fn placings(state: &GameState) -> Option<Vec<(String, usize)>> {
     let mut out = Vec::new();
     for (place, group) in result.ranking.iter().enumerate() {
         for seat in group {
-            out.push((state.player(*seat)?.to_string(), place));
+            out.push((state.player(*seat)?.clone(), place));
         }
     }
     (out.len() >= 2).then_some(out)
 }
 
 /// A new player's row.
-pub fn fresh(user_id: &str, at: NaiveDateTime) -> PlayerRatingRow {
+pub fn fresh(user_id: &UserId, at: NaiveDateTime) -> PlayerRatingRow {
     let s = Skill::default();
     PlayerRatingRow {
-        user_id: user_id.into(),
+        user_id: user_id.clone(),
         mu: s.mu,
         sigma: s.sigma,
         rating: s.display(),
@@ -110,13 +111,13 @@ pub fn fresh(user_id: &str, at: NaiveDateTime) -> PlayerRatingRow {
 /// One game's rating update (pure): the change rows and the players' new rows, from
 /// their current rows (`current`, any order, one per player).
 pub fn update(
-    game_id: &str,
+    game_id: &GameId,
     ended_at: NaiveDateTime,
     seq: i64,
-    placings: &[(String, usize)],
+    placings: &[(UserId, usize)],
     current: &[PlayerRatingRow],
 ) -> (Vec<RatingChangeRow>, Vec<PlayerRatingRow>) {
-    let row_of = |id: &str| {
+    let row_of = |id: &UserId| {
         current
             .iter()
             .find(|r| r.user_id == id)
@@ -139,7 +140,7 @@ pub fn update(
     for ((row, skill), &place) in before.iter().zip(&after).zip(&ranks) {
         let sole_first = place == 0 && ranks.iter().filter(|&&r| r == 0).count() == 1;
         changes.push(RatingChangeRow {
-            game_id: game_id.into(),
+            game_id: game_id.clone(),
             user_id: row.user_id.clone(),
             applied_seq: seq,
             place: place as i32 + 1,
@@ -172,9 +173,9 @@ pub fn lock_players(
     state: &GameState,
     at: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    let ids: Vec<String> = domain::Seat::ALL
+    let ids: Vec<UserId> = domain::Seat::ALL
         .into_iter()
-        .filter_map(|s| state.player(s).map(str::to_string))
+        .filter_map(|s| state.player(s).cloned())
         .collect();
     rating_store::lock(conn, &ids, |id| fresh(id, at))?;
     Ok(())
@@ -188,7 +189,7 @@ pub fn apply_ended(conn: &mut DbConnection, state: &GameState) -> Result<(), Sto
         return Ok(());
     };
     let ended_at = state.ended_at.unwrap_or(state.updated_at);
-    let ids: Vec<String> = placings.iter().map(|(id, _)| id.clone()).collect();
+    let ids: Vec<UserId> = placings.iter().map(|(id, _)| id.clone()).collect();
     let current = rating_store::lock(conn, &ids, |id| fresh(id, ended_at))?;
     let seq = rating_store::next_seq(conn)?;
     let (changes, rows) = update(&state.id, ended_at, seq, &placings, &current);
@@ -196,6 +197,6 @@ pub fn apply_ended(conn: &mut DbConnection, state: &GameState) -> Result<(), Sto
 }
 
 /// The shown rating of `user_id`, if they have one (for a game's rating range).
-pub fn shown_rating(conn: &mut DbConnection, user_id: &str) -> Result<Option<f64>, StoreError> {
+pub fn shown_rating(conn: &mut DbConnection, user_id: &UserId) -> Result<Option<f64>, StoreError> {
     Ok(rating_store::get(conn, user_id)?.map(|r| r.rating))
 }

@@ -3,6 +3,7 @@
 use chrono::{NaiveDateTime, TimeDelta};
 
 use super::model::Skill;
+use crate::ids::{GameId, UserId};
 use crate::store::ratings as rating_store;
 pub use crate::store::ratings::{PlayerRatingRow, RatingChangeRow};
 use crate::store::{self, DbPool, RunError, StoreError};
@@ -30,7 +31,7 @@ impl From<RunError> for RatingReadError {
 /// A player's rating page.
 #[derive(Debug, Clone)]
 pub struct PlayerPage {
-    pub user_id: String,
+    pub user_id: UserId,
     pub username: String,
     /// The current rating (the prior for a player without rated games).
     pub rating: PlayerRatingRow,
@@ -43,13 +44,13 @@ pub struct PlayerPage {
     /// The games of `recent` and `history` the reader may not know of: invite-only
     /// games the reader did not play. Their id opens them, so they are shown without it
     /// ([`PlayerPage::shown_id`]).
-    pub unlisted: std::collections::HashSet<String>,
+    pub unlisted: std::collections::HashSet<GameId>,
 }
 
 impl PlayerPage {
     /// The id of `game_id` as this page may show it to its reader: `None` for an
     /// invite-only game the reader did not play.
-    pub fn shown_id<'a>(&self, game_id: &'a str) -> Option<&'a str> {
+    pub fn shown_id<'a>(&self, game_id: &'a GameId) -> Option<&'a GameId> {
         (!self.unlisted.contains(game_id)).then_some(game_id)
     }
 }
@@ -68,7 +69,7 @@ pub fn provisional(row: &PlayerRatingRow) -> bool {
 pub async fn player(
     pool: &DbPool,
     username: String,
-    reader: Option<String>,
+    reader: Option<UserId>,
 ) -> Result<PlayerPage, RatingReadError> {
     store::run(pool, move |conn| {
         let key = crate::validate::names::login_key(&username)
@@ -85,8 +86,8 @@ pub async fn player(
             .cloned()
             .collect();
         history.reverse();
-        let ids: Vec<String> = history.iter().map(|c| c.game_id.clone()).collect();
-        let unlisted = store::game_lists::unlisted_for(conn, &ids, reader.as_deref())?;
+        let ids: Vec<GameId> = history.iter().map(|c| c.game_id.clone()).collect();
+        let unlisted = store::game_lists::unlisted_for(conn, &ids, reader.as_ref())?;
         Ok(PlayerPage {
             user_id: user.id,
             username: user.username,
@@ -102,7 +103,7 @@ pub async fn player(
 
 /// A leaderboard cursor: the rating's bits (hex) and the user id, so a page boundary is
 /// exact whatever the float.
-pub fn encode_cursor(rating: f64, user_id: &str) -> String {
+pub fn encode_cursor(rating: f64, user_id: &UserId) -> String {
     format!("{:016x}_{user_id}", rating.to_bits())
 }
 
@@ -144,7 +145,7 @@ mod tests {
     #[test]
     fn cursors_round_trip_exactly_and_refuse_strangers() {
         for r in [0.0, -3.25, 17.123456789012345, f64::MIN_POSITIVE] {
-            let c = encode_cursor(r, "abc-1");
+            let c = encode_cursor(r, &"abc-1".into());
             let (back, id) = decode_cursor(&c).unwrap();
             assert_eq!(back.to_bits(), r.to_bits());
             assert_eq!(id, "abc-1");

@@ -12,12 +12,13 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDateTime;
 
 use super::{placings, update};
+use crate::ids::{GameId, UserId};
 use crate::store::games as game_store;
 use crate::store::ratings::{self as rating_store, PlayerRatingRow, RatingChangeRow};
 use crate::store::{DbConnection, StoreError};
 
 /// A finished rated game from its log: id, end, the players' places.
-type FinishedGame = (String, NaiveDateTime, Vec<(String, usize)>);
+type FinishedGame = (GameId, NaiveDateTime, Vec<(UserId, usize)>);
 
 /// What a recompute found.
 #[derive(Debug, Default)]
@@ -38,7 +39,7 @@ pub fn recompute(conn: &mut DbConnection) -> Result<Report, StoreError> {
     loop {
         let ids = game_store::game_ids_after(conn, &after, 500)?;
         let Some(last) = ids.last() else { break };
-        after = last.clone();
+        after = last.to_string();
         for id in &ids {
             let rows = game_store::load_events(conn, id, 0, i64::MAX, None)?;
             let Some(state) = game_store::fold(id, None, &rows, |_, _| {})? else {
@@ -51,24 +52,24 @@ pub fn recompute(conn: &mut DbConnection) -> Result<Report, StoreError> {
         }
     }
     let stored = rating_store::all_changes(conn)?;
-    let mut stored_by_game: HashMap<String, Vec<RatingChangeRow>> = HashMap::new();
+    let mut stored_by_game: HashMap<GameId, Vec<RatingChangeRow>> = HashMap::new();
     for row in stored {
         stored_by_game
             .entry(row.game_id.clone())
             .or_default()
             .push(row);
     }
-    let seqs: HashMap<String, i64> = stored_by_game
+    let seqs: HashMap<GameId, i64> = stored_by_game
         .iter()
         .filter_map(|(id, rows)| Some((id.clone(), rows.first()?.applied_seq)))
         .collect();
-    let seq_of = |id: &str| seqs.get(id).copied().unwrap_or(i64::MAX);
+    let seq_of = |id: &GameId| seqs.get(id).copied().unwrap_or(i64::MAX);
     games.sort_by(|a, b| (seq_of(&a.0), a.1, &a.0).cmp(&(seq_of(&b.0), b.1, &b.0)));
     let mut report = Report {
         games: games.len(),
         ..Report::default()
     };
-    let mut ratings: BTreeMap<String, PlayerRatingRow> = BTreeMap::new();
+    let mut ratings: BTreeMap<UserId, PlayerRatingRow> = BTreeMap::new();
     for (id, ended_at, placings) in &games {
         let current: Vec<PlayerRatingRow> = placings
             .iter()

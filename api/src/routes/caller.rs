@@ -29,6 +29,7 @@ use crate::accounts::authenticate;
 use crate::auth::tokens::is_stored_access_token;
 use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
+use crate::ids::{SessionId, TokenId, UserId};
 use crate::rate_limit::forwarded_client;
 use crate::state::AppState;
 
@@ -36,15 +37,15 @@ use crate::state::AppState;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AuthVia {
     /// A JWT from a login; `session_id` is its refresh-token family.
-    Session { session_id: String },
+    Session { session_id: SessionId },
     /// A personal access token.
-    PersonalAccessToken { token_id: String },
+    PersonalAccessToken { token_id: TokenId },
 }
 
 /// An authenticated caller.
 #[derive(Debug, Clone)]
 pub struct Authenticated {
-    pub user_id: String,
+    pub user_id: UserId,
     pub scopes: Vec<Scope>,
     pub via: AuthVia,
 }
@@ -68,7 +69,7 @@ impl Authenticated {
 
     /// The login session, or 403 `forbidden` for a personal access token (account
     /// management and logout need a login).
-    pub fn require_session(&self) -> Result<&str, ApiError> {
+    pub fn require_session(&self) -> Result<&SessionId, ApiError> {
         match &self.via {
             AuthVia::Session { session_id } => Ok(session_id),
             AuthVia::PersonalAccessToken { .. } => Err(ApiError::Forbidden(
@@ -119,10 +120,10 @@ async fn authenticate(
     }
     let claims = authenticate::access_token(&accounts, &token).await?;
     Ok(Authenticated {
-        user_id: claims.sub,
+        user_id: UserId::new(claims.sub),
         scopes: Scope::parse_list(&claims.scope),
         via: AuthVia::Session {
-            session_id: claims.sid,
+            session_id: SessionId::new(claims.sid),
         },
     })
 }
@@ -146,13 +147,14 @@ async fn authenticate_cookie(
     let (sid, uid) = web_session::verify(&secret, &value, now).ok_or_else(|| {
         ApiError::invalid_token("the session cookie is not valid or has expired; log in again")
     })?;
+    let (sid, uid) = (SessionId::new(sid), UserId::new(uid));
     if web_session::is_unsafe(req.method()) {
         let presented = req
             .headers()
             .get(web_session::CSRF_HEADER)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        if !web_session::csrf_ok(&secret, &sid, presented) {
+        if !web_session::csrf_ok(&secret, sid.as_str(), presented) {
             return Err(ApiError::Forbidden(format!(
                 "a request with the session cookie must send the page's `{}` header; \
                  reload the page and try again",
@@ -171,7 +173,7 @@ async fn authenticate_cookie(
 /// The account a request authenticated as, kept in the request's extensions so that what
 /// runs after the handler (the problem titles' language) knows whose answer it is.
 #[derive(Debug, Clone)]
-pub struct CallerAccount(pub String);
+pub struct CallerAccount(pub UserId);
 
 impl FromRequest for Authenticated {
     type Error = ApiError;

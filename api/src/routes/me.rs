@@ -13,6 +13,7 @@ use crate::accounts::export as export_case;
 use crate::accounts::profile::{self, ProfileChange};
 use crate::auth::{Scope, SecretString};
 use crate::error::{ApiError, Problem};
+use crate::ids::UserId;
 use crate::routes::caller::Authenticated;
 use crate::routes::caller::client_addr;
 use crate::routes::json_body::JsonBody;
@@ -38,7 +39,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
     "updated_at": "2026-11-30T12:00:00Z"
 }))]
 pub struct Profile {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: UserId,
     pub username: String,
     pub email: String,
     /// Whether the owner confirmed `email` with the link mailed to it. Until then no
@@ -185,7 +187,7 @@ pub async fn patch_me(
     auth: Authenticated,
     body: JsonBody<UpdateMeRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let session_id = auth.require_session()?.to_string();
+    let session_id = auth.require_session()?.clone();
     let body = body.into_inner();
     let change = ProfileChange {
         user_id: auth.user_id.clone(),

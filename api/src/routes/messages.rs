@@ -10,6 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
+use crate::ids::{GameId, UserId};
 use crate::messages::{self, Message};
 use crate::pagination::{PageParams, next_link};
 use crate::routes::caller::Authenticated;
@@ -66,7 +67,8 @@ impl MessageView {
 /// A page of the messages the caller may see, oldest first.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MessagePage {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     pub items: Vec<MessageView>,
     /// The `after` of the next page; `null`: this is the last page.
     pub next_cursor: Option<String>,
@@ -320,8 +322,8 @@ struct RecordMessage<'a> {
 /// The record followed by its table-talk section (the caller's view of it).
 pub(crate) async fn record_with_messages(
     app: &AppState,
-    id: String,
-    reader: Option<String>,
+    id: GameId,
+    reader: Option<UserId>,
 ) -> Result<HttpResponse, ApiError> {
     let (state, players) =
         crate::games::queries::state_with_players(app.game_ctx(), id.clone()).await?;

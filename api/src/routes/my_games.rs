@@ -8,6 +8,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
+use crate::ids::GameId;
 use crate::model::events::Status;
 use crate::pagination::{Keyset, PageParams};
 use crate::routes::caller::Authenticated;
@@ -85,7 +86,11 @@ pub async fn my_games(
         limit: q.limit,
     };
     let limit = page.limit()?;
-    let after = page.after()?.map(Keyset::decode).transpose()?;
+    let after = page
+        .after()?
+        .map(Keyset::decode)
+        .transpose()?
+        .map(|(t, id)| (t, GameId::new(id)));
     let user = auth.user_id.clone();
     let ctx = app.game_ctx();
     let fetched = if none_can_wait {
@@ -102,7 +107,7 @@ pub async fn my_games(
     if let Some(s) = status {
         extra.push_str(&format!("&status={}", s.as_str()));
     }
-    let viewer = Some(auth.user_id.as_str());
+    let viewer = Some(&auth.user_id);
     let path = "/v1/me/games";
     let page = if mine {
         GamePage::of(

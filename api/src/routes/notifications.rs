@@ -11,6 +11,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
+use crate::ids::GameId;
 use crate::notifications::feed::NotificationRow;
 use crate::pagination::{Keyset, Page, check_cursor, check_limit};
 use crate::routes::caller::Authenticated;
@@ -43,7 +44,8 @@ pub struct NotificationView {
     /// tournament_round (`game_id`: the player's game of the round), tournament_finished
     /// or tournament_cancelled (their payloads name `tournament_id`).
     pub kind: String,
-    pub game_id: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub game_id: Option<GameId>,
     /// The game's version that caused it.
     pub version: Option<i64>,
     #[schema(value_type = Object)]

@@ -9,6 +9,7 @@ use domain::Seat;
 use utoipa::IntoParams;
 
 use crate::error::ApiError;
+use crate::ids::GameId;
 
 /// `{id}` of `/games/{id}/...`: game ids are UUIDs, so anything else cannot exist and is
 /// answered `404` before it reaches the database.
@@ -16,12 +17,12 @@ use crate::error::ApiError;
 #[into_params(names("id"), parameter_in = Path)]
 pub struct GameIdPath(
     /// The game's id
-    #[param(max_length = 64, pattern = "^[A-Za-z0-9-]+$")]
-    String,
+    #[param(value_type = String, max_length = 64, pattern = "^[A-Za-z0-9-]+$")]
+    GameId,
 );
 
 impl GameIdPath {
-    pub fn into_inner(self) -> String {
+    pub fn into_inner(self) -> GameId {
         self.0
     }
 
@@ -34,7 +35,7 @@ impl GameIdPath {
             let shown: String = raw.chars().take(64).filter(|c| !c.is_control()).collect();
             return Err(ApiError::NotFound(format!("no game {shown}")));
         }
-        Ok(GameIdPath(raw.to_string()))
+        Ok(GameIdPath(GameId::new(raw)))
     }
 }
 

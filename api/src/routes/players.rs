@@ -8,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::error::{ApiError, Problem};
+use crate::ids::{GameId, UserId};
 use crate::pagination::{check_limit, invalid_cursor, next_link};
 use crate::ratings::read::{
     self, PlayerPage, PlayerRatingRow, RatingChangeRow, decode_cursor, encode_cursor, provisional,
@@ -61,7 +62,8 @@ pub struct PlaceCount {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RatedGameView {
     /// `null` for an invite-only game the caller did not play (its id opens it).
-    pub game_id: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub game_id: Option<GameId>,
     pub ended_at: DateTime<Utc>,
     /// 1 is first; players sharing a place share the number.
     pub place: i32,
@@ -73,7 +75,7 @@ pub struct RatedGameView {
 impl RatedGameView {
     fn of(p: &PlayerPage, c: &RatingChangeRow) -> RatedGameView {
         RatedGameView {
-            game_id: p.shown_id(&c.game_id).map(str::to_string),
+            game_id: p.shown_id(&c.game_id).cloned(),
             ended_at: c.ended_at.and_utc(),
             place: c.place,
             players: c.players,
@@ -87,7 +89,8 @@ impl RatedGameView {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct HistoryPoint {
     /// `null` for an invite-only game the caller did not play (its id opens it).
-    pub game_id: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub game_id: Option<GameId>,
     pub ended_at: DateTime<Utc>,
     /// The shown rating after the game.
     pub rating: f64,
@@ -96,7 +99,8 @@ pub struct HistoryPoint {
 /// A player's page as data.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PlayerView {
-    pub user_id: String,
+    #[schema(value_type = String)]
+    pub user_id: UserId,
     pub username: String,
     pub rating: RatingView,
     /// Rated games finished.
@@ -129,7 +133,7 @@ impl PlayerView {
                 .history
                 .iter()
                 .map(|c| HistoryPoint {
-                    game_id: p.shown_id(&c.game_id).map(str::to_string),
+                    game_id: p.shown_id(&c.game_id).cloned(),
                     ended_at: c.ended_at.and_utc(),
                     rating: c.mu_after - 3.0 * c.sigma_after,
                 })
@@ -186,7 +190,8 @@ pub struct LeaderboardParams {
 /// A leaderboard line.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct LeaderboardEntry {
-    pub user_id: String,
+    #[schema(value_type = String)]
+    pub user_id: UserId,
     pub username: String,
     pub rating: RatingView,
     pub games: i64,

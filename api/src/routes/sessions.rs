@@ -18,6 +18,7 @@ use crate::accounts::{logout as logout_case, refresh as refresh_case, sessions a
 use crate::auth::SecretString;
 use crate::error::too_many;
 use crate::error::{ApiError, Problem};
+use crate::ids::SessionId;
 use crate::routes::caller::Authenticated;
 use crate::routes::caller::client_addr;
 use crate::routes::json_body::JsonBody;
@@ -83,7 +84,8 @@ pub struct TokenResponse {
     #[schema(value_type = String)]
     pub refresh_token: SecretString,
     pub refresh_token_expires_at: DateTime<Utc>,
-    pub session_id: String,
+    #[schema(value_type = String)]
+    pub session_id: SessionId,
     pub user: Profile,
 }
 
@@ -226,7 +228,7 @@ pub async fn logout(
 /// Ends the caller's login session (the API's logout and the web pages'); a personal
 /// access token has none (403).
 pub async fn end_session(state: &AppState, auth: &Authenticated) -> Result<(), ApiError> {
-    let session_id = auth.require_session()?.to_string();
+    let session_id = auth.require_session()?.clone();
     Ok(logout_case::logout(&state.accounts(), session_id).await?)
 }
 
@@ -241,7 +243,8 @@ pub async fn end_session(state: &AppState, auth: &Authenticated) -> Result<(), A
     "current": true
 }))]
 pub struct SessionView {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: SessionId,
     /// When the login happened.
     pub created_at: DateTime<Utc>,
     /// The last refresh or use of one of its access tokens (to the minute).
@@ -278,7 +281,7 @@ pub async fn list_sessions(
     state: web::Data<AppState>,
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
-    let current = auth.require_session()?.to_string();
+    let current = auth.require_session()?.clone();
     let rows = sessions_case::list(&state.accounts(), auth.user_id.clone()).await?;
     let items = rows
         .into_iter()
@@ -317,6 +320,7 @@ pub async fn end_session_by_id(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    sessions_case::end(&state.accounts(), auth.user_id.clone(), path.into_inner()).await?;
+    let id = SessionId::new(path.into_inner());
+    sessions_case::end(&state.accounts(), auth.user_id.clone(), id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -12,6 +12,7 @@ use crate::accounts::PersonalAccessToken;
 use crate::accounts::tokens::{self as token_cases, NewToken};
 use crate::auth::{Scope, SecretString};
 use crate::error::{ApiError, Problem};
+use crate::ids::TokenId;
 use crate::pagination::{PageParams, next_link};
 use crate::routes::caller::Authenticated;
 use crate::routes::json_body::JsonBody;
@@ -53,7 +54,8 @@ pub struct CreateTokenRequest {
     "expires_at": "2027-02-28T12:00:00Z", "last_used_at": null, "app": null
 }))]
 pub struct TokenInfo {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: TokenId,
     pub name: String,
     pub scopes: Vec<Scope>,
     /// The first characters of the token, to recognise it.
@@ -221,7 +223,7 @@ pub async fn revoke_token(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let id = super::uuid_id(path.into_inner(), "token")?;
+    let id = TokenId::new(super::uuid_id(path.into_inner(), "token")?);
     token_cases::revoke(&state.accounts(), auth.user_id.clone(), id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -10,6 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
+use crate::ids::GameId;
 use crate::model::events::RatingRange;
 use crate::model::timing::TimeControl;
 use crate::routes::caller::Authenticated;
@@ -134,7 +135,8 @@ pub struct TableSeatView {
 /// A table: one game.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TableView {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     /// `/v1/games/{id}`.
     pub game_url: String,
     /// `pending` (not created yet), `open`, `active` or `finished`.
@@ -351,7 +353,7 @@ pub async fn create_tournament(
             .seats_per_table
             .unwrap_or(crate::tournaments::pairing::DEFAULT_SEATS as u32),
     };
-    let t = command::create_event(ctx(&app), auth.user_id, new).await?;
+    let t = command::create_event(ctx(&app), auth.user_id.into_string(), new).await?;
     let detail = queries::get(&app.pool, t.id.clone()).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/v1/tournaments/{}", t.id)))
@@ -490,7 +492,7 @@ pub async fn cancel_tournament(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Play)?;
     let id = tournament_id(path.into_inner())?;
-    command::ask(ctx(&app), id, auth.user_id, Ask::Cancel).await?;
+    command::ask(ctx(&app), id, auth.user_id.into_string(), Ask::Cancel).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -514,7 +516,7 @@ pub async fn join_tournament(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Play)?;
     let id = tournament_id(path.into_inner())?;
-    command::ask(ctx(&app), id.clone(), auth.user_id, Ask::Join).await?;
+    command::ask(ctx(&app), id.clone(), auth.user_id.into_string(), Ask::Join).await?;
     let detail = queries::get(&app.pool, id).await?;
     Ok(HttpResponse::Ok().json(TournamentView::of(&detail)))
 }
@@ -540,6 +542,6 @@ pub async fn leave_tournament(
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Play)?;
     let id = tournament_id(path.into_inner())?;
-    command::ask(ctx(&app), id, auth.user_id, Ask::Leave).await?;
+    command::ask(ctx(&app), id, auth.user_id.into_string(), Ask::Leave).await?;
     Ok(HttpResponse::NoContent().finish())
 }

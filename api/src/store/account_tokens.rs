@@ -6,12 +6,13 @@ use diesel::prelude::*;
 
 use super::schema::account_tokens as t;
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = t)]
 pub struct AccountTokenRow {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     /// `verify_email` or `password_reset`.
     pub purpose: String,
     pub token_hash: String,
@@ -55,7 +56,7 @@ pub fn mark_used(
 /// others have no more work to do).
 pub fn retire_all(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     purpose: &str,
     now: NaiveDateTime,
 ) -> Result<usize, StoreError> {
@@ -73,7 +74,7 @@ pub fn retire_all(
 /// at most `keep` links of a kind are live at once; how many it marked.
 pub fn retire_beyond(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     purpose: &str,
     keep: usize,
     now: NaiveDateTime,
@@ -97,7 +98,7 @@ pub fn retire_beyond(
 /// Tokens of a user for `purpose` made since `since`, oldest first (their times).
 pub fn issued_since(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     purpose: &str,
     since: NaiveDateTime,
 ) -> Result<Vec<NaiveDateTime>, StoreError> {

@@ -11,17 +11,18 @@ use diesel::prelude::*;
 use super::lease::Queue;
 use super::schema::{game_analyses, game_analysis_moves};
 use super::{DbConnection, StoreError};
+use crate::ids::{GameId, UserId};
 
 /// An analysis row.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = game_analyses)]
 pub struct AnalysisRow {
     pub id: String,
-    pub game_id: String,
+    pub game_id: GameId,
     pub engine_version: String,
     /// `queued`, `running`, `done` or `failed`.
     pub status: String,
-    pub requested_by: Option<String>,
+    pub requested_by: Option<UserId>,
     pub requested_at: NaiveDateTime,
     pub game_version: i64,
     pub plies: i32,
@@ -46,7 +47,7 @@ const DUE_ANALYSES: Queue = Queue {
 /// The analysis of `game` by `engine`, if any.
 pub fn find(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     engine: &str,
 ) -> Result<Option<AnalysisRow>, StoreError> {
     Ok(game_analyses::table
@@ -85,7 +86,7 @@ pub fn insert(conn: &mut DbConnection, row: &AnalysisRow) -> Result<bool, StoreE
 /// How many analyses `user` asked for since `since`, and the time of the oldest of them.
 pub fn requested_since(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     since: NaiveDateTime,
 ) -> Result<(i64, Option<NaiveDateTime>), StoreError> {
     let times: Vec<NaiveDateTime> = game_analyses::table
@@ -264,7 +265,7 @@ pub fn requeue_stale(
 /// The game's finished analysis by another engine than `engine`, if any.
 pub fn stale_of_game(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     engine: &str,
 ) -> Result<Option<AnalysisRow>, StoreError> {
     Ok(game_analyses::table
@@ -326,7 +327,10 @@ pub fn prune(
 }
 
 /// The analyses a user asked for, oldest first (the account export).
-pub fn requested_by(conn: &mut DbConnection, user: &str) -> Result<Vec<AnalysisRow>, StoreError> {
+pub fn requested_by(
+    conn: &mut DbConnection,
+    user: &UserId,
+) -> Result<Vec<AnalysisRow>, StoreError> {
     Ok(game_analyses::table
         .filter(game_analyses::requested_by.eq(user))
         .order((game_analyses::requested_at.asc(), game_analyses::id.asc()))

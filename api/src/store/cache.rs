@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::ids::GameId;
 use crate::model::game_state::GameState;
 
 #[derive(Debug)]
@@ -31,8 +32,8 @@ pub const CHECKPOINT_EVERY: i64 = 32;
 
 #[derive(Debug, Default)]
 struct Inner {
-    map: HashMap<String, Entry>,
-    checkpoints: HashMap<(String, i64), Entry>,
+    map: HashMap<GameId, Entry>,
+    checkpoints: HashMap<(GameId, i64), Entry>,
     tick: u64,
 }
 
@@ -65,7 +66,7 @@ impl GameCache {
 
     /// The cached state of game `id` if it is at most `version`: exactly `version` (a hit),
     /// or an older one to fold forward from. `None` if absent or newer.
-    pub fn get_at_most(&self, id: &str, version: i64) -> Option<Arc<GameState>> {
+    pub fn get_at_most(&self, id: &GameId, version: i64) -> Option<Arc<GameState>> {
         let mut inner = self.lock();
         inner.tick += 1;
         let tick = inner.tick;
@@ -83,7 +84,7 @@ impl GameCache {
             let mut tries = 64;
             while at > floor && tries > 0 {
                 tries -= 1;
-                if let Some(e) = inner.checkpoints.get_mut(&(id.to_string(), at)) {
+                if let Some(e) = inner.checkpoints.get_mut(&(id.clone(), at)) {
                     e.last_used = tick;
                     found = Some(e.state.clone());
                     break;
@@ -101,7 +102,7 @@ impl GameCache {
     }
 
     /// The newest cached state of game `id`, whatever its version.
-    pub fn latest(&self, id: &str) -> Option<Arc<GameState>> {
+    pub fn latest(&self, id: &GameId) -> Option<Arc<GameState>> {
         let mut inner = self.lock();
         inner.tick += 1;
         let tick = inner.tick;
@@ -164,7 +165,7 @@ impl GameCache {
     }
 
     /// Forgets a game (e.g. after a write failed in an unexpected way).
-    pub fn forget(&self, id: &str) {
+    pub fn forget(&self, id: &GameId) {
         self.lock().map.remove(id);
     }
 
@@ -222,7 +223,7 @@ mod tests {
             rating_range: None,
         };
         let mut s = GameState::created(
-            id,
+            &GameId::new(id),
             &created,
             crate::clock::Clock::now(&crate::clock::SystemClock),
         )
@@ -235,13 +236,25 @@ mod tests {
     fn answers_only_for_the_version_asked_or_older() {
         let c = GameCache::new(10);
         c.put(state("a", 5));
-        assert_eq!(c.get_at_most("a", 5).map(|s| s.version), Some(5));
-        assert_eq!(c.get_at_most("a", 7).map(|s| s.version), Some(5));
-        assert!(c.get_at_most("a", 4).is_none());
+        assert_eq!(
+            c.get_at_most(&GameId::new("a"), 5).map(|s| s.version),
+            Some(5)
+        );
+        assert_eq!(
+            c.get_at_most(&GameId::new("a"), 7).map(|s| s.version),
+            Some(5)
+        );
+        assert!(c.get_at_most(&GameId::new("a"), 4).is_none());
         c.put(state("a", 3));
-        assert_eq!(c.get_at_most("a", 9).map(|s| s.version), Some(5));
+        assert_eq!(
+            c.get_at_most(&GameId::new("a"), 9).map(|s| s.version),
+            Some(5)
+        );
         c.put(state("a", 6));
-        assert_eq!(c.get_at_most("a", 6).map(|s| s.version), Some(6));
+        assert_eq!(
+            c.get_at_most(&GameId::new("a"), 6).map(|s| s.version),
+            Some(6)
+        );
     }
 
     #[test]
@@ -251,11 +264,26 @@ mod tests {
         for v in [32, 64, 65, 96] {
             c.offer_checkpoint(&state("a", v));
         }
-        assert_eq!(c.get_at_most("a", 70).map(|s| s.version), Some(64));
-        assert_eq!(c.get_at_most("a", 96).map(|s| s.version), Some(96));
-        assert_eq!(c.get_at_most("a", 31).map(|s| s.version), None);
-        assert_eq!(c.get_at_most("a", 101).map(|s| s.version), Some(100));
-        assert_eq!(c.get_at_most("b", 70).map(|s| s.version), None);
+        assert_eq!(
+            c.get_at_most(&GameId::new("a"), 70).map(|s| s.version),
+            Some(64)
+        );
+        assert_eq!(
+            c.get_at_most(&GameId::new("a"), 96).map(|s| s.version),
+            Some(96)
+        );
+        assert_eq!(
+            c.get_at_most(&GameId::new("a"), 31).map(|s| s.version),
+            None
+        );
+        assert_eq!(
+            c.get_at_most(&GameId::new("a"), 101).map(|s| s.version),
+            Some(100)
+        );
+        assert_eq!(
+            c.get_at_most(&GameId::new("b"), 70).map(|s| s.version),
+            None
+        );
     }
 
     #[test]
@@ -263,7 +291,10 @@ mod tests {
         let c = GameCache::new(100);
         for i in 0..1000 {
             c.put(state(&format!("g{i}"), 1));
-            assert!(c.get_at_most("g0", 1).is_some(), "the hot entry survives");
+            assert!(
+                c.get_at_most(&GameId::new("g0"), 1).is_some(),
+                "the hot entry survives"
+            );
         }
         assert!(c.len() <= 100);
     }

@@ -7,13 +7,14 @@ use diesel::prelude::*;
 
 use super::schema::{conditional_moves, games};
 use super::{DbConnection, StoreError};
+use crate::ids::{GameId, UserId};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = conditional_moves)]
 pub struct TreeRow {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seat: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub base_version: i64,
     pub base_actions: i64,
     pub checked_version: i64,
@@ -23,7 +24,11 @@ pub struct TreeRow {
 }
 
 /// The tree of a game's seat, if any.
-pub fn get(conn: &mut DbConnection, game: &str, seat: &str) -> Result<Option<TreeRow>, StoreError> {
+pub fn get(
+    conn: &mut DbConnection,
+    game: &GameId,
+    seat: &str,
+) -> Result<Option<TreeRow>, StoreError> {
     Ok(conditional_moves::table
         .find((game, seat))
         .select(TreeRow::as_select())
@@ -45,14 +50,14 @@ pub fn put(conn: &mut DbConnection, mut row: TreeRow) -> Result<TreeRow, StoreEr
 }
 
 /// Deletes a tree; whether there was one.
-pub fn delete(conn: &mut DbConnection, game: &str, seat: &str) -> Result<bool, StoreError> {
+pub fn delete(conn: &mut DbConnection, game: &GameId, seat: &str) -> Result<bool, StoreError> {
     Ok(diesel::delete(conditional_moves::table.find((game, seat))).execute(conn)? == 1)
 }
 
 /// Deletes a tree if it is still at `revision`; whether it was.
 pub fn delete_at(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     seat: &str,
     revision: i64,
 ) -> Result<bool, StoreError> {
@@ -90,7 +95,7 @@ pub fn update_at(
 }
 
 /// The trees of a game.
-pub fn of_game(conn: &mut DbConnection, game: &str) -> Result<Vec<TreeRow>, StoreError> {
+pub fn of_game(conn: &mut DbConnection, game: &GameId) -> Result<Vec<TreeRow>, StoreError> {
     Ok(conditional_moves::table
         .filter(conditional_moves::game_id.eq(game))
         .order(conditional_moves::seat.asc())
@@ -100,8 +105,8 @@ pub fn of_game(conn: &mut DbConnection, game: &str) -> Result<Vec<TreeRow>, Stor
 
 /// The games with a tree not yet matched at their current version, the longest waiting
 /// first, at most `limit` (each game once).
-pub fn pending(conn: &mut DbConnection, limit: i64) -> Result<Vec<String>, StoreError> {
-    let mut ids: Vec<String> = conditional_moves::table
+pub fn pending(conn: &mut DbConnection, limit: i64) -> Result<Vec<GameId>, StoreError> {
+    let mut ids: Vec<GameId> = conditional_moves::table
         .inner_join(games::table.on(games::id.eq(conditional_moves::game_id)))
         .filter(games::version.gt(conditional_moves::checked_version))
         .order(conditional_moves::updated_at.asc())
@@ -114,7 +119,7 @@ pub fn pending(conn: &mut DbConnection, limit: i64) -> Result<Vec<String>, Store
 }
 
 /// Deletes every tree of a user (an account closed).
-pub fn delete_of_user(conn: &mut DbConnection, user: &str) -> Result<usize, StoreError> {
+pub fn delete_of_user(conn: &mut DbConnection, user: &UserId) -> Result<usize, StoreError> {
     Ok(
         diesel::delete(conditional_moves::table.filter(conditional_moves::user_id.eq(user)))
             .execute(conn)?,
@@ -122,7 +127,7 @@ pub fn delete_of_user(conn: &mut DbConnection, user: &str) -> Result<usize, Stor
 }
 
 /// Every tree of a user, by game (the account export).
-pub fn of_user(conn: &mut DbConnection, user: &str) -> Result<Vec<TreeRow>, StoreError> {
+pub fn of_user(conn: &mut DbConnection, user: &UserId) -> Result<Vec<TreeRow>, StoreError> {
     Ok(conditional_moves::table
         .filter(conditional_moves::user_id.eq(user))
         .order((

@@ -8,13 +8,14 @@ use super::lease::Queue;
 use super::outbox::NotificationRow;
 use super::schema::{deliveries, notifications};
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = deliveries)]
 pub struct DeliveryRow {
     pub id: String,
     pub notification_id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub channel: String,
     pub endpoint: String,
     pub status: String,
@@ -166,7 +167,7 @@ pub fn claim_lane(
     until: NaiveDateTime,
     limit: i64,
     busy: &[String],
-    busy_users: &[String],
+    busy_users: &[UserId],
 ) -> Result<Vec<String>, StoreError> {
     use diesel::sql_types::{BigInt, Text, Timestamp};
     let rows: Vec<Claimed> = match conn {
@@ -202,7 +203,7 @@ struct PgClaim<'a> {
     until: NaiveDateTime,
     limit: i64,
     busy: &'a [String],
-    busy_users: &'a [String],
+    busy_users: &'a [UserId],
 }
 
 impl diesel::query_builder::QueryId for PgClaim<'_> {

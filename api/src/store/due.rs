@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use super::lease::Queue;
 use super::schema::games;
 use super::{DbConnection, StoreError};
+use crate::ids::GameId;
 
 /// The games whose due work (a deadline, a bot's turn) has come.
 const DUE_GAMES: Queue = Queue {
@@ -24,12 +25,13 @@ pub fn claim(
     now: NaiveDateTime,
     lease: TimeDelta,
     limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    Ok(DUE_GAMES.claim(conn, now, now + lease, limit)?)
+) -> Result<Vec<GameId>, StoreError> {
+    let ids = DUE_GAMES.claim(conn, now, now + lease, limit)?;
+    Ok(ids.into_iter().map(GameId::from).collect())
 }
 
 /// Releases a claim.
-pub fn release(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+pub fn release(conn: &mut DbConnection, id: &GameId) -> Result<(), StoreError> {
     diesel::update(games::table.find(id))
         .set(games::due_lease_until.eq(None::<NaiveDateTime>))
         .execute(conn)?;
@@ -40,7 +42,7 @@ pub fn release(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
 /// next move after its rate limit), if the game is still at `version` and due at all.
 pub fn postpone(
     conn: &mut DbConnection,
-    id: &str,
+    id: &GameId,
     version: i64,
     at: NaiveDateTime,
 ) -> Result<(), StoreError> {
@@ -57,7 +59,11 @@ pub fn postpone(
 
 /// Renews a claim that is still held until `until` (a worker renews while it works, so a
 /// crashed instance's games come back within one short lease). False if it was lost.
-pub fn renew(conn: &mut DbConnection, id: &str, until: NaiveDateTime) -> Result<bool, StoreError> {
+pub fn renew(
+    conn: &mut DbConnection,
+    id: &GameId,
+    until: NaiveDateTime,
+) -> Result<bool, StoreError> {
     let n = diesel::update(
         games::table
             .find(id)

@@ -13,6 +13,7 @@ use super::schema::{
     retired_usernames, sessions, users, vacations, webhooks,
 };
 use super::{DbConnection, StoreError};
+use crate::ids::{GameId, UserId};
 
 /// What a closed account's seats and name show.
 pub const DELETED_NAME: &str = "[deleted]";
@@ -64,7 +65,7 @@ pub fn purge_held_names(conn: &mut DbConnection, now: NaiveDateTime) -> Result<u
 /// tokens), personal access tokens, mailed tokens, the reply addresses of its turn mails, webhooks, the browsers' Web Push
 /// subscriptions, notification settings and vacations, and the delivery queue and feed of
 /// its notifications.
-pub fn end_everything(conn: &mut DbConnection, user_id: &str) -> Result<(), StoreError> {
+pub fn end_everything(conn: &mut DbConnection, user_id: &UserId) -> Result<(), StoreError> {
     // First lock the account's notifications (PostgreSQL): the delivery worker's fan-out
     // skips locked rows, and one that holds some already finishes first, so no delivery
     // is inserted for a notification between the two deletes below.
@@ -106,8 +107,8 @@ pub fn end_everything(conn: &mut DbConnection, user_id: &str) -> Result<(), Stor
 /// The seats the account holds in games not over: (game id, seat, game status).
 pub fn seats_in_play(
     conn: &mut DbConnection,
-    user_id: &str,
-) -> Result<Vec<(String, String, String)>, StoreError> {
+    user_id: &UserId,
+) -> Result<Vec<(GameId, String, String)>, StoreError> {
     Ok(game_players::table
         .inner_join(games::table)
         .filter(game_players::user_id.eq(user_id))
@@ -123,7 +124,7 @@ pub fn seats_in_play(
 /// too.
 pub fn erase_user(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     username: &str,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {

@@ -6,6 +6,7 @@ use diesel::prelude::*;
 use super::outbox::NotificationRow;
 use super::schema::notifications;
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 /// Account mails (verification, password reset) ride the outbox but are not in the feed.
 pub(crate) const ACCOUNT_MAILS: &str = "account.%";
@@ -13,7 +14,7 @@ pub(crate) const ACCOUNT_MAILS: &str = "account.%";
 /// Newest first, after the keyset `after`; `limit + 1` rows.
 pub fn page(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     after: Option<(NaiveDateTime, String)>,
     unread_only: bool,
     limit: i64,
@@ -39,7 +40,7 @@ pub fn page(
 }
 
 /// The number of unread notifications.
-pub fn unread_count(conn: &mut DbConnection, user: &str) -> Result<i64, StoreError> {
+pub fn unread_count(conn: &mut DbConnection, user: &UserId) -> Result<i64, StoreError> {
     Ok(notifications::table
         .filter(notifications::user_id.eq(user))
         .filter(notifications::kind.not_like(ACCOUNT_MAILS))
@@ -52,7 +53,7 @@ pub fn unread_count(conn: &mut DbConnection, user: &str) -> Result<i64, StoreErr
 /// feed's order); returns how many changed.
 pub fn mark_read(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     ids: &[String],
     up_to: Option<&str>,
     at: NaiveDateTime,
@@ -92,7 +93,7 @@ pub fn mark_read(
 /// When one of the user's notifications was made (`None`: no such notification).
 pub fn created_at_of(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     id: &str,
 ) -> Result<Option<NaiveDateTime>, StoreError> {
     Ok(notifications::table
@@ -107,7 +108,7 @@ pub fn created_at_of(
 /// The user's newest notification (time and id), if any.
 pub fn newest(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
 ) -> Result<Option<(NaiveDateTime, String)>, StoreError> {
     Ok(notifications::table
         .filter(notifications::user_id.eq(user))
@@ -122,7 +123,7 @@ pub fn newest(
 /// keyset `(t, id)`.
 pub fn ids_between(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     since: NaiveDateTime,
     (t, id): (NaiveDateTime, &str),
 ) -> Result<Vec<(String, NaiveDateTime)>, StoreError> {
@@ -142,7 +143,7 @@ pub fn ids_between(
 /// The user's notifications from `since` (or all), oldest first, at most `limit`.
 pub fn oldest_since(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     since: Option<NaiveDateTime>,
     limit: i64,
 ) -> Result<Vec<NotificationRow>, StoreError> {

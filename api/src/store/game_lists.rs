@@ -4,6 +4,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use crate::ids::{GameId, UserId};
 use crate::model::events::{Status, Visibility};
 use crate::model::game_state::GameState;
 use crate::store::DbConnection;
@@ -12,7 +13,7 @@ use crate::store::games::{self as game_store, EventRow, GameRow, PlayerRow};
 use crate::store::schema::{game_players, games};
 
 /// A position in a list ordered by (time, id): the last item of the previous page.
-pub type Keyset = (NaiveDateTime, String);
+pub type Keyset = (NaiveDateTime, GameId);
 
 /// Games with their players.
 pub type GamesWithPlayers = (Vec<GameRow>, Vec<PlayerRow>);
@@ -21,7 +22,7 @@ fn with_players(
     conn: &mut DbConnection,
     rows: Vec<GameRow>,
 ) -> Result<GamesWithPlayers, StoreError> {
-    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let ids: Vec<GameId> = rows.iter().map(|r| r.id.clone()).collect();
     let players = game_store::players_of(conn, &ids)?;
     Ok((rows, players))
 }
@@ -55,7 +56,7 @@ pub fn lobby(
 /// A player's games, newest first, optionally in one status; `limit + 1` rows.
 pub fn games_of(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     status: Option<Status>,
     after: Option<Keyset>,
     limit: i64,
@@ -86,7 +87,7 @@ pub fn games_of(
 /// rows.
 pub fn awaiting_move_of(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     after: Option<Keyset>,
     limit: i64,
 ) -> Result<GamesWithPlayers, StoreError> {
@@ -109,7 +110,10 @@ pub fn awaiting_move_of(
 }
 
 /// One game's projection row and players.
-pub fn summary(conn: &mut DbConnection, id: &str) -> Result<(GameRow, Vec<PlayerRow>), StoreError> {
+pub fn summary(
+    conn: &mut DbConnection,
+    id: &GameId,
+) -> Result<(GameRow, Vec<PlayerRow>), StoreError> {
     let row =
         game_store::find_row(conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
     let players = game_store::players_of(conn, std::slice::from_ref(&row.id))?;
@@ -119,7 +123,7 @@ pub fn summary(conn: &mut DbConnection, id: &str) -> Result<(GameRow, Vec<Player
 /// A page of a game's log: the current version and events `after+1..`, at most `limit`.
 pub fn events_page(
     conn: &mut DbConnection,
-    id: &str,
+    id: &GameId,
     after: i64,
     limit: i64,
 ) -> Result<(i64, Vec<EventRow>), StoreError> {
@@ -131,7 +135,7 @@ pub fn events_page(
 /// How a game's projection differs from the replay of its log (empty: it does not).
 pub fn projection_differences(
     conn: &mut DbConnection,
-    id: &str,
+    id: &GameId,
 ) -> Result<Vec<String>, StoreError> {
     let stored =
         game_store::find_row(conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
@@ -150,7 +154,7 @@ pub fn projection_differences(
             "games row: stored {stored:?}, replayed {replayed:?}"
         ));
     }
-    let seats: Vec<(String, String)> = seat_rows_of(&state);
+    let seats: Vec<(String, UserId)> = seat_rows_of(&state);
     let stored_seats = game_store::seat_rows(conn, id)?;
     if seats != stored_seats {
         differences.push(format!(
@@ -160,10 +164,10 @@ pub fn projection_differences(
     Ok(differences)
 }
 
-fn seat_rows_of(state: &GameState) -> Vec<(String, String)> {
-    let mut seats: Vec<(String, String)> = domain::Seat::ALL
+fn seat_rows_of(state: &GameState) -> Vec<(String, UserId)> {
+    let mut seats: Vec<(String, UserId)> = domain::Seat::ALL
         .into_iter()
-        .filter_map(|s| state.player(s).map(|u| (s.to_string(), u.to_string())))
+        .filter_map(|s| state.player(s).map(|u| (s.to_string(), u.clone())))
         .collect();
     seats.sort();
     seats
@@ -173,21 +177,21 @@ fn seat_rows_of(state: &GameState) -> Vec<(String, String)> {
 /// their id is the key to them, so lists built for this reader leave it out.
 pub fn unlisted_for(
     conn: &mut DbConnection,
-    ids: &[String],
-    reader: Option<&str>,
-) -> Result<std::collections::HashSet<String>, StoreError> {
+    ids: &[GameId],
+    reader: Option<&UserId>,
+) -> Result<std::collections::HashSet<GameId>, StoreError> {
     if ids.is_empty() {
         return Ok(Default::default());
     }
-    let mut unlisted: std::collections::HashSet<String> = games::table
+    let mut unlisted: std::collections::HashSet<GameId> = games::table
         .filter(games::id.eq_any(ids))
         .filter(games::visibility.ne(Visibility::Public.as_str()))
         .select(games::id)
-        .load::<String>(conn)?
+        .load::<GameId>(conn)?
         .into_iter()
         .collect();
     if let (Some(reader), false) = (reader, unlisted.is_empty()) {
-        let played: Vec<String> = game_players::table
+        let played: Vec<GameId> = game_players::table
             .filter(game_players::user_id.eq(reader))
             .filter(game_players::game_id.eq_any(unlisted.iter()))
             .select(game_players::game_id)
@@ -201,7 +205,7 @@ pub fn unlisted_for(
 
 /// The study games (imported records, without seats) a user created, oldest first (the
 /// account export).
-pub fn studies_of(conn: &mut DbConnection, user_id: &str) -> Result<Vec<GameRow>, StoreError> {
+pub fn studies_of(conn: &mut DbConnection, user_id: &UserId) -> Result<Vec<GameRow>, StoreError> {
     Ok(games::table
         .filter(games::created_by.eq(user_id))
         .filter(games::kind.eq("study"))

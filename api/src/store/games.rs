@@ -33,6 +33,7 @@ use diesel::sql_types::Bool;
 use domain::Seat;
 
 use super::cache::GameCache;
+use crate::ids::{GameId, SessionId, UserId};
 use crate::model::events::Event;
 use crate::model::game_state::{FoldError, GameState};
 use crate::model::talk::Press;
@@ -44,11 +45,11 @@ use crate::store::{DbConnection, StoreError};
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = game_events)]
 pub struct EventRow {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seq: i64,
     pub kind: String,
     pub payload: String,
-    pub actor_id: Option<String>,
+    pub actor_id: Option<UserId>,
     pub created_at: NaiveDateTime,
 }
 
@@ -64,7 +65,7 @@ impl EventRow {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = games, treat_none_as_null = true)]
 pub struct GameRow {
-    pub id: String,
+    pub id: GameId,
     pub status: String,
     pub visibility: String,
     pub invite_code: Option<String>,
@@ -74,10 +75,10 @@ pub struct GameRow {
     pub version: i64,
     pub ply: i32,
     pub to_move_seat: Option<String>,
-    pub to_move_user_id: Option<String>,
+    pub to_move_user_id: Option<UserId>,
     pub ruler_seat: Option<String>,
     pub result: Option<String>,
-    pub created_by: String,
+    pub created_by: UserId,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     /// `play` or `study`.
@@ -149,7 +150,7 @@ impl GameRow {
             version: state.version,
             ply: i32::try_from(position.ply()).unwrap_or(i32::MAX),
             to_move_seat: state.to_move().map(|s| s.to_string()),
-            to_move_user_id: state.to_move_user().map(str::to_string),
+            to_move_user_id: state.to_move_user().cloned(),
             ruler_seat: position.ruler().map(|s| s.to_string()),
             result: state
                 .result
@@ -194,15 +195,15 @@ impl GameRow {
 /// A row of `game_players` with the player's username.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlayerRow {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seat: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub username: String,
     /// The player's shown rating, if they finished a rated game.
     pub rating: Option<f64>,
 }
 
-pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, StoreError> {
+pub fn find_row(conn: &mut DbConnection, id: &GameId) -> Result<Option<GameRow>, StoreError> {
     Ok(games::table
         .find(id)
         .select(GameRow::as_select())
@@ -211,7 +212,7 @@ pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<GameRow>, St
 }
 
 /// The current version of a game.
-pub fn current_version(conn: &mut DbConnection, id: &str) -> Result<i64, StoreError> {
+pub fn current_version(conn: &mut DbConnection, id: &GameId) -> Result<i64, StoreError> {
     games::table
         .find(id)
         .select(games::version)
@@ -221,11 +222,11 @@ pub fn current_version(conn: &mut DbConnection, id: &str) -> Result<i64, StoreEr
 }
 
 /// The players (with usernames) of some games.
-pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerRow>, StoreError> {
+pub fn players_of(conn: &mut DbConnection, ids: &[GameId]) -> Result<Vec<PlayerRow>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(String, String, String, String, Option<f64>)> = game_players::table
+    let rows: Vec<(GameId, String, UserId, String, Option<f64>)> = game_players::table
         .inner_join(users::table)
         .left_join(player_ratings::table.on(player_ratings::user_id.eq(game_players::user_id)))
         .filter(game_players::game_id.eq_any(ids))
@@ -252,7 +253,7 @@ pub fn players_of(conn: &mut DbConnection, ids: &[String]) -> Result<Vec<PlayerR
 /// Events `after+1 ..= upto` of a game, in order, at most `limit`.
 pub fn load_events(
     conn: &mut DbConnection,
-    id: &str,
+    id: &GameId,
     after: i64,
     upto: i64,
     limit: Option<i64>,
@@ -273,7 +274,7 @@ pub fn load_events(
 /// Folds event rows onto a state (or starts one from event 1), checking their numbering.
 /// Each state passed on the way is offered to `visit` (for the cache's checkpoints).
 pub fn fold(
-    id: &str,
+    id: &GameId,
     mut state: Option<GameState>,
     rows: &[EventRow],
     mut visit: impl FnMut(&GameState, Option<&domain::Step>),
@@ -306,7 +307,7 @@ pub fn fold(
 pub fn state_at(
     conn: &mut DbConnection,
     cache: &GameCache,
-    id: &str,
+    id: &GameId,
     version: i64,
     latest: bool,
 ) -> Result<Arc<GameState>, StoreError> {
@@ -342,7 +343,7 @@ pub fn state_at(
 pub fn current_state(
     conn: &mut DbConnection,
     cache: &GameCache,
-    id: &str,
+    id: &GameId,
 ) -> Result<Arc<GameState>, StoreError> {
     let version = current_version(conn, id)?;
     state_at(conn, cache, id, version, true)
@@ -350,21 +351,21 @@ pub fn current_state(
 
 /// The log rows of an append.
 fn event_rows(
-    id: &str,
+    id: &GameId,
     expected: i64,
     events: &[Event],
-    actor_id: Option<&str>,
+    actor_id: Option<&UserId>,
     at: NaiveDateTime,
 ) -> Vec<EventRow> {
     events
         .iter()
         .zip(expected + 1..)
         .map(|(e, seq)| EventRow {
-            game_id: id.to_string(),
+            game_id: id.clone(),
             seq,
             kind: e.kind().into(),
             payload: e.payload_text(),
-            actor_id: actor_id.map(str::to_string),
+            actor_id: actor_id.cloned(),
             created_at: at,
         })
         .collect()
@@ -389,7 +390,7 @@ pub fn append(
     conn: &mut DbConnection,
     expected: i64,
     events: &[Event],
-    actor_id: Option<&str>,
+    actor_id: Option<&UserId>,
     new_state: &GameState,
 ) -> Result<(), StoreError> {
     check_shape(expected, events, new_state)?;
@@ -459,8 +460,8 @@ pub fn fits_one_statement(expected: i64, events: &[Event]) -> bool {
 /// Whether the login session `session_id` of `user_id` is live (not revoked).
 pub fn session_is_live(
     conn: &mut DbConnection,
-    session_id: &str,
-    user_id: &str,
+    session_id: &SessionId,
+    user_id: &UserId,
 ) -> Result<bool, StoreError> {
     Ok(diesel::select(diesel::dsl::exists(live_session(session_id, user_id))).get_result(conn)?)
 }
@@ -469,13 +470,13 @@ pub fn session_is_live(
 /// revoked_at IS NULL`.
 type LiveSession<'a> = diesel::dsl::Filter<
     diesel::dsl::Filter<
-        diesel::dsl::Filter<sessions::table, diesel::dsl::Eq<sessions::id, &'a str>>,
-        diesel::dsl::Eq<sessions::user_id, &'a str>,
+        diesel::dsl::Filter<sessions::table, diesel::dsl::Eq<sessions::id, &'a SessionId>>,
+        diesel::dsl::Eq<sessions::user_id, &'a UserId>,
     >,
     diesel::dsl::IsNull<sessions::revoked_at>,
 >;
 
-fn live_session<'a>(session_id: &'a str, user_id: &'a str) -> LiveSession<'a> {
+fn live_session<'a>(session_id: &'a SessionId, user_id: &'a UserId) -> LiveSession<'a> {
     sessions::table
         .filter(sessions::id.eq(session_id))
         .filter(sessions::user_id.eq(user_id))
@@ -498,9 +499,9 @@ pub fn append_in_one_statement(
     conn: &mut diesel::PgConnection,
     expected: i64,
     events: &[Event],
-    actor_id: Option<&str>,
+    actor_id: Option<&UserId>,
     new_state: &GameState,
-    session: Option<(&str, &str)>,
+    session: Option<(&SessionId, &UserId)>,
     notes: &[NotificationRow],
 ) -> Result<bool, StoreError> {
     check_shape(expected, events, new_state)?;
@@ -532,7 +533,7 @@ pub fn append_in_one_statement(
         seqs: rows.iter().map(|r| r.seq).collect(),
         kinds: rows.iter().map(|r| r.kind.clone()).collect(),
         payloads: rows.iter().map(|r| r.payload.clone()).collect(),
-        actor_id: actor_id.map(str::to_string),
+        actor_id: actor_id.cloned(),
         at: new_state.updated_at,
         notes: Notes {
             ids: notes.iter().map(|n| n.id.clone()).collect(),
@@ -591,7 +592,7 @@ struct ClaimThenInsert<C> {
     seqs: Vec<i64>,
     kinds: Vec<String>,
     payloads: Vec<String>,
-    actor_id: Option<String>,
+    actor_id: Option<UserId>,
     at: NaiveDateTime,
     notes: Notes,
 }
@@ -599,7 +600,7 @@ struct ClaimThenInsert<C> {
 /// The outbox rows of a one-statement append, as arrays for `unnest`.
 struct Notes {
     ids: Vec<String>,
-    users: Vec<String>,
+    users: Vec<UserId>,
     kinds: Vec<String>,
     versions: Vec<i64>,
     payloads: Vec<String>,
@@ -680,7 +681,7 @@ pub fn game_ids_after(
     conn: &mut DbConnection,
     after: &str,
     limit: i64,
-) -> Result<Vec<String>, StoreError> {
+) -> Result<Vec<GameId>, StoreError> {
     Ok(games::table
         .filter(games::id.gt(after))
         .order(games::id.asc())
@@ -690,7 +691,10 @@ pub fn game_ids_after(
 }
 
 /// The seat rows of one game, as stored: (seat, user id).
-pub fn seat_rows(conn: &mut DbConnection, id: &str) -> Result<Vec<(String, String)>, StoreError> {
+pub fn seat_rows(
+    conn: &mut DbConnection,
+    id: &GameId,
+) -> Result<Vec<(String, UserId)>, StoreError> {
     Ok(game_players::table
         .filter(game_players::game_id.eq(id))
         .order(game_players::seat.asc())

@@ -10,6 +10,7 @@
 use diesel::prelude::*;
 
 use super::StoreError;
+use crate::ids::UserId;
 use crate::store::DbConnection;
 use crate::store::schema::idempotency_keys;
 
@@ -27,7 +28,7 @@ pub enum Lookup {
 /// was answered before.
 pub fn lookup(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     key: &str,
     request_hash: &str,
 ) -> Result<Lookup, StoreError> {
@@ -54,7 +55,7 @@ pub fn lookup(
 /// this fail with [`StoreError::VersionMoved`] (a unique violation), rolling the write back.
 pub fn store(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     key: &str,
     request_hash: &str,
     answer: &serde_json::Value,

@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use diesel::prelude::*;
 
 use super::StoreError;
+use crate::ids::{GameId, UserId};
 
 /// The PostgreSQL channel of the signals.
 pub const CHANNEL: &str = "djambi_live";
@@ -270,21 +271,21 @@ pub fn publisher_connection(url: &str) -> Result<PgConnection, StoreError> {
 /// (`watched`: game id, newest version passed on), as (game id, version).
 pub fn games_past(
     conn: &mut super::DbConnection,
-    watched: &[(String, i64)],
-) -> Result<Vec<String>, StoreError> {
+    watched: &[(GameId, i64)],
+) -> Result<Vec<GameId>, StoreError> {
     use super::schema::games;
     let mut moved = Vec::new();
     for chunk in watched.chunks(1000) {
-        let ids: Vec<&str> = chunk.iter().map(|(id, _)| id.as_str()).collect();
-        let now: Vec<(String, i64)> = games::table
+        let ids: Vec<&GameId> = chunk.iter().map(|(id, _)| id).collect();
+        let now: Vec<(GameId, i64)> = games::table
             .filter(games::id.eq_any(&ids))
             .select((games::id, games::version))
             .load(conn)?;
-        let passed: std::collections::HashMap<&str, i64> =
-            chunk.iter().map(|(id, v)| (id.as_str(), *v)).collect();
+        let passed: std::collections::HashMap<&GameId, i64> =
+            chunk.iter().map(|(id, v)| (id, *v)).collect();
         moved.extend(
             now.into_iter()
-                .filter(|(id, v)| passed.get(id.as_str()).is_some_and(|p| v > p))
+                .filter(|(id, v)| passed.get(id).is_some_and(|p| v > p))
                 .map(|(id, _)| id),
         );
     }
@@ -296,18 +297,18 @@ pub fn games_past(
 /// user may not have been given yet (account mails are never streamed).
 pub fn notifications_since(
     conn: &mut super::DbConnection,
-    watched: &[(String, chrono::NaiveDateTime)],
-) -> Result<Vec<(String, String)>, StoreError> {
+    watched: &[(UserId, chrono::NaiveDateTime)],
+) -> Result<Vec<(UserId, String)>, StoreError> {
     use super::schema::notifications;
     let mut out = Vec::new();
     for chunk in watched.chunks(1000) {
         let Some(oldest) = chunk.iter().map(|(_, t)| *t).min() else {
             continue;
         };
-        let ids: Vec<&str> = chunk.iter().map(|(id, _)| id.as_str()).collect();
-        let since: std::collections::HashMap<&str, chrono::NaiveDateTime> =
-            chunk.iter().map(|(id, t)| (id.as_str(), *t)).collect();
-        let rows: Vec<(String, String, chrono::NaiveDateTime)> = notifications::table
+        let ids: Vec<&UserId> = chunk.iter().map(|(id, _)| id).collect();
+        let since: std::collections::HashMap<&UserId, chrono::NaiveDateTime> =
+            chunk.iter().map(|(id, t)| (id, *t)).collect();
+        let rows: Vec<(UserId, String, chrono::NaiveDateTime)> = notifications::table
             .filter(notifications::user_id.eq_any(&ids))
             .filter(notifications::created_at.ge(oldest))
             .filter(notifications::kind.not_like(super::feed::ACCOUNT_MAILS))
@@ -319,7 +320,7 @@ pub fn notifications_since(
             .load(conn)?;
         out.extend(
             rows.into_iter()
-                .filter(|(u, _, at)| since.get(u.as_str()).is_some_and(|s| at >= s))
+                .filter(|(u, _, at)| since.get(u).is_some_and(|s| at >= s))
                 .map(|(u, id, _)| (u, id)),
         );
     }

@@ -6,16 +6,17 @@ use diesel::prelude::*;
 
 use super::schema::{inbound_mails as im, mail_move_tokens as t};
 use super::{DbConnection, StoreError};
+use crate::ids::{GameId, UserId};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = t)]
 pub struct MailTokenRow {
     pub token_hash: String,
     pub notification_id: String,
-    pub game_id: String,
+    pub game_id: GameId,
     /// The seat's letter (`R`, `B`, `Y`, `G`).
     pub seat: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub version: i64,
     pub created_at: NaiveDateTime,
     pub expires_at: NaiveDateTime,

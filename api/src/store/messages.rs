@@ -8,16 +8,17 @@ use diesel::prelude::*;
 
 use super::schema::{message_reports, messages, mutes, notifications, users};
 use super::{DbConnection, StoreError};
+use crate::ids::{GameId, UserId};
 
 /// A row of `messages`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = messages)]
 pub struct MessageRow {
     pub id: String,
-    pub game_id: String,
+    pub game_id: GameId,
     /// 1, 2, 3... per game.
     pub seq: i64,
-    pub sender_id: String,
+    pub sender_id: UserId,
     pub sender_seat: String,
     /// The recipient seats' letters; empty: the whole table.
     pub recipients: String,
@@ -37,7 +38,7 @@ pub struct MessageRow {
 pub struct ReportRow {
     pub id: String,
     pub message_id: String,
-    pub reporter_id: String,
+    pub reporter_id: UserId,
     pub reason: Option<String>,
     /// JSON: the reported message and the ones around it the reporter could see.
     pub context: String,
@@ -49,7 +50,7 @@ pub struct ReportRow {
 /// no game row (moves do not wait for it); on SQLite `BEGIN IMMEDIATE` already
 /// serialises every writer. So the sequence numbers and the per-game rate limit are
 /// decided one writer at a time.
-pub fn lock_game_talk(conn: &mut DbConnection, game: &str) -> Result<(), StoreError> {
+pub fn lock_game_talk(conn: &mut DbConnection, game: &GameId) -> Result<(), StoreError> {
     if let DbConnection::Pg(c) = conn {
         diesel::sql_query("SELECT pg_advisory_xact_lock(1952541803, hashtext($1))")
             .bind::<diesel::sql_types::Text, _>(game)
@@ -60,7 +61,7 @@ pub fn lock_game_talk(conn: &mut DbConnection, game: &str) -> Result<(), StoreEr
 
 /// The next sequence number of a game's messages (inside the sender's transaction; the
 /// unique `(game_id, seq)` decides a race, which the caller retries).
-pub fn next_seq(conn: &mut DbConnection, game: &str) -> Result<i64, StoreError> {
+pub fn next_seq(conn: &mut DbConnection, game: &GameId) -> Result<i64, StoreError> {
     let max: Option<i64> = messages::table
         .filter(messages::game_id.eq(game))
         .select(diesel::dsl::max(messages::seq))
@@ -79,7 +80,7 @@ pub fn insert(conn: &mut DbConnection, row: &MessageRow) -> Result<(), StoreErro
 /// included (the caller filters).
 pub fn after(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     after: i64,
     limit: i64,
 ) -> Result<Vec<MessageRow>, StoreError> {
@@ -103,8 +104,8 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<MessageRow>, Sto
 /// How many messages were sent since `since` in a game, and by one sender (in any game).
 pub fn sent_since(
     conn: &mut DbConnection,
-    game: &str,
-    sender: &str,
+    game: &GameId,
+    sender: &UserId,
     since: NaiveDateTime,
 ) -> Result<(i64, i64), StoreError> {
     let in_game: i64 = messages::table
@@ -128,7 +129,7 @@ pub fn hide(conn: &mut DbConnection, id: &str, at: NaiveDateTime) -> Result<bool
     let Some((game, sent_at)) = messages::table
         .find(id)
         .select((messages::game_id, messages::created_at))
-        .first::<(String, NaiveDateTime)>(conn)
+        .first::<(GameId, NaiveDateTime)>(conn)
         .optional()?
     else {
         return Ok(false);
@@ -159,7 +160,7 @@ pub fn hide(conn: &mut DbConnection, id: &str, at: NaiveDateTime) -> Result<bool
 }
 
 /// The ids of the accounts `user` muted.
-pub fn muted_by(conn: &mut DbConnection, user: &str) -> Result<Vec<String>, StoreError> {
+pub fn muted_by(conn: &mut DbConnection, user: &UserId) -> Result<Vec<String>, StoreError> {
     Ok(mutes::table
         .filter(mutes::user_id.eq(user))
         .select(mutes::muted_id)
@@ -169,9 +170,9 @@ pub fn muted_by(conn: &mut DbConnection, user: &str) -> Result<Vec<String>, Stor
 /// The ids, among `users_`, of those who muted `sender`.
 pub fn muting(
     conn: &mut DbConnection,
-    sender: &str,
-    among: &[String],
-) -> Result<Vec<String>, StoreError> {
+    sender: &UserId,
+    among: &[UserId],
+) -> Result<Vec<UserId>, StoreError> {
     Ok(mutes::table
         .filter(mutes::muted_id.eq(sender))
         .filter(mutes::user_id.eq_any(among))
@@ -182,8 +183,8 @@ pub fn muting(
 /// Mutes (idempotent).
 pub fn mute(
     conn: &mut DbConnection,
-    user: &str,
-    muted: &str,
+    user: &UserId,
+    muted: &UserId,
     at: NaiveDateTime,
 ) -> Result<(), StoreError> {
     let exists = mutes::table
@@ -212,14 +213,14 @@ pub fn mute(
 }
 
 /// Unmutes; `false`: was not muted.
-pub fn unmute(conn: &mut DbConnection, user: &str, muted: &str) -> Result<bool, StoreError> {
+pub fn unmute(conn: &mut DbConnection, user: &UserId, muted: &UserId) -> Result<bool, StoreError> {
     Ok(diesel::delete(mutes::table.find((user, muted))).execute(conn)? > 0)
 }
 
 /// The accounts `user` muted: (username, since), oldest first.
 pub fn mutes_of(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
 ) -> Result<Vec<(String, NaiveDateTime)>, StoreError> {
     Ok(mutes::table
         .inner_join(users::table.on(users::id.eq(mutes::muted_id)))
@@ -254,7 +255,7 @@ pub fn reports_of(conn: &mut DbConnection, message: &str) -> Result<Vec<ReportRo
 }
 
 /// The messages `user` wrote, in every game, oldest first (the account export).
-pub fn written_by(conn: &mut DbConnection, user: &str) -> Result<Vec<MessageRow>, StoreError> {
+pub fn written_by(conn: &mut DbConnection, user: &UserId) -> Result<Vec<MessageRow>, StoreError> {
     Ok(messages::table
         .filter(messages::sender_id.eq(user))
         .order((messages::created_at.asc(), messages::id.asc()))
@@ -263,7 +264,7 @@ pub fn written_by(conn: &mut DbConnection, user: &str) -> Result<Vec<MessageRow>
 }
 
 /// The reports `user` made, oldest first (the account export).
-pub fn reports_by(conn: &mut DbConnection, user: &str) -> Result<Vec<ReportRow>, StoreError> {
+pub fn reports_by(conn: &mut DbConnection, user: &UserId) -> Result<Vec<ReportRow>, StoreError> {
     Ok(message_reports::table
         .filter(message_reports::reporter_id.eq(user))
         .order((message_reports::created_at.asc(), message_reports::id.asc()))

@@ -3,12 +3,13 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use crate::ids::{SessionId, TokenId, UserId};
 use crate::store::schema::{personal_access_tokens, refresh_tokens, sessions, users};
 
 #[derive(Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = users)]
 pub struct User {
-    pub id: String,
+    pub id: UserId,
     pub username: String,
     pub username_key: String,
     /// The look-alike skeleton of the name (see `validate::names`), unique.
@@ -46,8 +47,8 @@ impl std::fmt::Debug for User {
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = sessions)]
 pub struct Session {
-    pub id: String,
-    pub user_id: String,
+    pub id: SessionId,
+    pub user_id: UserId,
     pub created_at: NaiveDateTime,
     pub last_used_at: NaiveDateTime,
     pub revoked_at: Option<NaiveDateTime>,
@@ -62,7 +63,7 @@ pub struct Session {
 #[diesel(table_name = refresh_tokens)]
 pub struct RefreshToken {
     pub token_hash: String,
-    pub session_id: String,
+    pub session_id: SessionId,
     pub created_at: NaiveDateTime,
     pub expires_at: NaiveDateTime,
     pub used_at: Option<NaiveDateTime>,
@@ -71,8 +72,8 @@ pub struct RefreshToken {
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = personal_access_tokens)]
 pub struct PersonalAccessToken {
-    pub id: String,
-    pub user_id: String,
+    pub id: TokenId,
+    pub user_id: UserId,
     pub name: String,
     /// Space-separated scope names.
     pub scopes: String,

@@ -7,12 +7,13 @@ use diesel::prelude::*;
 
 use super::schema::oauth_codes as codes;
 use super::{DbConnection, StoreError};
+use crate::ids::{TokenId, UserId};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = codes)]
 pub struct OAuthCode {
     pub code_hash: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub client_id: String,
     pub redirect_uri: String,
     /// Space-separated scope names.
@@ -24,7 +25,7 @@ pub struct OAuthCode {
     /// When the code was first presented at the token endpoint (rightly or not).
     pub used_at: Option<NaiveDateTime>,
     /// The access token issued from it, if any.
-    pub token_id: Option<String>,
+    pub token_id: Option<TokenId>,
 }
 
 pub fn insert(conn: &mut DbConnection, code: &OAuthCode) -> Result<(), StoreError> {
@@ -37,7 +38,7 @@ pub fn insert(conn: &mut DbConnection, code: &OAuthCode) -> Result<(), StoreErro
 /// Codes of a user that expire after `since` (the recent ones, used or not).
 pub fn count_recent(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     since: NaiveDateTime,
 ) -> Result<i64, StoreError> {
     Ok(codes::table
@@ -50,7 +51,7 @@ pub fn count_recent(
 /// Deletes a user's codes that expired before `before`; returns how many.
 pub fn delete_expired(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     before: NaiveDateTime,
 ) -> Result<usize, StoreError> {
     Ok(diesel::delete(
@@ -90,7 +91,7 @@ pub fn claim(
 pub fn set_token(
     conn: &mut DbConnection,
     code_hash: &str,
-    token_id: &str,
+    token_id: &TokenId,
 ) -> Result<(), StoreError> {
     diesel::update(codes::table.find(code_hash))
         .set(codes::token_id.eq(token_id))

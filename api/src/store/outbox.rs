@@ -6,15 +6,16 @@ use diesel::prelude::*;
 
 use super::schema::notifications;
 use super::{DbConnection, StoreError};
+use crate::ids::{GameId, UserId};
 
 /// A row of `notifications`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = notifications)]
 pub struct NotificationRow {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub kind: String,
-    pub game_id: Option<String>,
+    pub game_id: Option<GameId>,
     pub version: Option<i64>,
     pub payload: String,
     pub created_at: NaiveDateTime,

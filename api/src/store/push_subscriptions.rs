@@ -6,12 +6,13 @@ use diesel::prelude::*;
 
 use super::schema::{deliveries, push_subscriptions};
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = push_subscriptions)]
 pub struct PushSubscriptionRow {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub endpoint: String,
     /// The browser's P-256 public key (uncompressed point, base64url).
     pub p256dh: String,
@@ -21,7 +22,10 @@ pub struct PushSubscriptionRow {
 }
 
 /// The user's subscriptions, oldest first.
-pub fn list(conn: &mut DbConnection, user: &str) -> Result<Vec<PushSubscriptionRow>, StoreError> {
+pub fn list(
+    conn: &mut DbConnection,
+    user: &UserId,
+) -> Result<Vec<PushSubscriptionRow>, StoreError> {
     Ok(push_subscriptions::table
         .filter(push_subscriptions::user_id.eq(user))
         .order((
@@ -35,7 +39,7 @@ pub fn list(conn: &mut DbConnection, user: &str) -> Result<Vec<PushSubscriptionR
 /// The subscriptions of `users`, each user's in order of creation.
 pub fn list_of(
     conn: &mut DbConnection,
-    users: &[&str],
+    users: &[&UserId],
 ) -> Result<Vec<PushSubscriptionRow>, StoreError> {
     Ok(push_subscriptions::table
         .filter(push_subscriptions::user_id.eq_any(users))
@@ -79,7 +83,7 @@ pub fn by_endpoint(
         .optional()?)
 }
 
-pub fn count(conn: &mut DbConnection, user: &str) -> Result<i64, StoreError> {
+pub fn count(conn: &mut DbConnection, user: &UserId) -> Result<i64, StoreError> {
     Ok(push_subscriptions::table
         .filter(push_subscriptions::user_id.eq(user))
         .count()
@@ -111,14 +115,18 @@ pub fn set_keys(
 
 /// Deletes a subscription and its pending deliveries; `user: None` whoever owns it.
 /// `false` if there was none.
-pub fn delete(conn: &mut DbConnection, user: Option<&str>, id: &str) -> Result<bool, StoreError> {
+pub fn delete(
+    conn: &mut DbConnection,
+    user: Option<&UserId>,
+    id: &str,
+) -> Result<bool, StoreError> {
     super::transaction(conn, |conn| delete_in(conn, user, id))
 }
 
 /// [`delete`] inside the caller's transaction.
 pub fn delete_in(
     conn: &mut DbConnection,
-    user: Option<&str>,
+    user: Option<&UserId>,
     id: &str,
 ) -> Result<bool, StoreError> {
     {

@@ -7,11 +7,12 @@ use diesel::prelude::*;
 use super::games::DUE_BOTS_ONLY;
 use super::schema::{games, users};
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 /// Serialises the quota checks of one account: on PostgreSQL the account's row is locked
 /// until the transaction ends (two concurrent creations cannot both pass the last place);
 /// SQLite serialises writers anyway. Call it inside the write's transaction.
-pub fn lock_account(conn: &mut DbConnection, user: &str) -> Result<(), StoreError> {
+pub fn lock_account(conn: &mut DbConnection, user: &UserId) -> Result<(), StoreError> {
     if let DbConnection::Pg(c) = conn {
         users::table
             .find(user)
@@ -27,7 +28,7 @@ pub fn lock_account(conn: &mut DbConnection, user: &str) -> Result<(), StoreErro
 /// Games of `kind` (`play`) `user` created that have not ended (open or being played).
 pub fn open_games_created(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     kind: &str,
 ) -> Result<i64, StoreError> {
     Ok(games::table
@@ -42,7 +43,7 @@ pub fn open_games_created(
 /// oldest of them was created.
 pub fn created_since(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     kind: Option<&str>,
     since: NaiveDateTime,
 ) -> Result<(i64, Option<NaiveDateTime>), StoreError> {

@@ -8,12 +8,13 @@ use diesel::prelude::*;
 
 use super::schema::{player_ratings, rating_changes, users};
 use super::{DbConnection, StoreError};
+use crate::ids::{GameId, UserId};
 
 /// A player's current rating.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = player_ratings)]
 pub struct PlayerRatingRow {
-    pub user_id: String,
+    pub user_id: UserId,
     pub mu: f64,
     pub sigma: f64,
     /// mu − 3·sigma.
@@ -27,8 +28,8 @@ pub struct PlayerRatingRow {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rating_changes)]
 pub struct RatingChangeRow {
-    pub game_id: String,
-    pub user_id: String,
+    pub game_id: GameId,
+    pub user_id: UserId,
     pub applied_seq: i64,
     /// 1 is first; shared places share the number.
     pub place: i32,
@@ -47,8 +48,8 @@ pub struct RatingChangeRow {
 /// transaction's `BEGIN IMMEDIATE` already serialises writers.
 pub fn lock(
     conn: &mut DbConnection,
-    users: &[String],
-    fresh: impl Fn(&str) -> PlayerRatingRow,
+    users: &[UserId],
+    fresh: impl Fn(&UserId) -> PlayerRatingRow,
 ) -> Result<Vec<PlayerRatingRow>, StoreError> {
     let mut ids = users.to_vec();
     ids.sort();
@@ -109,7 +110,10 @@ pub fn record(
 }
 
 /// The rating of `user_id`, if they finished a rated game.
-pub fn get(conn: &mut DbConnection, user_id: &str) -> Result<Option<PlayerRatingRow>, StoreError> {
+pub fn get(
+    conn: &mut DbConnection,
+    user_id: &UserId,
+) -> Result<Option<PlayerRatingRow>, StoreError> {
     Ok(player_ratings::table
         .find(user_id)
         .select(PlayerRatingRow::as_select())
@@ -120,7 +124,7 @@ pub fn get(conn: &mut DbConnection, user_id: &str) -> Result<Option<PlayerRating
 /// The ratings of those of `user_ids` who have one.
 pub fn many(
     conn: &mut DbConnection,
-    user_ids: &[String],
+    user_ids: &[UserId],
 ) -> Result<Vec<PlayerRatingRow>, StoreError> {
     if user_ids.is_empty() {
         return Ok(Vec::new());
@@ -134,7 +138,7 @@ pub fn many(
 /// A player's changes, newest first, at most `limit`.
 pub fn changes_of(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     limit: i64,
 ) -> Result<Vec<RatingChangeRow>, StoreError> {
     Ok(rating_changes::table
@@ -151,7 +155,7 @@ pub fn changes_of(
 /// One game's changes (one row per player whose rating it changed).
 pub fn changes_of_game(
     conn: &mut DbConnection,
-    game_id: &str,
+    game_id: &GameId,
 ) -> Result<Vec<RatingChangeRow>, StoreError> {
     Ok(rating_changes::table
         .filter(rating_changes::game_id.eq(game_id))
@@ -161,7 +165,7 @@ pub fn changes_of_game(
 }
 
 /// How many times a player finished at each place (1-based), as (place, count).
-pub fn places_of(conn: &mut DbConnection, user_id: &str) -> Result<Vec<(i32, i64)>, StoreError> {
+pub fn places_of(conn: &mut DbConnection, user_id: &UserId) -> Result<Vec<(i32, i64)>, StoreError> {
     Ok(rating_changes::table
         .filter(rating_changes::user_id.eq(user_id))
         .group_by(rating_changes::place)

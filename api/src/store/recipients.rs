@@ -4,10 +4,11 @@ use diesel::prelude::*;
 
 use super::schema::users;
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 /// The user's e-mail address if its owner has verified it (empty: none, or not verified:
 /// notification mails go to verified addresses only).
-pub fn email(conn: &mut DbConnection, user: &str) -> Result<String, StoreError> {
+pub fn email(conn: &mut DbConnection, user: &UserId) -> Result<String, StoreError> {
     let (email, verified): (String, Option<chrono::NaiveDateTime>) = users::table
         .find(user)
         .select((users::email, users::email_verified_at))
@@ -23,10 +24,10 @@ pub fn email(conn: &mut DbConnection, user: &str) -> Result<String, StoreError> 
 /// name, if set.
 pub fn addresses_of(
     conn: &mut DbConnection,
-    users: &[&str],
-) -> Result<Vec<(String, String, Option<String>)>, StoreError> {
+    users: &[&UserId],
+) -> Result<Vec<(UserId, String, Option<String>)>, StoreError> {
     let rows: Vec<(
-        String,
+        UserId,
         String,
         Option<chrono::NaiveDateTime>,
         Option<String>,
@@ -58,8 +59,8 @@ pub fn addresses_of(
 /// Of each of `users`: its id and its language's code, if set.
 pub fn languages_of(
     conn: &mut DbConnection,
-    users: &[&str],
-) -> Result<Vec<(String, Option<String>)>, StoreError> {
+    users: &[&UserId],
+) -> Result<Vec<(UserId, Option<String>)>, StoreError> {
     Ok(users::table
         .filter(users::id.eq_any(users))
         .select((users::id, users::language))
@@ -67,7 +68,7 @@ pub fn languages_of(
 }
 
 /// The user's name (`?` for an unknown user).
-pub fn username(conn: &mut DbConnection, user: &str) -> Result<String, StoreError> {
+pub fn username(conn: &mut DbConnection, user: &UserId) -> Result<String, StoreError> {
     Ok(users::table
         .find(user)
         .select(users::username)

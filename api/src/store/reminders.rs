@@ -8,6 +8,7 @@ use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 
 use super::lease::Queue;
 use super::{DbConnection, StoreError};
+use crate::ids::{GameId, UserId};
 
 /// Games claimed by one statement.
 pub const BATCH: i64 = 100;
@@ -16,7 +17,7 @@ pub const BATCH: i64 = 100;
 /// schedule is already for a later version.
 pub fn upsert(
     conn: &mut DbConnection,
-    game: &str,
+    game: &GameId,
     version: i64,
     at: Option<NaiveDateTime>,
 ) -> Result<(), StoreError> {
@@ -42,8 +43,8 @@ pub fn upsert(
 /// A `reminder` notification (nothing if its id exists): how many rows were inserted.
 pub struct Reminder<'a> {
     pub id: &'a str,
-    pub user: &'a str,
-    pub game: &'a str,
+    pub user: &'a UserId,
+    pub game: &'a GameId,
     pub version: i64,
     pub payload: &'a str,
     pub at: NaiveDateTime,
@@ -77,11 +78,11 @@ pub fn insert_reminder(conn: &mut DbConnection, r: &Reminder<'_>) -> Result<usiz
 #[derive(QueryableByName)]
 struct Pending {
     #[diesel(sql_type = Text)]
-    id: String,
+    id: GameId,
 }
 
 /// Games whose schedule is missing or older than their version.
-pub fn unscheduled(conn: &mut DbConnection) -> Result<Vec<String>, StoreError> {
+pub fn unscheduled(conn: &mut DbConnection) -> Result<Vec<GameId>, StoreError> {
     let sql = "SELECT g.id FROM games g LEFT JOIN reminder_schedule r ON r.game_id = g.id \
                WHERE g.due_at IS NOT NULL AND (r.game_id IS NULL OR r.version < g.version) \
                LIMIT 100";
@@ -107,6 +108,7 @@ pub fn claim(
     conn: &mut DbConnection,
     now: NaiveDateTime,
     until: NaiveDateTime,
-) -> Result<Vec<String>, StoreError> {
-    Ok(DUE_REMINDERS.claim(conn, now, until, BATCH)?)
+) -> Result<Vec<GameId>, StoreError> {
+    let ids = DUE_REMINDERS.claim(conn, now, until, BATCH)?;
+    Ok(ids.into_iter().map(GameId::from).collect())
 }

@@ -8,6 +8,7 @@ use super::{
     DbConnection, StoreError,
     models::{RefreshToken, Session},
 };
+use crate::ids::{SessionId, UserId};
 
 pub fn insert(conn: &mut DbConnection, session: &Session) -> Result<(), StoreError> {
     diesel::insert_into(sessions::table)
@@ -16,7 +17,7 @@ pub fn insert(conn: &mut DbConnection, session: &Session) -> Result<(), StoreErr
     Ok(())
 }
 
-pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<Session>, StoreError> {
+pub fn find(conn: &mut DbConnection, id: &SessionId) -> Result<Option<Session>, StoreError> {
     Ok(sessions::table
         .find(id)
         .select(Session::as_select())
@@ -25,7 +26,11 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<Session>, StoreE
 }
 
 /// Records that a session was used at `now` (a refresh).
-pub fn touch(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<(), StoreError> {
+pub fn touch(
+    conn: &mut DbConnection,
+    id: &SessionId,
+    now: NaiveDateTime,
+) -> Result<(), StoreError> {
     diesel::update(sessions::table.find(id))
         .set(sessions::last_used_at.eq(now))
         .execute(conn)?;
@@ -36,7 +41,7 @@ pub fn touch(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<()
 /// was live.
 pub fn revoke(
     conn: &mut DbConnection,
-    id: &str,
+    id: &SessionId,
     reason: &str,
     now: NaiveDateTime,
 ) -> Result<bool, StoreError> {
@@ -56,8 +61,8 @@ pub fn revoke(
 /// Revokes every live session of a user except `keep`; returns how many.
 pub fn revoke_all_of_user(
     conn: &mut DbConnection,
-    user_id: &str,
-    keep: Option<&str>,
+    user_id: &UserId,
+    keep: Option<&SessionId>,
     reason: &str,
     now: NaiveDateTime,
 ) -> Result<usize, StoreError> {
@@ -65,7 +70,7 @@ pub fn revoke_all_of_user(
         sessions::table
             .filter(sessions::user_id.eq(user_id))
             .filter(sessions::revoked_at.is_null())
-            .filter(sessions::id.ne(keep.unwrap_or(""))),
+            .filter(sessions::id.ne(keep.map_or("", SessionId::as_str))),
     )
     .set((
         sessions::revoked_at.eq(now),
@@ -113,7 +118,7 @@ pub fn mark_refresh_used(
 /// most `limit`.
 pub fn list_live(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     since: NaiveDateTime,
     limit: i64,
 ) -> Result<Vec<Session>, StoreError> {

@@ -6,9 +6,10 @@ use diesel::prelude::*;
 
 use super::schema::notification_settings;
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 /// A user's saved document, if any.
-pub fn load(conn: &mut DbConnection, user: &str) -> Result<Option<String>, StoreError> {
+pub fn load(conn: &mut DbConnection, user: &UserId) -> Result<Option<String>, StoreError> {
     Ok(notification_settings::table
         .find(user)
         .select(notification_settings::settings)
@@ -19,8 +20,8 @@ pub fn load(conn: &mut DbConnection, user: &str) -> Result<Option<String>, Store
 /// The saved documents of `users` (those who saved one), by user.
 pub fn load_of(
     conn: &mut DbConnection,
-    users: &[&str],
-) -> Result<Vec<(String, String)>, StoreError> {
+    users: &[&UserId],
+) -> Result<Vec<(UserId, String)>, StoreError> {
     Ok(notification_settings::table
         .filter(notification_settings::user_id.eq_any(users))
         .select((
@@ -33,7 +34,7 @@ pub fn load_of(
 /// Saves a user's document (replacing the previous one).
 pub fn save(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     text: &str,
     at: NaiveDateTime,
 ) -> Result<(), StoreError> {

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 
 use super::schema::personal_access_tokens as pat;
 use super::{DbConnection, StoreError, models::PersonalAccessToken};
+use crate::ids::{TokenId, UserId};
 
 pub fn insert(conn: &mut DbConnection, token: &PersonalAccessToken) -> Result<(), StoreError> {
     diesel::insert_into(pat::table)
@@ -14,7 +15,7 @@ pub fn insert(conn: &mut DbConnection, token: &PersonalAccessToken) -> Result<()
 }
 
 /// Live (unrevoked) tokens of a user; expired ones count until they are revoked.
-pub fn count_live(conn: &mut DbConnection, user_id: &str) -> Result<i64, StoreError> {
+pub fn count_live(conn: &mut DbConnection, user_id: &UserId) -> Result<i64, StoreError> {
     Ok(pat::table
         .filter(pat::user_id.eq(user_id))
         .filter(pat::revoked_at.is_null())
@@ -26,7 +27,7 @@ pub fn count_live(conn: &mut DbConnection, user_id: &str) -> Result<i64, StoreEr
 /// `after`.
 pub fn list_live(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     after: Option<&str>,
     limit: i64,
 ) -> Result<Vec<PersonalAccessToken>, StoreError> {
@@ -44,7 +45,7 @@ pub fn list_live(
 }
 
 /// Whether the user has a token (revoked or not) with this id.
-pub fn exists(conn: &mut DbConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
+pub fn exists(conn: &mut DbConnection, user_id: &UserId, id: &TokenId) -> Result<bool, StoreError> {
     let found: i64 = pat::table
         .filter(pat::id.eq(id))
         .filter(pat::user_id.eq(user_id))
@@ -54,7 +55,7 @@ pub fn exists(conn: &mut DbConnection, user_id: &str, id: &str) -> Result<bool, 
 }
 
 /// Revokes a token unless it already is.
-pub fn revoke(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<(), StoreError> {
+pub fn revoke(conn: &mut DbConnection, id: &TokenId, now: NaiveDateTime) -> Result<(), StoreError> {
     diesel::update(
         pat::table
             .filter(pat::id.eq(id))
@@ -68,7 +69,7 @@ pub fn revoke(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<(
 /// Revokes every live token of a user; returns how many.
 pub fn revoke_all_of_user(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     now: NaiveDateTime,
 ) -> Result<usize, StoreError> {
     Ok(diesel::update(
@@ -92,7 +93,10 @@ pub fn find_by_hash(
 }
 
 /// A token by id.
-pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PersonalAccessToken>, StoreError> {
+pub fn find(
+    conn: &mut DbConnection,
+    id: &TokenId,
+) -> Result<Option<PersonalAccessToken>, StoreError> {
     Ok(pat::table
         .find(id)
         .select(PersonalAccessToken::as_select())
@@ -101,7 +105,7 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PersonalAccessTo
 }
 
 /// Records that a token was used at `now`.
-pub fn touch(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> Result<(), StoreError> {
+pub fn touch(conn: &mut DbConnection, id: &TokenId, now: NaiveDateTime) -> Result<(), StoreError> {
     diesel::update(pat::table.find(id))
         .set(pat::last_used_at.eq(now))
         .execute(conn)?;

@@ -9,6 +9,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use crate::ids::{GameId, UserId};
 use crate::store::schema::{games, tournament_events, tournament_players, tournaments};
 use crate::store::{DbConnection, StoreError};
 
@@ -179,7 +180,10 @@ pub fn live_ids(conn: &mut DbConnection, limit: i64) -> Result<Vec<String>, Stor
 }
 
 /// The open or running events a player is entered in.
-pub fn live_ids_of_player(conn: &mut DbConnection, user: &str) -> Result<Vec<String>, StoreError> {
+pub fn live_ids_of_player(
+    conn: &mut DbConnection,
+    user: &UserId,
+) -> Result<Vec<String>, StoreError> {
     Ok(tournament_players::table
         .inner_join(tournaments::table)
         .filter(tournament_players::user_id.eq(user))
@@ -191,8 +195,8 @@ pub fn live_ids_of_player(conn: &mut DbConnection, user: &str) -> Result<Vec<Str
 /// Of `ids`, the games that exist, with their status and result column.
 pub fn game_states(
     conn: &mut DbConnection,
-    ids: &[String],
-) -> Result<Vec<(String, String, Option<String>)>, StoreError> {
+    ids: &[GameId],
+) -> Result<Vec<(GameId, String, Option<String>)>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -221,7 +225,7 @@ pub fn usernames(
 /// user is entered (the account export).
 pub fn of_user(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
 ) -> Result<Vec<(TournamentRow, bool)>, StoreError> {
     let entered: Vec<String> = tournament_players::table
         .filter(tournament_players::user_id.eq(user))

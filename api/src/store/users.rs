@@ -6,13 +6,14 @@ use diesel::result::{DatabaseErrorKind, Error};
 
 use super::schema::users;
 use super::{DbConnection, StoreError, models::User};
+use crate::ids::UserId;
 
 diesel::define_sql_function! {
     /// SQL `lower` (both backends; ASCII case on SQLite, which is what addresses compare by).
     fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text;
 }
 
-pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<User>, StoreError> {
+pub fn find(conn: &mut DbConnection, id: &UserId) -> Result<Option<User>, StoreError> {
     Ok(users::table
         .find(id)
         .select(User::as_select())
@@ -45,7 +46,7 @@ pub fn insert(conn: &mut DbConnection, user: &User) -> Result<bool, StoreError> 
 /// UPDATE`). On SQLite the write transactions of [`super::transaction`] begin with
 /// `BEGIN IMMEDIATE`, which already serialises every writer, so nothing more is needed.
 /// Returns whether the account exists.
-pub fn lock(conn: &mut DbConnection, user_id: &str) -> Result<bool, StoreError> {
+pub fn lock(conn: &mut DbConnection, user_id: &UserId) -> Result<bool, StoreError> {
     let found = match conn {
         DbConnection::Pg(c) => users::table
             .find(user_id)
@@ -78,7 +79,7 @@ pub struct UserChanges<'a> {
 /// changes).
 pub fn update(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     changes: UserChanges<'_>,
 ) -> Result<(), StoreError> {
     if let Some(email) = changes.email {
@@ -119,7 +120,10 @@ pub fn update(
 }
 
 /// The account's unsubscribe version (`None`: no such account).
-pub fn unsubscribe_version(conn: &mut DbConnection, id: &str) -> Result<Option<i64>, StoreError> {
+pub fn unsubscribe_version(
+    conn: &mut DbConnection,
+    id: &UserId,
+) -> Result<Option<i64>, StoreError> {
     Ok(users::table
         .find(id)
         .select(users::unsubscribe_version)
@@ -130,7 +134,7 @@ pub fn unsubscribe_version(conn: &mut DbConnection, id: &str) -> Result<Option<i
 /// The account's unsubscribe version and language preference (`None`: no such account).
 pub fn unsubscribe_version_and_language(
     conn: &mut DbConnection,
-    id: &str,
+    id: &UserId,
 ) -> Result<Option<(i64, Option<String>)>, StoreError> {
     Ok(users::table
         .find(id)
@@ -141,7 +145,7 @@ pub fn unsubscribe_version_and_language(
 
 /// Bumps the account's unsubscribe version: every unsubscribe link mailed so far stops
 /// working.
-pub fn bump_unsubscribe_version(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+pub fn bump_unsubscribe_version(conn: &mut DbConnection, id: &UserId) -> Result<(), StoreError> {
     diesel::update(users::table.find(id))
         .set(users::unsubscribe_version.eq(users::unsubscribe_version + 1))
         .execute(conn)?;
@@ -151,7 +155,7 @@ pub fn bump_unsubscribe_version(conn: &mut DbConnection, id: &str) -> Result<(),
 /// Marks the account's address verified if it still is `email`; whether it did.
 pub fn verify_email(
     conn: &mut DbConnection,
-    user_id: &str,
+    user_id: &UserId,
     email: &str,
     now: NaiveDateTime,
 ) -> Result<bool, StoreError> {

@@ -5,12 +5,13 @@ use diesel::prelude::*;
 
 use super::schema::{games, vacations};
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = vacations)]
 pub struct VacationRow {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub starts_at: NaiveDateTime,
     pub ends_at: NaiveDateTime,
     pub created_at: NaiveDateTime,
@@ -20,7 +21,7 @@ pub struct VacationRow {
 /// 120 days, or later), as (start, end).
 pub fn pauses(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     now: NaiveDateTime,
 ) -> Result<Vec<(NaiveDateTime, NaiveDateTime)>, StoreError> {
     Ok(vacations::table
@@ -33,7 +34,7 @@ pub fn pauses(
 /// The user's vacations overlapping `[from, to)`, as (start, end).
 pub fn overlapping(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     from: NaiveDateTime,
     to: NaiveDateTime,
 ) -> Result<Vec<(NaiveDateTime, NaiveDateTime)>, StoreError> {
@@ -48,7 +49,7 @@ pub fn overlapping(
 /// How many of the user's vacations overlap `[from, to)`.
 pub fn count_overlapping(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     from: NaiveDateTime,
     to: NaiveDateTime,
 ) -> Result<i64, StoreError> {
@@ -63,7 +64,7 @@ pub fn count_overlapping(
 /// The user's vacations running at `now` or coming, soonest first.
 pub fn running_and_coming(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     now: NaiveDateTime,
 ) -> Result<Vec<VacationRow>, StoreError> {
     Ok(vacations::table
@@ -77,7 +78,7 @@ pub fn running_and_coming(
 /// The user's vacation `id`, if it runs at `now` or is coming.
 pub fn running_or_coming(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     id: &str,
     now: NaiveDateTime,
 ) -> Result<Option<VacationRow>, StoreError> {
@@ -114,7 +115,7 @@ pub fn end_at(conn: &mut DbConnection, id: &str, at: NaiveDateTime) -> Result<()
 /// vacation) come due at `now`, so the worker looks at them again.
 pub fn recheck_deadlines(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
     diesel::update(
@@ -128,7 +129,7 @@ pub fn recheck_deadlines(
 }
 
 /// Every vacation of a user, oldest first (the account export).
-pub fn all_of(conn: &mut DbConnection, user_id: &str) -> Result<Vec<VacationRow>, StoreError> {
+pub fn all_of(conn: &mut DbConnection, user_id: &UserId) -> Result<Vec<VacationRow>, StoreError> {
     Ok(vacations::table
         .filter(vacations::user_id.eq(user_id))
         .order((vacations::starts_at.asc(), vacations::id.asc()))

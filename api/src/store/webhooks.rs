@@ -5,12 +5,13 @@ use diesel::prelude::*;
 
 use super::schema::{deliveries, webhooks};
 use super::{DbConnection, StoreError};
+use crate::ids::UserId;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = webhooks)]
 pub struct WebhookRow {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub url: String,
     pub secret: String,
     pub previous_secret: Option<String>,
@@ -36,7 +37,7 @@ impl WebhookRow {
 }
 
 /// The user's endpoints, oldest first.
-pub fn list(conn: &mut DbConnection, user: &str) -> Result<Vec<WebhookRow>, StoreError> {
+pub fn list(conn: &mut DbConnection, user: &UserId) -> Result<Vec<WebhookRow>, StoreError> {
     Ok(webhooks::table
         .filter(webhooks::user_id.eq(user))
         .order((webhooks::created_at.asc(), webhooks::id.asc()))
@@ -45,7 +46,7 @@ pub fn list(conn: &mut DbConnection, user: &str) -> Result<Vec<WebhookRow>, Stor
 }
 
 /// The endpoints of `users`, each user's in order of creation.
-pub fn list_of(conn: &mut DbConnection, users: &[&str]) -> Result<Vec<WebhookRow>, StoreError> {
+pub fn list_of(conn: &mut DbConnection, users: &[&UserId]) -> Result<Vec<WebhookRow>, StoreError> {
     Ok(webhooks::table
         .filter(webhooks::user_id.eq_any(users))
         .order((webhooks::created_at.asc(), webhooks::id.asc()))
@@ -56,7 +57,7 @@ pub fn list_of(conn: &mut DbConnection, users: &[&str]) -> Result<Vec<WebhookRow
 /// The user's endpoint `id`.
 pub fn get(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     id: &str,
 ) -> Result<Option<WebhookRow>, StoreError> {
     Ok(webhooks::table
@@ -76,7 +77,7 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<WebhookRow>, Sto
         .optional()?)
 }
 
-pub fn count(conn: &mut DbConnection, user: &str) -> Result<i64, StoreError> {
+pub fn count(conn: &mut DbConnection, user: &UserId) -> Result<i64, StoreError> {
     Ok(webhooks::table
         .filter(webhooks::user_id.eq(user))
         .count()
@@ -91,7 +92,7 @@ pub fn insert(conn: &mut DbConnection, row: &WebhookRow) -> Result<(), StoreErro
 }
 
 /// Deletes an endpoint and its deliveries; `false` if there was none.
-pub fn delete(conn: &mut DbConnection, user: &str, id: &str) -> Result<bool, StoreError> {
+pub fn delete(conn: &mut DbConnection, user: &UserId, id: &str) -> Result<bool, StoreError> {
     super::transaction(conn, |conn| {
         let n = diesel::delete(
             webhooks::table
@@ -115,7 +116,7 @@ pub fn delete(conn: &mut DbConnection, user: &str, id: &str) -> Result<bool, Sto
 /// row (`None`: the user has no such endpoint).
 pub fn rotate(
     conn: &mut DbConnection,
-    user: &str,
+    user: &UserId,
     id: &str,
     secret: &str,
     previous_until: NaiveDateTime,

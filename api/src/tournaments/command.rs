@@ -22,6 +22,7 @@ use super::log::{
 use super::pairing;
 use crate::clock::Clock;
 use crate::games::commands::{self, Actor, CommandError, NewGame, Write};
+use crate::ids::{GameId, UserId};
 use crate::model::events::{GameResult, Visibility};
 use crate::store::cache::GameCache;
 use crate::store::tournaments::{self as tstore, Entries, NewEvent, TournamentRow};
@@ -381,7 +382,7 @@ pub fn settle(
     // A few passes: a game end may finish a round, whose pairing creates games…
     for _ in 0..6 {
         let mut wrote = false;
-        let ids: Vec<String> = t.running_tables().map(|tb| tb.game_id.clone()).collect();
+        let ids: Vec<GameId> = t.running_tables().map(|tb| tb.game_id.clone()).collect();
         let games = tstore::game_states(conn, &ids)?;
         for table in t.running_tables() {
             match games.iter().find(|(g, _, _)| g == &table.game_id) {
@@ -470,7 +471,7 @@ fn start_game(
             rated: t.settings.rated,
             rating_range: None,
         }),
-        actor: Actor::Player(creator.to_string()),
+        actor: Actor::Player(UserId::new(creator)),
         expected: None,
         session: None,
         quotas: None,
@@ -493,7 +494,7 @@ fn start_game(
                 invite_code: Some(code.clone()),
                 rating: None,
             },
-            actor: Actor::Player(player.to_string()),
+            actor: Actor::Player(UserId::new(player)),
             expected: None,
             session: None,
             quotas: None,
@@ -514,14 +515,14 @@ fn resign(
     conn: &mut DbConnection,
     cache: &GameCache,
     clock: &dyn Clock,
-    game_id: &str,
+    game_id: &GameId,
     player: &str,
     seat: Seat,
 ) -> Result<(), TournamentError> {
     let write = Write {
-        game_id: game_id.to_string(),
+        game_id: game_id.clone(),
         command: commands::Command::Resign,
-        actor: Actor::Player(player.to_string()),
+        actor: Actor::Player(UserId::new(player)),
         expected: None,
         session: None,
         quotas: None,
@@ -564,7 +565,7 @@ pub fn join(
 ) -> Result<Tournament, TournamentError> {
     let (t, _) = load(conn, id)?;
     if let Some(range) = t.settings.rating_range {
-        let rating = crate::ratings::shown_rating(conn, user)?.unwrap_or(0.0);
+        let rating = crate::ratings::shown_rating(conn, &UserId::new(user))?.unwrap_or(0.0);
         if !range.admits(rating) {
             return Err(Refusal::RatingOutOfRange.into());
         }
@@ -580,14 +581,14 @@ pub fn withdraw_everywhere(
     conn: &mut DbConnection,
     cache: &GameCache,
     clock: &dyn Clock,
-    user: &str,
+    user: &UserId,
 ) -> Result<usize, TournamentError> {
     let ids = tstore::live_ids_of_player(conn, user)?;
     for id in &ids {
         let leave = Command::Leave {
             player: user.to_string(),
         };
-        match execute_and_settle(conn, cache, clock, id, Some(user), &leave) {
+        match execute_and_settle(conn, cache, clock, id, Some(user.as_str()), &leave) {
             Ok(_) | Err(TournamentError::Refused(_)) => {}
             Err(e) => return Err(e),
         }

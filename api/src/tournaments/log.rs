@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::pairing::{self, MAX_SEATS, RoundTables, SwissEntrant};
 use super::scoring;
+use crate::ids::GameId;
 use crate::model::events::RatingRange;
 use crate::model::timing::TimeControl;
 
@@ -76,7 +77,7 @@ fn default_seats_per_table() -> u32 {
 /// round-robin).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairedTable {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seats: Vec<Option<String>>,
 }
 
@@ -110,7 +111,7 @@ pub enum Event {
         byes: Vec<String>,
     },
     GameEnded {
-        game_id: String,
+        game_id: GameId,
         /// The game's places, best first (seats sharing a place together).
         ranking: Vec<Vec<Seat>>,
     },
@@ -185,7 +186,7 @@ pub struct Entrant {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seats: Vec<Option<String>>,
     pub ranking: Option<Vec<Vec<Seat>>>,
 }
@@ -334,7 +335,7 @@ impl Tournament {
                     .rounds
                     .iter_mut()
                     .flat_map(|r| r.tables.iter_mut())
-                    .find(|t| &t.game_id == game_id)
+                    .find(|t| t.game_id == game_id)
                     .ok_or_else(|| format!("`game_ended` of a stranger game {game_id}"))?;
                 table.ranking = Some(ranking.clone());
             }
@@ -456,7 +457,7 @@ impl Tournament {
     /// Pairs round `number` (pure): the round-robin's schedule for it, or the Swiss
     /// pairing of the active players by the standings now.
     pub fn pair(&self, number: u32) -> Option<(Vec<PairedTable>, Vec<String>)> {
-        let game_id = |k: usize| format!("{}-r{number}-t{}", self.id, k + 1);
+        let game_id = |k: usize| GameId::new(format!("{}-r{number}-t{}", self.id, k + 1));
         match self.settings.format {
             Format::RoundRobin => {
                 let schedule = pairing::round_robin(self.seats(), self.entrants.len())?;
@@ -579,7 +580,7 @@ pub enum Command {
         by: String,
     },
     GameEnded {
-        game_id: String,
+        game_id: GameId,
         ranking: Vec<Vec<Seat>>,
     },
     /// The clock: start when due or full, pair the next round when due, finish.
@@ -648,7 +649,7 @@ pub fn decide(
             }])
         }
         Command::GameEnded { game_id, ranking } => {
-            let open = t.running_tables().any(|tb| &tb.game_id == game_id);
+            let open = t.running_tables().any(|tb| tb.game_id == game_id);
             Ok(if open {
                 vec![Event::GameEnded {
                     game_id: game_id.clone(),

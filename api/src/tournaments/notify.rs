@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::log::{Event, Tournament};
 use super::scoring::points_text;
+use crate::ids::{GameId, UserId};
 use crate::notifications::stable_id;
 use crate::store::outbox::NotificationRow;
 
@@ -27,12 +28,13 @@ pub fn plan(
 ) -> Vec<NotificationRow> {
     let mut rows = Vec::new();
     let version = after.version.to_string();
-    let mut add = |user: &str, kind: &str, game_id: Option<&str>, payload: Value| {
+    let mut add = |user: &str, kind: &str, game_id: Option<&GameId>, payload: Value| {
         rows.push(NotificationRow {
             id: stable_id(&["tournament", &after.id, &version, kind, user]),
-            user_id: user.to_string(),
+            // The event's players are accounts.
+            user_id: UserId::new(user),
             kind: kind.to_string(),
-            game_id: game_id.map(str::to_string),
+            game_id: game_id.cloned(),
             version: None,
             payload: payload.to_string(),
             created_at: now,

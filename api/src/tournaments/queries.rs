@@ -7,6 +7,7 @@ use chrono::NaiveDateTime;
 
 use super::command::{TournamentError, load};
 use super::log::Tournament;
+use crate::ids::GameId;
 use crate::store::tournaments::{self as tstore, TournamentRow};
 use crate::store::{self, DbPool};
 
@@ -21,7 +22,7 @@ pub struct Detail {
     /// Usernames by account id (organiser and entrants).
     pub names: HashMap<String, String>,
     /// Each game's status (`open`, `active`, `finished`) by id; absent: not created yet.
-    pub games: HashMap<String, String>,
+    pub games: HashMap<GameId, String>,
 }
 
 impl Detail {
@@ -40,7 +41,7 @@ pub async fn get(pool: &DbPool, id: String) -> Result<Detail, TournamentError> {
             .collect();
         ids.push(tournament.organiser.clone());
         let names = tstore::usernames(conn, &ids)?.into_iter().collect();
-        let game_ids: Vec<String> = tournament
+        let game_ids: Vec<GameId> = tournament
             .rounds
             .iter()
             .flat_map(|r| r.tables.iter().map(|t| t.game_id.clone()))

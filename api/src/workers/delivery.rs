@@ -12,6 +12,7 @@ use chrono::NaiveDateTime;
 use super::email::{self as smtp, Mailer};
 use crate::clock::Clock;
 use crate::config::{Config, Secret};
+use crate::ids::UserId;
 use crate::notifications::config::NotifyConfig;
 use crate::notifications::delivery::{
     BATCH, Counters, Job, Outcome, Target, delta, fan_out, load_jobs, record_many, retry_after,
@@ -414,7 +415,7 @@ async fn claim(
     d: Arc<Delivery>,
     wants: Vec<(Lane, usize)>,
     busy: Vec<String>,
-    busy_users: Vec<String>,
+    busy_users: Vec<UserId>,
 ) -> Result<Claimed, store::RunError> {
     let now = d.clock.now();
     let until = now + delta(d.config.delivery_lease);

@@ -44,6 +44,7 @@ use chrono::{NaiveDateTime, TimeDelta};
 use crate::clock::Clock;
 use crate::games::bots::{self, BotSettings};
 use crate::games::commands::{self, Actor, Command, CommandError, Write};
+use crate::ids::GameId;
 use crate::model::game_state::GameState;
 use crate::notifications::vacation::paused_deadline_of;
 use crate::shutdown::{Pace, Shutdown};
@@ -113,7 +114,7 @@ pub fn handle(
     conn: &mut DbConnection,
     work: &DueWork,
     clock: &dyn Clock,
-    id: &str,
+    id: &GameId,
 ) -> Result<bool, CommandError> {
     let settings = &work.bots;
     let started = std::time::Instant::now();
@@ -144,7 +145,7 @@ pub fn handle(
             }
         };
         let write = Write {
-            game_id: id.to_string(),
+            game_id: id.clone(),
             command,
             actor: Actor::System,
             expected: Some(state.version),
@@ -171,8 +172,8 @@ pub fn handle(
 
 /// Handles one claimed game on the concurrent path: a bot's turn is searched on the bot
 /// pool, a deadline is written at once. `Ok(true)` if something was written.
-pub async fn handle_game(work: &DueWork, id: &str) -> Result<bool, CommandError> {
-    let (games, i) = (work.games.clone(), id.to_string());
+pub async fn handle_game(work: &DueWork, id: &GameId) -> Result<bool, CommandError> {
+    let (games, i) = (work.games.clone(), id.clone());
     let state = store::run(&work.pool, move |conn| {
         Ok::<_, CommandError>(game_store::current_state(conn, &games, &i)?)
     })
@@ -180,7 +181,7 @@ pub async fn handle_game(work: &DueWork, id: &str) -> Result<bool, CommandError>
     let now = work.clock.now();
     if state.bot_to_move().is_none() {
         // A deadline: the one synchronous path, no search in it.
-        let (w, i) = (work.clone(), id.to_string());
+        let (w, i) = (work.clone(), id.clone());
         return store::run(&work.pool, move |conn| handle(conn, &w, &*w.clock, &i)).await;
     }
     let only_bots = state.only_bots_active();
@@ -207,7 +208,7 @@ pub async fn handle_game(work: &DueWork, id: &str) -> Result<bool, CommandError>
             } else {
                 state_time_plus(now, Duration::from_secs(1))
             };
-            let (i, pool) = (id.to_string(), work.pool.clone());
+            let (i, pool) = (id.clone(), work.pool.clone());
             let _ = store::run(&pool, move |conn| {
                 store::due::postpone(conn, &i, version, at).map_err(CommandError::from)
             })
@@ -216,7 +217,7 @@ pub async fn handle_game(work: &DueWork, id: &str) -> Result<bool, CommandError>
         return Ok(false);
     };
     let write = Write {
-        game_id: id.to_string(),
+        game_id: id.clone(),
         command,
         actor: Actor::System,
         expected: Some(version),
@@ -251,8 +252,8 @@ fn state_time_plus(now: NaiveDateTime, delay: Duration) -> NaiveDateTime {
 }
 
 /// Makes a game due again only after `gap` (if it is still at `version`).
-async fn postpone(work: &DueWork, id: &str, version: i64, now: NaiveDateTime, gap: Duration) {
-    let (i, at) = (id.to_string(), state_time_plus(now, gap));
+async fn postpone(work: &DueWork, id: &GameId, version: i64, now: NaiveDateTime, gap: Duration) {
+    let (i, at) = (id.clone(), state_time_plus(now, gap));
     let done = store::run(&work.pool, move |conn| {
         store::due::postpone(conn, &i, version, at)
     })
@@ -264,7 +265,7 @@ async fn postpone(work: &DueWork, id: &str, version: i64, now: NaiveDateTime, ga
 
 /// Works on one claimed game, renewing its lease meanwhile, then releases it (a failure
 /// keeps the lease: the game is tried again when it runs out).
-async fn work_on(work: DueWork, id: String) {
+async fn work_on(work: DueWork, id: GameId) {
     let lease = TimeDelta::from_std(work.lease).unwrap_or(TimeDelta::seconds(6));
     let renewing = {
         let (w, i) = (work.clone(), id.clone());

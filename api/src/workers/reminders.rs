@@ -16,6 +16,7 @@
 use chrono::{NaiveDateTime, TimeDelta};
 use serde_json::json;
 
+use crate::ids::{GameId, UserId};
 use crate::model::game_state::GameState;
 use crate::notifications::vacation::paused_deadline_of;
 use crate::notifications::{settings, stable_id, vacation};
@@ -32,7 +33,7 @@ fn insert_reminder(
     now: NaiveDateTime,
 ) -> Result<usize, StoreError> {
     let version = state.version.to_string();
-    let id = stable_id(&[&state.id, &version, "reminder", &offset.to_string()]);
+    let id = stable_id(&[state.id.as_str(), &version, "reminder", &offset.to_string()]);
     let payload = json!({
         "game_id": state.id, "version": state.version, "seat": state.to_move(),
         "deadline": turn.deadline.and_utc(), "offset_secs": offset,
@@ -65,7 +66,7 @@ pub fn plan(
 }
 
 struct Turn {
-    user: String,
+    user: UserId,
     deadline: NaiveDateTime,
     reminders: Vec<(i64, NaiveDateTime)>,
 }
@@ -87,7 +88,7 @@ fn turn_of(
     };
     let offsets = settings::load(conn, user)?.reminder_offsets_secs;
     Ok(Some(Turn {
-        user: user.to_string(),
+        user: user.clone(),
         deadline,
         reminders: plan(start, deadline, &offsets),
     }))
@@ -97,7 +98,7 @@ fn turn_of(
 fn handle(
     conn: &mut DbConnection,
     games: &GameCache,
-    id: &str,
+    id: &GameId,
     now: NaiveDateTime,
     fire: bool,
 ) -> Result<usize, StoreError> {

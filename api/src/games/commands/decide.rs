@@ -13,13 +13,14 @@ use super::{
     Actor, Command, CommandError, DrawAction, ImportRecord, MAX_RECORD_ACTIONS, NewGame, Write,
     Written,
 };
+use crate::ids::{GameId, UserId};
 use crate::model::events::{Event, GameKind, Status, Visibility};
 use crate::model::game_state::{FoldError, GameState, result_of};
 use crate::store::StoreError;
 
 /// The events a command is writing, folded as they are added.
 pub(super) struct Pending {
-    id: String,
+    id: GameId,
     state: Option<GameState>,
     pub(super) events: Vec<Event>,
     steps: Vec<Step>,
@@ -154,7 +155,7 @@ pub(super) fn decide(
     Ok(p)
 }
 
-fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandError> {
+fn create(p: &mut Pending, creator: &UserId, new: &NewGame) -> Result<(), CommandError> {
     if new.rated && (new.time_control.is_none() || !new.bots.is_empty()) {
         return Err(CommandError::Conflict(
             "a rated game needs a time control and people in every seat".into(),
@@ -165,7 +166,7 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
         seats: new.settings.seats.to_string(),
         hostage_seat: new.hostage_seat,
         visibility: new.visibility,
-        created_by: creator.into(),
+        created_by: creator.clone(),
         invite_code: new.invite_code.clone(),
         kind: GameKind::Play,
         record_headers: Vec::new(),
@@ -177,7 +178,7 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
     if let Some(seat) = new.creator_seat {
         p.push_checked(Event::SeatTaken {
             seat,
-            user_id: creator.into(),
+            user_id: creator.clone(),
         })?;
     }
     for &(seat, level) in &new.bots {
@@ -198,7 +199,7 @@ fn create(p: &mut Pending, creator: &str, new: &NewGame) -> Result<(), CommandEr
 /// event per action, each folded (and so checked) by the rules engine as it is added,
 /// and `ended` when the record's game is over. The record was already read and replayed
 /// by [`domain::read_record`]; a refusal here still names the record's line.
-fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), CommandError> {
+fn import(p: &mut Pending, importer: &UserId, import: &ImportRecord) -> Result<(), CommandError> {
     let record = domain::read_record(&import.text).map_err(CommandError::InvalidRecord)?;
     if let Some(&line) = record.action_lines.get(MAX_RECORD_ACTIONS) {
         return Err(CommandError::InvalidRecord(RecordError {
@@ -217,7 +218,7 @@ fn import(p: &mut Pending, importer: &str, import: &ImportRecord) -> Result<(), 
         seats: settings.seats.to_string(),
         hostage_seat,
         visibility: import.visibility,
-        created_by: importer.into(),
+        created_by: importer.clone(),
         invite_code: None,
         kind: GameKind::Study,
         record_headers: record.headers.clone(),
@@ -275,12 +276,12 @@ fn refused_at(line: usize, action: &Action, why: String) -> CommandError {
 fn state_of(p: &Pending) -> Result<&GameState, CommandError> {
     p.state
         .as_ref()
-        .ok_or_else(|| CommandError::NotFound(p.id.clone()))
+        .ok_or_else(|| CommandError::NotFound(p.id.to_string()))
 }
 
 fn join(
     p: &mut Pending,
-    user: &str,
+    user: &UserId,
     seat: Seat,
     invite_code: Option<&str>,
     rating: Option<f64>,
@@ -338,7 +339,7 @@ fn join(
         .all(|x| !s.is_free(x));
     p.push_checked(Event::SeatTaken {
         seat,
-        user_id: user.into(),
+        user_id: user.clone(),
     })?;
     if last {
         p.push_checked(Event::Started {})?;
@@ -346,7 +347,7 @@ fn join(
     Ok(())
 }
 
-fn leave(p: &mut Pending, user: &str, seat: Seat) -> Result<(), CommandError> {
+fn leave(p: &mut Pending, user: &UserId, seat: Seat) -> Result<(), CommandError> {
     let s = state_of(p)?;
     if s.status != Status::Open {
         return Err(CommandError::Conflict(
@@ -363,13 +364,13 @@ fn leave(p: &mut Pending, user: &str, seat: Seat) -> Result<(), CommandError> {
         ))),
         Some(_) => p.push_checked(Event::SeatLeft {
             seat,
-            user_id: user.into(),
+            user_id: user.clone(),
         }),
     }
 }
 
 /// Checks that the game is being played and `user` holds a seat in it; returns the seat.
-fn acting_seat(s: &GameState, user: &str) -> Result<Seat, CommandError> {
+fn acting_seat(s: &GameState, user: &UserId) -> Result<Seat, CommandError> {
     match s.status {
         Status::Open => {
             return Err(CommandError::GameNotStarted(
@@ -406,7 +407,7 @@ pub fn move_error_reason(e: &MoveError) -> &'static str {
     }
 }
 
-fn play(p: &mut Pending, user: &str, mv: Move) -> Result<(), CommandError> {
+fn play(p: &mut Pending, user: &UserId, mv: Move) -> Result<(), CommandError> {
     let s = state_of(p)?;
     let seat = acting_seat(s, user)?;
     let position = s.game.position();
@@ -424,7 +425,12 @@ fn play(p: &mut Pending, user: &str, mv: Move) -> Result<(), CommandError> {
 
 /// A seat's stored conditional answer, played for its player (see
 /// [`crate::games::conditional`]): the same checks as the player's own move.
-fn conditional_move(p: &mut Pending, user: &str, seat: Seat, mv: Move) -> Result<(), CommandError> {
+fn conditional_move(
+    p: &mut Pending,
+    user: &UserId,
+    seat: Seat,
+    mv: Move,
+) -> Result<(), CommandError> {
     let s = state_of(p)?;
     if acting_seat(s, user)? != seat {
         return Err(CommandError::Forbidden(format!("seat {seat} is not yours")));
@@ -471,7 +477,7 @@ fn push_move(
     p.end_if_over()
 }
 
-fn resign(p: &mut Pending, user: &str) -> Result<(), CommandError> {
+fn resign(p: &mut Pending, user: &UserId) -> Result<(), CommandError> {
     let s = state_of(p)?;
     let seat = acting_seat(s, user)?;
     if !s.game.position().is_active(seat) {
@@ -503,7 +509,7 @@ fn time_out(p: &mut Pending, seat: Seat) -> Result<(), CommandError> {
     p.end_if_over()
 }
 
-fn draw(p: &mut Pending, user: &str, action: DrawAction) -> Result<(), CommandError> {
+fn draw(p: &mut Pending, user: &UserId, action: DrawAction) -> Result<(), CommandError> {
     let seat = acting_seat(state_of(p)?, user)?;
     draw_as(p, seat, action)
 }
@@ -562,7 +568,7 @@ fn system_only(write: &Write) -> Result<(), CommandError> {
 
 /// Seats a computer player: the same refusals as taking a seat, and only the game's
 /// creator or one of its seated players may do it.
-fn seat_bot(p: &mut Pending, user: &str, seat: Seat, level: u8) -> Result<(), CommandError> {
+fn seat_bot(p: &mut Pending, user: &UserId, seat: Seat, level: u8) -> Result<(), CommandError> {
     let s = state_of(p)?;
     if s.rated {
         return Err(CommandError::Conflict(

@@ -4,6 +4,7 @@
 //! check and the storing of the new answer happen in the write's own transaction.
 
 use crate::games::deadlines::Vacations;
+use crate::ids::UserId;
 use std::time::Duration;
 
 use super::decide::decide;
@@ -18,7 +19,7 @@ use crate::store::{self, DbConnection, StoreError};
 /// An idempotent write: the caller's key and the hash of its request, and the answer
 /// rendered from what the write wrote (a pure function), stored under the key.
 pub struct Idempotent<'a> {
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub key: &'a str,
     pub request_hash: &'a str,
     pub render: &'a dyn Fn(&mut DbConnection, &Written) -> Result<serde_json::Value, StoreError>,
@@ -203,8 +204,14 @@ fn attempt_in_transaction(
 ) -> Result<Done, Retry> {
     store::transaction(conn, |conn| -> Result<Done, Retry> {
         if let Some(session) = &write.session {
-            let user = write.actor.account().unwrap_or_default();
-            if !game_store::session_is_live(conn, session, user).map_err(CommandError::from)? {
+            // Only a player's write carries a session.
+            let live = match write.actor.account() {
+                Some(user) => {
+                    game_store::session_is_live(conn, session, user).map_err(CommandError::from)?
+                }
+                None => false,
+            };
+            if !live {
                 return Err(Retry::Fail(CommandError::SessionEnded));
             }
         }
@@ -343,7 +350,7 @@ fn fast_path(
         return Ok(None);
     }
     let written = pending.into_written(Some(before), version)?;
-    let guard = write.session.as_deref().zip(write.actor.account());
+    let guard = write.session.as_ref().zip(write.actor.account());
     let deadline = Vacations::new(conn, clock.now())
         .of_state(&written.state)
         .map_err(CommandError::from)?;

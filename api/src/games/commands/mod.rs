@@ -34,6 +34,7 @@ use std::sync::Arc;
 
 use domain::{GameSettings, Move, RecordError, Seat, Step};
 
+use crate::ids::{GameId, SessionId, UserId};
 use crate::model::events::{Event, RatingRange, Visibility};
 use crate::model::game_state::GameState;
 use crate::model::timing::TimeControl;
@@ -50,14 +51,14 @@ pub const MAX_ATTEMPTS: u32 = 8;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Actor {
     /// A player, by account id.
-    Player(String),
+    Player(UserId),
     /// The server itself (the clock, a computer player).
     System,
 }
 
 impl Actor {
     /// The account id stored as the events' actor (`None` for the server).
-    pub fn account(&self) -> Option<&str> {
+    pub fn account(&self) -> Option<&UserId> {
         match self {
             Actor::Player(id) => Some(id),
             Actor::System => None,
@@ -189,7 +190,7 @@ impl Command {
 /// A command for one game.
 #[derive(Debug, Clone)]
 pub struct Write {
-    pub game_id: String,
+    pub game_id: GameId,
     pub command: Command,
     pub actor: Actor,
     /// The version the actor decided at; `None` applies the command to the current state.
@@ -197,7 +198,7 @@ pub struct Write {
     /// The login session a player acts through, if any: the write happens only while it
     /// is live, checked inside the write itself (so a logout stops the very next move,
     /// without a query of its own before the write).
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     /// The quotas of a player's write (`None` for the server's own writes): checked in
     /// the write's transaction when it creates a game or leaves one to bots alone
     /// ([`crate::games::quotas`]).

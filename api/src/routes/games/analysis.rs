@@ -11,6 +11,7 @@ use super::PROBLEM;
 use crate::analysis::{self, Analysis, Progress, Requested};
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
+use crate::ids::GameId;
 use crate::model::analysis::{MoveAnalysis, SeatValues};
 use crate::routes::caller::Authenticated;
 use crate::routes::params::GameIdPath;
@@ -33,7 +34,8 @@ use crate::state::AppState;
     "last": {"R": 60, "B": -20, "Y": -30, "G": -25}
 }))]
 pub struct AnalysisView {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     /// The engine that analysed (the rules crate's version, the analysis's format and the
     /// level); a newer one analyses the game again.
     pub engine_version: String,

@@ -11,6 +11,7 @@ use super::write::{GameWrite, WriteBody};
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
 use crate::games::conditional::{self, TreeView};
+use crate::ids::GameId;
 use crate::model::conditional::{MAX_LINE_BYTES, MAX_LINES, MAX_PLIES};
 use crate::routes::caller::Authenticated;
 use crate::routes::params::{GameIdPath, SeatPath};
@@ -58,7 +59,8 @@ impl WriteBody for ConditionalMovesRequest {
     "updated_at": "2026-12-02T17:00:00Z"
 }))]
 pub struct ConditionalMovesView {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     #[schema(value_type = String, example = "R")]
     pub seat: domain::Seat,
     /// The game's version the lines start from (`null`: no tree).
@@ -76,7 +78,7 @@ pub struct ConditionalMovesView {
 }
 
 impl ConditionalMovesView {
-    fn of(game_id: String, seat: domain::Seat, tree: Option<TreeView>) -> Self {
+    fn of(game_id: GameId, seat: domain::Seat, tree: Option<TreeView>) -> Self {
         let (base_version, lines, updated_at) = match tree {
             Some(t) => (Some(t.base_version), t.lines, Some(t.updated_at.and_utc())),
             None => (None, Vec::new(), None),

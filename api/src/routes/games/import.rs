@@ -13,6 +13,7 @@ use super::write::{self, GameWrite, NoBody, Render};
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
 use crate::games::commands::{Command, ImportRecord, MAX_RECORD_BYTES};
+use crate::ids::GameId;
 use crate::model::events::Visibility;
 use crate::routes::caller::Authenticated;
 use crate::routes::games::views::GameSummary;
@@ -103,7 +104,7 @@ pub async fn import_game(
     let w = GameWrite::<NoBody> {
         idempotency: write::idempotency_key(&req, &bytes)?,
         user_id: auth.user_id,
-        game_id: uuid::Uuid::new_v4().to_string(),
+        game_id: GameId::new(uuid::Uuid::new_v4().to_string()),
         body: None,
         expected: None,
         contradicting: None,

@@ -7,6 +7,7 @@ use utoipa::IntoParams;
 use super::{MaybeAuthenticated, PROBLEM};
 use crate::error::{ApiError, Problem};
 use crate::games::queries;
+use crate::ids::GameId;
 use crate::model::events::Status;
 use crate::pagination::{Keyset, PageParams};
 use crate::routes::games::views::GamePage;
@@ -61,14 +62,18 @@ pub async fn list_games(
         limit: q.limit,
     };
     let limit = page.limit()?;
-    let after = page.after()?.map(Keyset::decode).transpose()?;
+    let after = page
+        .after()?
+        .map(Keyset::decode)
+        .transpose()?
+        .map(|(t, id)| (t, GameId::new(id)));
     let fetched = queries::lobby(app.game_ctx(), status, after, i64::from(limit)).await?;
     let viewer = viewer.0.map(|a| a.user_id);
     let extra = format!("&status={}", status.as_str());
     Ok(HttpResponse::Ok().json(GamePage::of(
         fetched,
         limit,
-        viewer.as_deref(),
+        viewer.as_ref(),
         "/v1/games",
         &extra,
         |r| r.created_at,

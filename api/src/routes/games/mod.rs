@@ -100,7 +100,7 @@ impl FromRequest for MaybeAuthenticated {
 }
 
 /// A game id from the path (see [`crate::routes::params::GameIdPath`]).
-pub(crate) fn game_id(raw: &str) -> Result<String, ApiError> {
+pub(crate) fn game_id(raw: &str) -> Result<crate::ids::GameId, ApiError> {
     crate::routes::params::GameIdPath::parse(raw).map(|id| id.into_inner())
 }
 

@@ -110,7 +110,7 @@ pub async fn stream_events(
         .transpose()?;
     let last = header.or(query);
     let who = match &viewer.0 {
-        Some(auth) => auth.user_id.clone(),
+        Some(auth) => auth.user_id.to_string(),
         None => format!("addr:{}", client_addr(&req, &app.config.trusted_proxies)),
     };
     let stream = app.live.open_game(&who, id, last).await?;

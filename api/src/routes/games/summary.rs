@@ -40,5 +40,5 @@ pub async fn get_game(
     let viewer = viewer.0.map(|a| a.user_id);
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, etag(row.version)))
-        .json(GameSummary::of(&row, &players, viewer.as_deref())))
+        .json(GameSummary::of(&row, &players, viewer.as_ref())))
 }

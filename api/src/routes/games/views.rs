@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::games::queries::{EventRow, GameRow, PlayerRow, seat_of};
+use crate::ids::{GameId, UserId};
 use crate::model::events::{Event, GameKind, GameResult, RatingRange, Status, Visibility};
 use crate::model::game_state::{DrawOffer, GameState};
 use crate::model::talk::Press;
@@ -69,7 +70,8 @@ pub struct SeatView {
     #[schema(value_type = String, example = "R")]
     pub seat: Seat,
     /// `null` while the seat is free, and for a bot's seat.
-    pub user_id: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub user_id: Option<UserId>,
     pub username: Option<String>,
     /// The computer player holding the seat; `null` for a player's or a free seat.
     pub bot: Option<BotView>,
@@ -112,7 +114,8 @@ pub struct BotView {
     "press": "revealed_at_end", "eliminated_may_write": true
 }))]
 pub struct GameSummary {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: GameId,
     pub status: Status,
     pub visibility: Visibility,
     /// The rules the game is played under, canonical (VARIANTS.md 2.1): the version
@@ -136,7 +139,8 @@ pub struct GameSummary {
     /// The seat to move while the game is active.
     #[schema(value_type = Option<String>)]
     pub to_move: Option<Seat>,
-    pub to_move_user_id: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub to_move_user_id: Option<UserId>,
     /// The seat ruling from the maze, if any.
     #[schema(value_type = Option<String>)]
     pub ruler: Option<Seat>,
@@ -150,7 +154,8 @@ pub struct GameSummary {
     /// When the seat to move must have moved (active games with a time control); after
     /// it, the server times the seat out.
     pub deadline: Option<DateTime<Utc>>,
-    pub created_by: String,
+    #[schema(value_type = String)]
+    pub created_by: UserId,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     /// Invite-only games: the code to share with the players you invite. Shown to the
@@ -174,7 +179,7 @@ pub struct GameSummary {
 
 impl GameSummary {
     /// `players` may hold other games' rows; only this game's are used.
-    pub fn of(row: &GameRow, players: &[PlayerRow], viewer: Option<&str>) -> GameSummary {
+    pub fn of(row: &GameRow, players: &[PlayerRow], viewer: Option<&UserId>) -> GameSummary {
         let seats_in_play: Vec<Seat> = row
             .seats_in_play
             .chars()
@@ -206,7 +211,7 @@ impl GameSummary {
         // On a bot's turn `due_at` is when the server plays it, not a deadline.
         let bot_to_move = to_move.and_then(bot_of).is_some();
         let privileged =
-            viewer.is_some_and(|v| v == row.created_by || mine.iter().any(|p| p.user_id == v));
+            viewer.is_some_and(|v| row.created_by == v || mine.iter().any(|p| p.user_id == v));
         GameSummary {
             id: row.id.clone(),
             status: Status::parse(&row.status).unwrap_or(Status::Open),
@@ -277,14 +282,14 @@ impl GamePage {
     pub fn of(
         fetched: (Vec<GameRow>, Vec<PlayerRow>),
         limit: u32,
-        viewer: Option<&str>,
+        viewer: Option<&UserId>,
         path: &str,
         extra_query: &str,
         cursor_time: impl Fn(&GameRow) -> NaiveDateTime,
     ) -> GamePage {
         let (rows, players) = fetched;
         let page = Page::cut(rows, limit, path, extra_query, |r| {
-            Keyset::encode(cursor_time(r), &r.id)
+            Keyset::encode(cursor_time(r), r.id.as_str())
         })
         .map(|r| GameSummary::of(&r, &players, viewer));
         GamePage {
@@ -357,7 +362,8 @@ pub struct PieceView {
     "draw_offer": null, "result": null, "deadline": null, "clocks": null
 }))]
 pub struct StateView {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     pub version: i64,
     pub status: Status,
     /// The position in DFEN (RULES.md section 8). A DFEN holds no ruleset: the position
@@ -472,7 +478,8 @@ pub struct MoveView {
     "next_cursor": null, "next": null
 }))]
 pub struct LegalMovesView {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     pub version: i64,
     pub status: Status,
     /// The seat to move; `null` (and no moves) unless the game is active.
@@ -501,7 +508,8 @@ pub struct EventView {
     #[schema(value_type = Object)]
     pub payload: Value,
     /// The account that sent the event; `null` for the server (a timeout, a bot).
-    pub actor_id: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub actor_id: Option<UserId>,
     pub created_at: DateTime<Utc>,
     /// For events that change the position: what the action did.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -584,7 +592,8 @@ impl EventView {
 /// A page of the event log.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EventPage {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     /// The game's current version.
     pub version: i64,
     pub items: Vec<EventView>,
@@ -614,7 +623,8 @@ pub struct NewEventView {
     "dfen": "…", "draw_offer": null, "result": null
 }))]
 pub struct ActionResult {
-    pub game_id: String,
+    #[schema(value_type = String)]
+    pub game_id: GameId,
     /// The game's version after this action (use it as the next `expected_version`).
     pub version: i64,
     pub status: Status,

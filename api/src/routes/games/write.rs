@@ -19,6 +19,7 @@ use crate::error::ApiError;
 use crate::games;
 use crate::games::commands::{self, Actor, Command};
 use crate::games::player_command::IdempotencyKey;
+use crate::ids::{GameId, SessionId, UserId};
 use crate::routes::caller::{AuthVia, Authenticated, bearer_token, uses_cookie};
 use crate::routes::games::views::{ActionResult, GameSummary};
 use crate::routes::json_body::parse_json_object;
@@ -47,11 +48,11 @@ impl WriteBody for NoBody {}
 /// liveness is checked by the write itself (see `commands::Write::session`), so a move
 /// costs one round trip. A personal access token is looked up as usual.
 pub struct GameWrite<B> {
-    pub user_id: String,
+    pub user_id: UserId,
     /// The login session of an access token; `None` for a personal access token.
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     /// The `{id}` of the path; on a route without one (creating a game), a new id.
-    pub game_id: String,
+    pub game_id: GameId,
     /// `None` when the body is empty.
     pub body: Option<B>,
     /// From `If-Match: "<version>"` and/or the body's `expected_version`.
@@ -92,7 +93,7 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
             let creating = req.match_info().get("id").is_none();
             let game_id = match req.match_info().get("id") {
                 Some(raw) => game_id(raw)?,
-                None => uuid::Uuid::new_v4().to_string(),
+                None => GameId::new(uuid::Uuid::new_v4().to_string()),
             };
             let bytes = bytes.await.map_err(|e| {
                 if e.as_response_error().status_code() == StatusCode::PAYLOAD_TOO_LARGE {
@@ -120,7 +121,7 @@ impl<B: WriteBody> FromRequest for GameWrite<B> {
 }
 
 /// The caller, and the session the write must check (for an access token).
-async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), ApiError> {
+async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<SessionId>), ApiError> {
     if uses_cookie(req) {
         // The web client's cookie: checked in full (CSRF, session) by the extractor.
         let auth = Authenticated::from_request(req, &mut Payload::None).await?;
@@ -141,15 +142,18 @@ async fn caller(req: &HttpRequest) -> Result<(Authenticated, Option<String>), Ap
     let claims = app.jwt.verify(&token, app.clock.now())?;
     // Whose answer this is, for the language of a problem's title.
     req.extensions_mut()
-        .insert(crate::routes::caller::CallerAccount(claims.sub.clone()));
+        .insert(crate::routes::caller::CallerAccount(UserId::new(
+            claims.sub.clone(),
+        )));
+    let session_id = SessionId::new(claims.sid);
     let auth = Authenticated {
-        user_id: claims.sub,
+        user_id: UserId::new(claims.sub),
         scopes: Scope::parse_list(&claims.scope),
         via: AuthVia::Session {
-            session_id: claims.sid.clone(),
+            session_id: session_id.clone(),
         },
     };
-    Ok((auth, Some(claims.sid)))
+    Ok((auth, Some(session_id)))
 }
 
 /// The most digits of a version in `If-Match` (the document's `IF_MATCH_PATTERN`).

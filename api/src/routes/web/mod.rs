@@ -52,6 +52,7 @@ use crate::auth::web_session;
 use crate::error::ApiError;
 use crate::games::queries::{self, ReadError};
 use crate::i18n::Lang;
+use crate::ids::{SessionId, UserId};
 use crate::state::AppState;
 use page::{Asset, escape_html, html, localize, messages_js, not_found_page};
 
@@ -134,7 +135,7 @@ where
 
 /// The signed-in player of a page request.
 struct Viewer {
-    user_id: String,
+    user_id: UserId,
     username: String,
     csrf: String,
     /// The account's preferences (`None`: not set).
@@ -216,7 +217,12 @@ async fn viewer(req: &HttpRequest, app: &web::Data<AppState>) -> Result<Option<V
     let Some((sid, uid)) = web_session::verify(&secret, &value, now) else {
         return Ok(None);
     };
-    let found = authenticate::session_user(&app.accounts(), sid.clone(), uid).await?;
+    let found = authenticate::session_user(
+        &app.accounts(),
+        SessionId::new(sid.clone()),
+        UserId::new(uid),
+    )
+    .await?;
     Ok(found.map(|user| Viewer {
         user_id: user.id,
         username: user.username,
@@ -418,10 +424,10 @@ async fn play_page(
     }
     match viewer(&req, &app).await? {
         Some(v) => {
-            let short: String = id.chars().take(8).collect();
+            let short: String = id.as_str().chars().take(8).collect();
             let r = reader(&req, Some(&v));
             let title = crate::i18n::tr(r.lang, "play-title", &[("game", short.into())]);
-            Ok(page("play", &title, PLAY, Some(&v), &id, &r))
+            Ok(page("play", &title, PLAY, Some(&v), id.as_str(), &r))
         }
         None => Ok(to_login(&format!("/play/{id}"))),
     }

@@ -26,6 +26,7 @@ use crate::accounts::tokens as token_cases;
 use crate::auth::{Scope, web_session};
 use crate::error::ApiError;
 use crate::i18n::{self, Lang};
+use crate::ids::{TokenId, UserId};
 use crate::routes::web::page::{escape_html, notice_page};
 use crate::state::AppState;
 
@@ -335,12 +336,12 @@ async fn answer(
 /// The "Apps and tokens" section's list (`{{apps}}` of the settings page).
 pub(super) async fn apps_list(
     app: &AppState,
-    user_id: &str,
+    user_id: &UserId,
     csrf: &str,
     r: &Reader,
 ) -> Result<String, ApiError> {
     let lang = r.lang;
-    let tokens = token_cases::list(&app.accounts(), user_id.to_string(), None, LISTED).await?;
+    let tokens = token_cases::list(&app.accounts(), user_id.clone(), None, LISTED).await?;
     if tokens.items.is_empty() {
         return Ok(format!(
             "<p id=\"apps-none\">{}</p>",
@@ -383,7 +384,7 @@ pub(super) async fn apps_list(
              action=\"/settings/tokens/{id}/revoke\"><input type=\"hidden\" name=\"csrf\" \
              value=\"{csrf}\"><button type=\"submit\" class=\"danger\" aria-label=\"{label}\">{revoke}</button>\
              </form></td></tr>",
-            id = text(&token.id),
+            id = text(token.id.as_str()),
             name = text(&token.name),
             csrf = text(csrf),
             revoke = t("settings-apps-revoke"),
@@ -418,7 +419,7 @@ async fn revoke_token(
     }
     let id = path.into_inner();
     if uuid::Uuid::parse_str(&id).is_ok() {
-        match token_cases::revoke(&app.accounts(), v.user_id.clone(), id).await {
+        match token_cases::revoke(&app.accounts(), v.user_id.clone(), TokenId::new(id)).await {
             Ok(()) | Err(AccountError::NoSuchToken) => {}
             Err(e) => return Err(e.into()),
         }

@@ -268,7 +268,7 @@ fn title_of(lang: Lang, state: &GameState, usernames: &[(String, String)]) -> St
                 .unwrap_or_else(|| t(lang, &format!("seat-{}", seat.letter())))
         })
         .collect();
-    let short: String = state.id.chars().take(8).collect();
+    let short: String = state.id.as_str().chars().take(8).collect();
     let kind = match state.kind {
         GameKind::Study => "replay-study-title",
         GameKind::Play => "replay-game-title",
@@ -376,7 +376,7 @@ async fn replay_page(
         .replace("{{lang}}", lang.code())
         .replace("/assets/replay.js", &js().link("/assets/replay.js"))
         .replace("/assets/replay.css", &css().link("/assets/replay.css"))
-        .replace("{{game_id}}", &escape_html(&state.id))
+        .replace("{{game_id}}", &escape_html(state.id.as_str()))
         .replace(
             "{{title}}",
             &escape_html(&title_of(lang, &state, &usernames)),

@@ -117,10 +117,10 @@ pub async fn player_page(
             // nor linked (its id opens it).
             let game = match &g.game_id {
                 Some(id) => {
-                    let short: String = id.chars().take(8).collect();
+                    let short: String = id.as_str().chars().take(8).collect();
                     format!(
                         "<a href=\"/games/{}\">{}</a>",
-                        escape_html(id),
+                        escape_html(id.as_str()),
                         escape_html(&short)
                     )
                 }

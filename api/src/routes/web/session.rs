@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::auth::web_session;
 use crate::error::ApiError;
+use crate::ids::UserId;
 use crate::routes::caller::Authenticated;
 use crate::routes::json_body::JsonBody;
 use crate::routes::sessions::{LoginRequest, password_login};
@@ -16,7 +17,7 @@ use crate::state::AppState;
 #[derive(Serialize)]
 struct WebLogin {
     csrf_token: String,
-    user_id: String,
+    user_id: UserId,
     username: String,
 }
 
@@ -67,7 +68,7 @@ pub async fn login(
     let secret = state.config.jwt_secret.expose();
     let ttl = state.accounts().refresh_ttl.num_seconds().max(60);
     let expires = state.clock.now().and_utc().timestamp() + ttl;
-    let value = web_session::issue(secret, &session_id, &user.id, expires);
+    let value = web_session::issue(secret, session_id.as_str(), user.id.as_str(), expires);
     let secure = web_session::secure(&req, &state.config.public_url);
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -76,7 +77,7 @@ pub async fn login(
             web_session::set_cookie(&value, ttl, secure),
         ))
         .json(WebLogin {
-            csrf_token: web_session::csrf_token(secret, &session_id),
+            csrf_token: web_session::csrf_token(secret, session_id.as_str()),
             user_id: user.id.clone(),
             username: user.username.clone(),
         }))

@@ -244,7 +244,7 @@ pub async fn event_page(
                 .collect();
             main.push_str(&format!(
                 "<li><a href=\"/games/{}\">{}</a>: {}</li>",
-                escape_html(&tb.game_id),
+                escape_html(tb.game_id.as_str()),
                 esca("tour-table", &[("table", (k as i64 + 1).into())]),
                 seats.join(", ")
             ));

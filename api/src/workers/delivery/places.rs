@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
 
+use crate::ids::UserId;
 use crate::notifications::config::NotifyConfig;
 use crate::notifications::delivery::{BATCH, Job, Target};
 use crate::store::deliveries::Lane;
@@ -70,7 +71,7 @@ impl Limits {
 pub struct Place {
     pub lane: Lane,
     pub endpoint: String,
-    pub user: String,
+    pub user: UserId,
 }
 
 /// The jobs of one attempt: one job, or every digest item of one address (one mail).
@@ -136,7 +137,7 @@ pub struct Places<K> {
     ready: HashMap<Lane, VecDeque<Group>>,
     /// Claimed groups (ready or running) per endpoint and per account.
     endpoints: HashMap<String, usize>,
-    users: HashMap<String, usize>,
+    users: HashMap<UserId, usize>,
     running: HashMap<K, Attempt>,
 }
 
@@ -198,13 +199,13 @@ impl<K: Hash + Eq + Copy> Places<K> {
 
     /// The endpoints, and the accounts, that have their share claimed: a claim leaves
     /// them out.
-    pub fn busy(&self, limits: &Limits) -> (Vec<String>, Vec<String>) {
-        let full = |m: &HashMap<String, usize>, max: usize| -> Vec<String> {
+    pub fn busy(&self, limits: &Limits) -> (Vec<String>, Vec<UserId>) {
+        fn full<K: Clone>(m: &HashMap<K, usize>, max: usize) -> Vec<K> {
             m.iter()
                 .filter(|(_, n)| **n >= max)
                 .map(|(e, _)| e.clone())
                 .collect()
-        };
+        }
         (
             full(&self.endpoints, limits.per_endpoint),
             full(&self.users, limits.per_account),
@@ -440,7 +441,7 @@ mod tests {
         let (endpoints, users) = p.busy(&LIMITS);
         assert_eq!(
             (endpoints, users),
-            (vec!["e1".to_string()], vec!["u1".to_string()])
+            (vec!["e1".to_string()], vec![UserId::new("u1")])
         );
         start_all(&mut p, 0, Instant::now());
         p.finished(0);
