@@ -147,6 +147,11 @@ typed_id! {
     TokenId
 }
 
+typed_id! {
+    /// A webhook endpoint's id (a UUID v7).
+    WebhookId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
