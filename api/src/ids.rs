@@ -152,6 +152,11 @@ typed_id! {
     WebhookId
 }
 
+typed_id! {
+    /// A Web Push subscription's id (a UUID v7).
+    PushSubscriptionId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,7 +50,7 @@ use super::feed::FeedItem;
 use super::push::{self, PushSubscriptionRow};
 use super::webhooks::WebhookRow;
 use super::{settings, stable_id};
-use crate::ids::{UserId, WebhookId};
+use crate::ids::{PushSubscriptionId, UserId, WebhookId};
 use crate::store::outbox::{NotificationRow, account_mail};
 use crate::store::{self, DbConnection, StoreError};
 
@@ -286,8 +286,12 @@ pub fn load_jobs(
         .map(|(d, _)| d)
         .filter(|d| d.channel == "push")
         .collect();
-    let sub_ids: Vec<&str> = pushes.iter().map(|d| d.endpoint.as_str()).collect();
-    let mut subs: HashMap<String, PushSubscriptionRow> = HashMap::new();
+    let sub_ids: Vec<PushSubscriptionId> = pushes
+        .iter()
+        .map(|d| PushSubscriptionId::new(d.endpoint.as_str()))
+        .collect();
+    let sub_ids: Vec<&PushSubscriptionId> = sub_ids.iter().collect();
+    let mut subs: HashMap<PushSubscriptionId, PushSubscriptionRow> = HashMap::new();
     let mut langs: HashMap<UserId, crate::i18n::Lang> = HashMap::new();
     if !pushes.is_empty() {
         for sub in store::push_subscriptions::find_many(conn, &sub_ids)? {
@@ -316,7 +320,7 @@ pub fn load_jobs(
                 to: d.endpoint.clone(),
                 mail: email::compose(conn, mail, &note)?,
             },
-            "push" => match subs.get(&d.endpoint) {
+            "push" => match subs.get(&PushSubscriptionId::new(d.endpoint.as_str())) {
                 Some(sub) => {
                     let lang = langs
                         .get(&note.user_id)
@@ -469,7 +473,11 @@ pub fn record(
             Outcome::Unsubscribed { status } => {
                 let why = format!("the push service answered {status}: subscription deleted");
                 store::deliveries::dead(conn, &d.id, job.lease, &why)?;
-                store::push_subscriptions::delete_in(conn, None, &d.endpoint)?;
+                store::push_subscriptions::delete_in(
+                    conn,
+                    None,
+                    &PushSubscriptionId::new(d.endpoint.as_str()),
+                )?;
                 Counters::add(&c.dead, 1);
                 tracing::info!(delivery = %d.id, subscription = %d.endpoint, status, "push subscription gone");
             }
