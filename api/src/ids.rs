@@ -157,6 +157,11 @@ typed_id! {
     PushSubscriptionId
 }
 
+typed_id! {
+    /// A table-talk message's id (a UUID v7).
+    MessageId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
