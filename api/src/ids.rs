@@ -162,6 +162,11 @@ typed_id! {
     MessageId
 }
 
+typed_id! {
+    /// A tournament's id (a UUID).
+    TournamentId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
