@@ -945,7 +945,7 @@ fn a_restart_after_pairing_and_racing_pairers(backend: Backend) {
                 let done = djambi_api::tournaments::command::execute(
                     &mut conn,
                     &*clock,
-                    &id,
+                    &djambi_api::ids::TournamentId::new(id.as_str()),
                     None,
                     &djambi_api::tournaments::log::Command::Advance,
                 )
@@ -959,7 +959,11 @@ fn a_restart_after_pairing_and_racing_pairers(backend: Backend) {
         .collect();
     assert_eq!(wrote.iter().filter(|&&n| n > 0).count(), 1, "{wrote:?}");
     let mut conn = djambi_api::store::checkout(&pool).unwrap();
-    let log = djambi_api::store::tournaments::load_events(&mut conn, &id).unwrap();
+    let log = djambi_api::store::tournaments::load_events(
+        &mut conn,
+        &djambi_api::ids::TournamentId::new(id.as_str()),
+    )
+    .unwrap();
     assert_eq!(log.iter().filter(|r| r.kind == "round_paired").count(), 1);
     drop(conn);
     // Two instances start on the database: they create the round's games, once.
@@ -996,7 +1000,11 @@ fn a_restart_after_pairing_and_racing_pairers(backend: Backend) {
         .collect();
     let existing = djambi_api::store::tournaments::game_states(&mut conn, &ids).unwrap();
     assert_eq!(existing.len(), 1);
-    let log = djambi_api::store::tournaments::load_events(&mut conn, &id).unwrap();
+    let log = djambi_api::store::tournaments::load_events(
+        &mut conn,
+        &djambi_api::ids::TournamentId::new(id.as_str()),
+    )
+    .unwrap();
     assert_eq!(log.iter().filter(|r| r.kind == "round_paired").count(), 1);
     drop(conn);
     // Both instances then see the round to its end; round 2 is paired once too.
@@ -1014,7 +1022,11 @@ fn a_restart_after_pairing_and_racing_pairers(backend: Backend) {
     wait_for(&b, &id, "round 2", |e| round_started(e, 2));
     std::thread::sleep(Duration::from_millis(300));
     let mut conn = djambi_api::store::checkout(&pool).unwrap();
-    let log = djambi_api::store::tournaments::load_events(&mut conn, &id).unwrap();
+    let log = djambi_api::store::tournaments::load_events(
+        &mut conn,
+        &djambi_api::ids::TournamentId::new(id.as_str()),
+    )
+    .unwrap();
     assert_eq!(log.iter().filter(|r| r.kind == "round_paired").count(), 2);
     assert_eq!(log.iter().filter(|r| r.kind == "game_ended").count(), 1);
 }

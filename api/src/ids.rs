@@ -147,6 +147,26 @@ typed_id! {
     TokenId
 }
 
+typed_id! {
+    /// A webhook endpoint's id (a UUID v7).
+    WebhookId
+}
+
+typed_id! {
+    /// A Web Push subscription's id (a UUID v7).
+    PushSubscriptionId
+}
+
+typed_id! {
+    /// A table-talk message's id (a UUID v7).
+    MessageId
+}
+
+typed_id! {
+    /// A tournament's id (a UUID).
+    TournamentId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@ pub use error::MessageError;
 
 use domain::{Seat, SeatSet};
 
-use crate::ids::UserId;
+use crate::ids::{MessageId, UserId};
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
 use crate::store::messages::MessageRow;
@@ -100,8 +100,8 @@ pub fn visible_to(
 }
 
 /// The id of the `message` notification of a message for one user.
-pub fn notification_id(message_id: &str, user: &UserId) -> String {
-    crate::notifications::stable_id(&["message", message_id, user.as_str()])
+pub fn notification_id(message_id: &MessageId, user: &UserId) -> String {
+    crate::notifications::stable_id(&["message", message_id.as_str(), user.as_str()])
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{MessageError, visible_to};
 use crate::clock::Clock;
 use crate::games::Ctx;
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, MessageId, UserId};
 use crate::store::messages::{self as store_messages, ReportRow};
 use crate::store::{self, games as game_store};
 
@@ -19,7 +19,7 @@ pub const MAX_REASON_CHARS: usize = 500;
 pub async fn report(
     ctx: Ctx<'_>,
     game_id: GameId,
-    mid: String,
+    mid: MessageId,
     reporter: UserId,
     reason: Option<String>,
 ) -> Result<bool, MessageError> {
@@ -36,7 +36,7 @@ pub async fn report(
     store::run(ctx.pool, move |conn| {
         let state = game_store::current_state(conn, &cache, &game_id)?;
         let muted = store_messages::muted_by(conn, &reporter)?;
-        let not_found = || MessageError::MessageNotFound(mid.chars().take(64).collect());
+        let not_found = || MessageError::MessageNotFound(mid.as_str().chars().take(64).collect());
         let msg = store_messages::find(conn, &mid)?
             .filter(|m| m.game_id == game_id)
             .ok_or_else(not_found)?;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::{MAX_TEXT_CHARS, MessageError, notification_id, recipient_ids_at, seats_of};
 use crate::games::Ctx;
 use crate::games::player_command::IdempotencyKey;
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, MessageId, UserId};
 use crate::model::events::Status;
 use crate::model::game_state::GameState;
 use crate::store::idempotency::{self, Lookup};
@@ -189,7 +189,7 @@ pub async fn send(
                     });
                 }
                 let row = MessageRow {
-                    id: uuid::Uuid::now_v7().to_string(),
+                    id: MessageId::new(uuid::Uuid::now_v7().to_string()),
                     game_id: game_id.clone(),
                     seq: store_messages::next_seq(conn, &game_id)?,
                     sender_id: user.clone(),

@@ -50,7 +50,7 @@ use super::feed::FeedItem;
 use super::push::{self, PushSubscriptionRow};
 use super::webhooks::WebhookRow;
 use super::{settings, stable_id};
-use crate::ids::UserId;
+use crate::ids::{PushSubscriptionId, UserId, WebhookId};
 use crate::store::outbox::{NotificationRow, account_mail};
 use crate::store::{self, DbConnection, StoreError};
 
@@ -286,8 +286,12 @@ pub fn load_jobs(
         .map(|(d, _)| d)
         .filter(|d| d.channel == "push")
         .collect();
-    let sub_ids: Vec<&str> = pushes.iter().map(|d| d.endpoint.as_str()).collect();
-    let mut subs: HashMap<String, PushSubscriptionRow> = HashMap::new();
+    let sub_ids: Vec<PushSubscriptionId> = pushes
+        .iter()
+        .map(|d| PushSubscriptionId::new(d.endpoint.as_str()))
+        .collect();
+    let sub_ids: Vec<&PushSubscriptionId> = sub_ids.iter().collect();
+    let mut subs: HashMap<PushSubscriptionId, PushSubscriptionRow> = HashMap::new();
     let mut langs: HashMap<UserId, crate::i18n::Lang> = HashMap::new();
     if !pushes.is_empty() {
         for sub in store::push_subscriptions::find_many(conn, &sub_ids)? {
@@ -303,7 +307,7 @@ pub fn load_jobs(
     let mut jobs = Vec::with_capacity(rows.len());
     for (d, note) in rows {
         let target = match d.channel.as_str() {
-            "webhook" => match store::webhooks::find(conn, &d.endpoint)? {
+            "webhook" => match store::webhooks::find(conn, &WebhookId::new(d.endpoint.as_str()))? {
                 Some(w) if w.disabled_at.is_none() => Target::Webhook(w),
                 Some(_) => Target::Gone("the endpoint is disabled".into()),
                 None => Target::Gone("the endpoint was deleted".into()),
@@ -316,7 +320,7 @@ pub fn load_jobs(
                 to: d.endpoint.clone(),
                 mail: email::compose(conn, mail, &note)?,
             },
-            "push" => match subs.get(&d.endpoint) {
+            "push" => match subs.get(&PushSubscriptionId::new(d.endpoint.as_str())) {
                 Some(sub) => {
                     let lang = langs
                         .get(&note.user_id)
@@ -439,7 +443,7 @@ pub fn record(
                 store::deliveries::delivered(conn, &d.id, job.lease, attempts, *status, now)?;
                 Counters::add(&c.delivered, 1);
                 if d.channel == "webhook" {
-                    store::webhooks::reset_failures(conn, &d.endpoint)?;
+                    store::webhooks::reset_failures(conn, &WebhookId::new(d.endpoint.as_str()))?;
                 }
                 tracing::info!(delivery = %d.id, channel = %d.channel, notification = %d.notification_id, "delivered");
             }
@@ -463,13 +467,17 @@ pub fn record(
                 Counters::add(if dead { &c.dead } else { &c.failed }, 1);
                 tracing::warn!(delivery = %d.id, channel = %d.channel, attempts, dead, error = %error, "delivery failed");
                 if d.channel == "webhook" {
-                    endpoint_failed(conn, cfg, c, &d.endpoint, now)?;
+                    endpoint_failed(conn, cfg, c, &WebhookId::new(d.endpoint.as_str()), now)?;
                 }
             }
             Outcome::Unsubscribed { status } => {
                 let why = format!("the push service answered {status}: subscription deleted");
                 store::deliveries::dead(conn, &d.id, job.lease, &why)?;
-                store::push_subscriptions::delete_in(conn, None, &d.endpoint)?;
+                store::push_subscriptions::delete_in(
+                    conn,
+                    None,
+                    &PushSubscriptionId::new(d.endpoint.as_str()),
+                )?;
                 Counters::add(&c.dead, 1);
                 tracing::info!(delivery = %d.id, subscription = %d.endpoint, status, "push subscription gone");
             }
@@ -488,7 +496,7 @@ fn endpoint_failed(
     conn: &mut DbConnection,
     cfg: &NotifyConfig,
     c: &Counters,
-    id: &str,
+    id: &WebhookId,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
     store::webhooks::add_failure(conn, id)?;
@@ -503,15 +511,15 @@ fn endpoint_failed(
     if !store::webhooks::disable(conn, id, now, &reason)? {
         return Ok(());
     }
-    store::deliveries::kill_pending_of_endpoint(conn, id, "the endpoint was disabled")?;
+    store::deliveries::kill_pending_of_endpoint(conn, id.as_str(), "the endpoint was disabled")?;
     let at = now.to_string();
     let note = NotificationRow {
-        id: stable_id(&["webhook_disabled", id, &at]),
+        id: stable_id(&["webhook_disabled", id.as_str(), &at]),
         user_id: hook.user_id.clone(),
         kind: "webhook_disabled".into(),
         game_id: None,
         version: None,
-        payload: json!({"webhook_id": id, "url": hook.url, "reason": reason}).to_string(),
+        payload: json!({"webhook_id": id.as_str(), "url": hook.url, "reason": reason}).to_string(),
         created_at: now,
         read_at: None,
     };

@@ -22,7 +22,7 @@ use super::config::VapidConfig;
 use super::webhooks::{MAX_URL_LEN, check_url_resolving};
 use super::{NotificationError, Notifications};
 use crate::i18n::{self, Lang};
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, PushSubscriptionId, UserId};
 use crate::store::outbox::NotificationRow;
 use crate::store::{self, StoreError};
 
@@ -338,7 +338,7 @@ impl Notifications<'_> {
             return Err(NotificationError::Invalid(errors));
         };
         let row = PushSubscriptionRow {
-            id: uuid::Uuid::now_v7().to_string(),
+            id: PushSubscriptionId::new(uuid::Uuid::now_v7().to_string()),
             user_id: user.clone(),
             endpoint: url.to_string(),
             p256dh: p256dh.trim_end_matches('=').to_string(),
@@ -376,9 +376,9 @@ impl Notifications<'_> {
     pub async fn delete_push_subscription(
         &self,
         user: &UserId,
-        id: &str,
+        id: &PushSubscriptionId,
     ) -> Result<(), NotificationError> {
-        let (u, i) = (user.clone(), id.to_string());
+        let (u, i) = (user.clone(), id.clone());
         let found = store::run(self.pool, move |conn| {
             store::push_subscriptions::delete(conn, Some(&u), &i)
         })

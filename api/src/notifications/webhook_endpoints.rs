@@ -6,7 +6,7 @@ use chrono::TimeDelta;
 
 use super::webhooks::{DeliveryRow, WebhookRow, check_url_resolving, new_secret};
 use super::{NotificationError, Notifications};
-use crate::ids::UserId;
+use crate::ids::{UserId, WebhookId};
 use crate::store::{self, StoreError};
 
 /// Endpoints per user.
@@ -25,7 +25,7 @@ impl Notifications<'_> {
             .await
             .map_err(|m| NotificationError::field("url", m))?;
         let row = WebhookRow {
-            id: uuid::Uuid::now_v7().to_string(),
+            id: WebhookId::new(uuid::Uuid::now_v7().to_string()),
             user_id: user.clone(),
             url: url.to_string(),
             secret: new_secret(),
@@ -65,8 +65,12 @@ impl Notifications<'_> {
     }
 
     /// `DELETE /v1/me/webhooks/{id}`: the endpoint and its deliveries.
-    pub async fn delete_webhook(&self, user: &UserId, id: &str) -> Result<(), NotificationError> {
-        let (user, i) = (user.clone(), id.to_string());
+    pub async fn delete_webhook(
+        &self,
+        user: &UserId,
+        id: &WebhookId,
+    ) -> Result<(), NotificationError> {
+        let (user, i) = (user.clone(), id.clone());
         let found = store::run(self.pool, move |conn| {
             store::webhooks::delete(conn, &user, &i)
         })
@@ -83,11 +87,11 @@ impl Notifications<'_> {
     pub async fn rotate_webhook_secret(
         &self,
         user: &UserId,
-        id: &str,
+        id: &WebhookId,
     ) -> Result<WebhookRow, NotificationError> {
         let grace = TimeDelta::from_std(self.config.webhook_secret_grace).unwrap_or_default();
         let until = self.clock.now() + grace;
-        let (user, i, secret) = (user.clone(), id.to_string(), new_secret());
+        let (user, i, secret) = (user.clone(), id.clone(), new_secret());
         store::run(self.pool, move |conn| {
             store::webhooks::rotate(conn, &user, &i, &secret, until)
         })
@@ -101,14 +105,14 @@ impl Notifications<'_> {
     pub async fn webhook_deliveries(
         &self,
         user: &UserId,
-        id: &str,
+        id: &WebhookId,
     ) -> Result<Vec<(DeliveryRow, String)>, NotificationError> {
-        let (user, i) = (user.clone(), id.to_string());
+        let (user, i) = (user.clone(), id.clone());
         store::run(self.pool, move |conn| {
             if store::webhooks::get(conn, &user, &i)?.is_none() {
                 return Ok(None);
             }
-            store::deliveries::recent_for_endpoint(conn, &i, RECENT_DELIVERIES).map(Some)
+            store::deliveries::recent_for_endpoint(conn, i.as_str(), RECENT_DELIVERIES).map(Some)
         })
         .await
         .map_err(|e: StoreError| NotificationError::from(e))?
@@ -116,6 +120,6 @@ impl Notifications<'_> {
     }
 }
 
-fn no_webhook(id: &str) -> NotificationError {
+fn no_webhook(id: &WebhookId) -> NotificationError {
     NotificationError::NotFound(format!("no webhook {id}"))
 }

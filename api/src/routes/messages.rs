@@ -10,7 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, MessageId, UserId};
 use crate::messages::{self, Message};
 use crate::pagination::{PageParams, next_link};
 use crate::routes::caller::Authenticated;
@@ -35,7 +35,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
     "created_at": "2026-12-01T10:00:00Z"
 }))]
 pub struct MessageView {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: MessageId,
     /// The message's number in the game's own sequence of messages (1, 2, 3...).
     pub seq: i64,
     /// The sender's seat.
@@ -276,7 +277,7 @@ pub async fn report_message(
     auth.require(Scope::Read)?;
     let (id, mid) = path.into_inner();
     let id = game_id(&id)?;
-    let mid = crate::routes::uuid_id(mid, "message")?;
+    let mid = MessageId::new(crate::routes::uuid_id(mid, "message")?);
     let new = messages::report::report(
         app.game_ctx(),
         id,

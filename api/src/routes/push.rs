@@ -9,6 +9,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
+use crate::ids::PushSubscriptionId;
 use crate::notifications::push::PushSubscriptionRow;
 use crate::routes::caller::Authenticated;
 use crate::routes::json_body::JsonBody;
@@ -85,7 +86,8 @@ pub struct CreatePushSubscription {
     "created_at": "2026-12-01T12:00:00Z"
 }))]
 pub struct PushSubscriptionView {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: PushSubscriptionId,
     pub endpoint: String,
     pub created_at: DateTime<Utc>,
 }
@@ -177,7 +179,7 @@ pub async fn delete_subscription(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let id = super::uuid_id(path.into_inner(), "push subscription")?;
+    let id = PushSubscriptionId::new(super::uuid_id(path.into_inner(), "push subscription")?);
     app.notifications()
         .delete_push_subscription(&auth.user_id, &id)
         .await?;

@@ -10,7 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
-use crate::ids::GameId;
+use crate::ids::{GameId, TournamentId};
 use crate::model::events::RatingRange;
 use crate::model::timing::TimeControl;
 use crate::routes::caller::Authenticated;
@@ -41,7 +41,7 @@ fn ctx(app: &AppState) -> Ctx<'_> {
 }
 
 /// Checks an event id as it came in the path.
-fn tournament_id(raw: String) -> Result<String, ApiError> {
+fn tournament_id(raw: String) -> Result<TournamentId, ApiError> {
     if raw.is_empty()
         || raw.len() > 64
         || !raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
@@ -49,7 +49,7 @@ fn tournament_id(raw: String) -> Result<String, ApiError> {
         let shown: String = raw.chars().take(64).filter(|c| !c.is_control()).collect();
         return Err(ApiError::NotFound(format!("no tournament {shown}")));
     }
-    Ok(raw)
+    Ok(TournamentId::new(raw))
 }
 
 /// `round_robin` or `swiss`.
@@ -166,7 +166,8 @@ pub struct RoundView {
     "created_at": "2026-12-02T10:00:00Z", "finished_at": null, "cancelled": null
 }))]
 pub struct TournamentView {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: TournamentId,
     pub name: String,
     pub organiser: String,
     pub format: FormatName,
@@ -376,7 +377,8 @@ pub struct ListParams {
 /// An event in a list.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TournamentSummary {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: TournamentId,
     pub name: String,
     pub organiser: String,
     /// `round_robin` or `swiss`.

@@ -10,6 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::auth::Scope;
 use crate::error::{ApiError, Problem};
+use crate::ids::WebhookId;
 use crate::notifications::webhooks::{DeliveryRow, WebhookRow};
 use crate::routes::caller::Authenticated;
 use crate::routes::json_body::JsonBody;
@@ -33,7 +34,8 @@ const PROBLEM: &str = "application/problem+json";
     "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 }))]
 pub struct WebhookView {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: WebhookId,
     pub url: String,
     /// `false` once disabled after failing repeatedly (register it again to resume).
     pub enabled: bool,
@@ -137,7 +139,7 @@ pub async fn delete_webhook(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
+    let id = WebhookId::new(super::uuid_id(path.into_inner(), "webhook endpoint")?);
     app.notifications()
         .delete_webhook(&auth.user_id, &id)
         .await?;
@@ -164,7 +166,7 @@ pub async fn rotate_secret(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_session()?;
-    let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
+    let id = WebhookId::new(super::uuid_id(path.into_inner(), "webhook endpoint")?);
     let row = app
         .notifications()
         .rotate_webhook_secret(&auth.user_id, &id)
@@ -225,7 +227,7 @@ pub async fn list_deliveries(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(Scope::Read)?;
-    let id = super::uuid_id(path.into_inner(), "webhook endpoint")?;
+    let id = WebhookId::new(super::uuid_id(path.into_inner(), "webhook endpoint")?);
     let rows = app
         .notifications()
         .webhook_deliveries(&auth.user_id, &id)

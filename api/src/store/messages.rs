@@ -8,13 +8,13 @@ use diesel::prelude::*;
 
 use super::schema::{message_reports, messages, mutes, notifications, users};
 use super::{DbConnection, StoreError};
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, MessageId, UserId};
 
 /// A row of `messages`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = messages)]
 pub struct MessageRow {
-    pub id: String,
+    pub id: MessageId,
     pub game_id: GameId,
     /// 1, 2, 3... per game.
     pub seq: i64,
@@ -37,7 +37,7 @@ pub struct MessageRow {
 #[diesel(table_name = message_reports)]
 pub struct ReportRow {
     pub id: String,
-    pub message_id: String,
+    pub message_id: MessageId,
     pub reporter_id: UserId,
     pub reason: Option<String>,
     /// JSON: the reported message and the ones around it the reporter could see.
@@ -93,7 +93,7 @@ pub fn after(
         .load(conn)?)
 }
 
-pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<MessageRow>, StoreError> {
+pub fn find(conn: &mut DbConnection, id: &MessageId) -> Result<Option<MessageRow>, StoreError> {
     Ok(messages::table
         .find(id)
         .select(MessageRow::as_select())
@@ -125,7 +125,11 @@ pub fn sent_since(
 /// removed from every `message` notification that carried it (found by the game, the
 /// time and the `message_id` of the payload, so whoever got one: players who left the game since as
 /// well), so no later read or delivery shows it.
-pub fn hide(conn: &mut DbConnection, id: &str, at: NaiveDateTime) -> Result<bool, StoreError> {
+pub fn hide(
+    conn: &mut DbConnection,
+    id: &MessageId,
+    at: NaiveDateTime,
+) -> Result<bool, StoreError> {
     let Some((game, sent_at)) = messages::table
         .find(id)
         .select((messages::game_id, messages::created_at))
@@ -147,7 +151,7 @@ pub fn hide(conn: &mut DbConnection, id: &str, at: NaiveDateTime) -> Result<bool
     for (nid, payload) in carried {
         let mut v: serde_json::Value = serde_json::from_str(&payload).unwrap_or_default();
         let Some(m) = v.as_object_mut() else { continue };
-        if m.get("message_id").and_then(|x| x.as_str()) != Some(id) {
+        if m.get("message_id").and_then(|x| x.as_str()) != Some(id.as_str()) {
             continue;
         }
         m.remove("text");
@@ -246,7 +250,10 @@ pub fn report(conn: &mut DbConnection, row: &ReportRow) -> Result<bool, StoreErr
 }
 
 /// The reports of a message (for the operator and tests).
-pub fn reports_of(conn: &mut DbConnection, message: &str) -> Result<Vec<ReportRow>, StoreError> {
+pub fn reports_of(
+    conn: &mut DbConnection,
+    message: &MessageId,
+) -> Result<Vec<ReportRow>, StoreError> {
     Ok(message_reports::table
         .filter(message_reports::message_id.eq(message))
         .order(message_reports::created_at.asc())

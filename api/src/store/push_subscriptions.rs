@@ -6,12 +6,12 @@ use diesel::prelude::*;
 
 use super::schema::{deliveries, push_subscriptions};
 use super::{DbConnection, StoreError};
-use crate::ids::UserId;
+use crate::ids::{PushSubscriptionId, UserId};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = push_subscriptions)]
 pub struct PushSubscriptionRow {
-    pub id: String,
+    pub id: PushSubscriptionId,
     pub user_id: UserId,
     pub endpoint: String,
     /// The browser's P-256 public key (uncompressed point, base64url).
@@ -52,7 +52,10 @@ pub fn list_of(
 }
 
 /// Subscription `id`, whoever owns it.
-pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PushSubscriptionRow>, StoreError> {
+pub fn find(
+    conn: &mut DbConnection,
+    id: &PushSubscriptionId,
+) -> Result<Option<PushSubscriptionRow>, StoreError> {
     Ok(push_subscriptions::table
         .find(id)
         .select(PushSubscriptionRow::as_select())
@@ -63,7 +66,7 @@ pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<PushSubscription
 /// The subscriptions among `ids` that exist, whoever owns them.
 pub fn find_many(
     conn: &mut DbConnection,
-    ids: &[&str],
+    ids: &[&PushSubscriptionId],
 ) -> Result<Vec<PushSubscriptionRow>, StoreError> {
     Ok(push_subscriptions::table
         .filter(push_subscriptions::id.eq_any(ids))
@@ -100,7 +103,7 @@ pub fn insert(conn: &mut DbConnection, row: &PushSubscriptionRow) -> Result<(), 
 /// New keys for an existing subscription (the browser re-subscribed).
 pub fn set_keys(
     conn: &mut DbConnection,
-    id: &str,
+    id: &PushSubscriptionId,
     p256dh: &str,
     auth: &str,
 ) -> Result<(), StoreError> {
@@ -118,7 +121,7 @@ pub fn set_keys(
 pub fn delete(
     conn: &mut DbConnection,
     user: Option<&UserId>,
-    id: &str,
+    id: &PushSubscriptionId,
 ) -> Result<bool, StoreError> {
     super::transaction(conn, |conn| delete_in(conn, user, id))
 }
@@ -127,7 +130,7 @@ pub fn delete(
 pub fn delete_in(
     conn: &mut DbConnection,
     user: Option<&UserId>,
-    id: &str,
+    id: &PushSubscriptionId,
 ) -> Result<bool, StoreError> {
     {
         let n = match user {
@@ -143,7 +146,7 @@ pub fn delete_in(
             diesel::delete(
                 deliveries::table
                     .filter(deliveries::channel.eq("push"))
-                    .filter(deliveries::endpoint.eq(id))
+                    .filter(deliveries::endpoint.eq(id.as_str()))
                     .filter(deliveries::status.eq("pending")),
             )
             .execute(conn)?;

@@ -9,7 +9,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, TournamentId, UserId};
 use crate::store::schema::{games, tournament_events, tournament_players, tournaments};
 use crate::store::{DbConnection, StoreError};
 
@@ -18,7 +18,7 @@ use crate::store::{DbConnection, StoreError};
 #[diesel(table_name = tournaments)]
 #[diesel(treat_none_as_null = true)]
 pub struct TournamentRow {
-    pub id: String,
+    pub id: TournamentId,
     pub name: String,
     pub organiser_id: String,
     pub format: String,
@@ -36,7 +36,7 @@ pub struct TournamentRow {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = tournament_events)]
 pub struct EventRow {
-    pub tournament_id: String,
+    pub tournament_id: TournamentId,
     pub seq: i64,
     pub kind: String,
     pub payload: String,
@@ -125,7 +125,10 @@ pub fn append(
 }
 
 /// A tournament's log, in order (empty: no such tournament).
-pub fn load_events(conn: &mut DbConnection, id: &str) -> Result<Vec<EventRow>, StoreError> {
+pub fn load_events(
+    conn: &mut DbConnection,
+    id: &TournamentId,
+) -> Result<Vec<EventRow>, StoreError> {
     Ok(tournament_events::table
         .filter(tournament_events::tournament_id.eq(id))
         .order(tournament_events::seq.asc())
@@ -133,7 +136,10 @@ pub fn load_events(conn: &mut DbConnection, id: &str) -> Result<Vec<EventRow>, S
         .load(conn)?)
 }
 
-pub fn find_row(conn: &mut DbConnection, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+pub fn find_row(
+    conn: &mut DbConnection,
+    id: &TournamentId,
+) -> Result<Option<TournamentRow>, StoreError> {
     Ok(tournaments::table
         .find(id)
         .select(TournamentRow::as_select())
@@ -170,7 +176,7 @@ pub fn live_count_of(conn: &mut DbConnection, organiser: &str) -> Result<i64, St
 }
 
 /// Open or running events (the clock looks at each).
-pub fn live_ids(conn: &mut DbConnection, limit: i64) -> Result<Vec<String>, StoreError> {
+pub fn live_ids(conn: &mut DbConnection, limit: i64) -> Result<Vec<TournamentId>, StoreError> {
     Ok(tournaments::table
         .filter(tournaments::status.eq_any(["open", "running"]))
         .order(tournaments::updated_at.asc())
@@ -183,7 +189,7 @@ pub fn live_ids(conn: &mut DbConnection, limit: i64) -> Result<Vec<String>, Stor
 pub fn live_ids_of_player(
     conn: &mut DbConnection,
     user: &UserId,
-) -> Result<Vec<String>, StoreError> {
+) -> Result<Vec<TournamentId>, StoreError> {
     Ok(tournament_players::table
         .inner_join(tournaments::table)
         .filter(tournament_players::user_id.eq(user))
@@ -227,7 +233,7 @@ pub fn of_user(
     conn: &mut DbConnection,
     user: &UserId,
 ) -> Result<Vec<(TournamentRow, bool)>, StoreError> {
-    let entered: Vec<String> = tournament_players::table
+    let entered: Vec<TournamentId> = tournament_players::table
         .filter(tournament_players::user_id.eq(user))
         .select(tournament_players::tournament_id)
         .load(conn)?;

@@ -5,12 +5,12 @@ use diesel::prelude::*;
 
 use super::schema::{deliveries, webhooks};
 use super::{DbConnection, StoreError};
-use crate::ids::UserId;
+use crate::ids::{UserId, WebhookId};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = webhooks)]
 pub struct WebhookRow {
-    pub id: String,
+    pub id: WebhookId,
     pub user_id: UserId,
     pub url: String,
     pub secret: String,
@@ -58,7 +58,7 @@ pub fn list_of(conn: &mut DbConnection, users: &[&UserId]) -> Result<Vec<Webhook
 pub fn get(
     conn: &mut DbConnection,
     user: &UserId,
-    id: &str,
+    id: &WebhookId,
 ) -> Result<Option<WebhookRow>, StoreError> {
     Ok(webhooks::table
         .filter(webhooks::user_id.eq(user))
@@ -69,7 +69,7 @@ pub fn get(
 }
 
 /// Endpoint `id`, whoever owns it.
-pub fn find(conn: &mut DbConnection, id: &str) -> Result<Option<WebhookRow>, StoreError> {
+pub fn find(conn: &mut DbConnection, id: &WebhookId) -> Result<Option<WebhookRow>, StoreError> {
     Ok(webhooks::table
         .find(id)
         .select(WebhookRow::as_select())
@@ -92,7 +92,7 @@ pub fn insert(conn: &mut DbConnection, row: &WebhookRow) -> Result<(), StoreErro
 }
 
 /// Deletes an endpoint and its deliveries; `false` if there was none.
-pub fn delete(conn: &mut DbConnection, user: &UserId, id: &str) -> Result<bool, StoreError> {
+pub fn delete(conn: &mut DbConnection, user: &UserId, id: &WebhookId) -> Result<bool, StoreError> {
     super::transaction(conn, |conn| {
         let n = diesel::delete(
             webhooks::table
@@ -104,7 +104,7 @@ pub fn delete(conn: &mut DbConnection, user: &UserId, id: &str) -> Result<bool, 
             diesel::delete(
                 deliveries::table
                     .filter(deliveries::channel.eq("webhook"))
-                    .filter(deliveries::endpoint.eq(id)),
+                    .filter(deliveries::endpoint.eq(id.as_str())),
             )
             .execute(conn)?;
         }
@@ -117,7 +117,7 @@ pub fn delete(conn: &mut DbConnection, user: &UserId, id: &str) -> Result<bool, 
 pub fn rotate(
     conn: &mut DbConnection,
     user: &UserId,
-    id: &str,
+    id: &WebhookId,
     secret: &str,
     previous_until: NaiveDateTime,
 ) -> Result<Option<WebhookRow>, StoreError> {
@@ -137,7 +137,7 @@ pub fn rotate(
 }
 
 /// A delivery succeeded: the endpoint's failures in a row start again from 0.
-pub fn reset_failures(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+pub fn reset_failures(conn: &mut DbConnection, id: &WebhookId) -> Result<(), StoreError> {
     diesel::update(webhooks::table.find(id))
         .set(webhooks::consecutive_failures.eq(0))
         .execute(conn)?;
@@ -145,7 +145,7 @@ pub fn reset_failures(conn: &mut DbConnection, id: &str) -> Result<(), StoreErro
 }
 
 /// Counts a failed attempt against an endpoint.
-pub fn add_failure(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+pub fn add_failure(conn: &mut DbConnection, id: &WebhookId) -> Result<(), StoreError> {
     diesel::update(webhooks::table.find(id))
         .set(webhooks::consecutive_failures.eq(webhooks::consecutive_failures + 1))
         .execute(conn)?;
@@ -155,7 +155,7 @@ pub fn add_failure(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> 
 /// Disables an endpoint (if it is not already); `true` if this call disabled it.
 pub fn disable(
     conn: &mut DbConnection,
-    id: &str,
+    id: &WebhookId,
     at: NaiveDateTime,
     reason: &str,
 ) -> Result<bool, StoreError> {

@@ -22,7 +22,7 @@ use super::log::{
 use super::pairing;
 use crate::clock::Clock;
 use crate::games::commands::{self, Actor, CommandError, NewGame, Write};
-use crate::ids::{GameId, UserId};
+use crate::ids::{GameId, TournamentId, UserId};
 use crate::model::events::{GameResult, Visibility};
 use crate::store::cache::GameCache;
 use crate::store::tournaments::{self as tstore, Entries, NewEvent, TournamentRow};
@@ -237,7 +237,7 @@ pub fn create(
 ) -> Result<Tournament, TournamentError> {
     let now = clock.now();
     let settings = check(new, now)?;
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = TournamentId::new(uuid::Uuid::new_v4().to_string());
     let created = Event::Created {
         organiser: organiser.to_string(),
         settings,
@@ -272,7 +272,7 @@ pub fn create(
 /// Reads and folds an event's log.
 pub fn load(
     conn: &mut DbConnection,
-    id: &str,
+    id: &TournamentId,
 ) -> Result<(Tournament, NaiveDateTime), TournamentError> {
     let rows = tstore::load_events(conn, id)?;
     let Some(first) = rows.first() else {
@@ -301,7 +301,7 @@ pub struct Done {
 pub fn execute(
     conn: &mut DbConnection,
     clock: &dyn Clock,
-    id: &str,
+    id: &TournamentId,
     actor: Option<&str>,
     command: &Command,
 ) -> Result<Done, TournamentError> {
@@ -360,7 +360,7 @@ pub fn execute_and_settle(
     conn: &mut DbConnection,
     cache: &GameCache,
     clock: &dyn Clock,
-    id: &str,
+    id: &TournamentId,
     actor: Option<&str>,
     command: &Command,
 ) -> Result<Tournament, TournamentError> {
@@ -376,7 +376,7 @@ pub fn settle(
     conn: &mut DbConnection,
     cache: &GameCache,
     clock: &dyn Clock,
-    id: &str,
+    id: &TournamentId,
 ) -> Result<Tournament, TournamentError> {
     let (mut t, _) = load(conn, id)?;
     // A few passes: a game end may finish a round, whose pairing creates games…
@@ -560,7 +560,7 @@ pub fn join(
     conn: &mut DbConnection,
     cache: &GameCache,
     clock: &dyn Clock,
-    id: &str,
+    id: &TournamentId,
     user: &str,
 ) -> Result<Tournament, TournamentError> {
     let (t, _) = load(conn, id)?;
@@ -628,7 +628,7 @@ pub enum Ask {
 /// Runs a player's or the organiser's command on a blocking thread, settling after.
 pub async fn ask(
     ctx: Ctx<'_>,
-    id: String,
+    id: TournamentId,
     user: String,
     what: Ask,
 ) -> Result<Tournament, TournamentError> {

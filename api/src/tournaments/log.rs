@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::pairing::{self, MAX_SEATS, RoundTables, SwissEntrant};
 use super::scoring;
-use crate::ids::GameId;
+use crate::ids::{GameId, TournamentId};
 use crate::model::events::RatingRange;
 use crate::model::timing::TimeControl;
 
@@ -231,7 +231,7 @@ impl Round {
 /// What an event's log says now.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tournament {
-    pub id: String,
+    pub id: TournamentId,
     pub organiser: String,
     pub settings: Settings,
     pub status: Status,
@@ -249,7 +249,7 @@ pub type FoldError = String;
 
 impl Tournament {
     /// Folds a whole log.
-    pub fn fold(id: &str, events: &[Event]) -> Result<Tournament, FoldError> {
+    pub fn fold(id: &TournamentId, events: &[Event]) -> Result<Tournament, FoldError> {
         let mut it = events.iter();
         let Some(Event::Created {
             organiser,
@@ -267,7 +267,7 @@ impl Tournament {
             ));
         }
         let mut t = Tournament {
-            id: id.to_string(),
+            id: id.clone(),
             organiser: organiser.clone(),
             settings: settings.clone(),
             status: Status::Open,
@@ -742,9 +742,9 @@ mod tests {
 
     #[test]
     fn a_log_before_the_choice_reads_as_four_seats() {
-        let t = Tournament::fold("t", &[created(None)]).unwrap();
+        let t = Tournament::fold(&TournamentId::new("t"), &[created(None)]).unwrap();
         assert_eq!((t.settings.seats_per_table, t.seats()), (4, 4));
-        let t = Tournament::fold("t", &[created(Some(3))]).unwrap();
+        let t = Tournament::fold(&TournamentId::new("t"), &[created(Some(3))]).unwrap();
         assert_eq!(t.seats(), 3);
         // Written back, the choice is in the payload.
         let Event::Created { settings, .. } = created(Some(3)) else {
@@ -756,12 +756,12 @@ mod tests {
         };
         assert!(again.payload_text().contains("\"seats_per_table\":3"));
         // A log naming seats no event may choose does not fold.
-        assert!(Tournament::fold("t", &[created(Some(2))]).is_err());
+        assert!(Tournament::fold(&TournamentId::new("t"), &[created(Some(2))]).is_err());
     }
 
     #[test]
     fn three_seat_events_pair_tables_of_three_and_score_by_them() {
-        let mut t = Tournament::fold("t", &[created(Some(3))]).unwrap();
+        let mut t = Tournament::fold(&TournamentId::new("t"), &[created(Some(3))]).unwrap();
         for p in ["a", "b", "c", "d", "e", "f", "g"] {
             t.apply(&Event::Joined { player: p.into() }).unwrap();
         }
@@ -798,7 +798,7 @@ mod tests {
 
     #[test]
     fn a_three_seat_table_missing_a_withdrawn_player_is_not_played() {
-        let mut t = Tournament::fold("t", &[created(Some(3))]).unwrap();
+        let mut t = Tournament::fold(&TournamentId::new("t"), &[created(Some(3))]).unwrap();
         let names: Vec<String> = (0..6).map(|i| format!("p{i}")).collect();
         for p in &names {
             t.apply(&Event::Joined { player: p.clone() }).unwrap();

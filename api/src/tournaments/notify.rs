@@ -30,7 +30,7 @@ pub fn plan(
     let version = after.version.to_string();
     let mut add = |user: &str, kind: &str, game_id: Option<&GameId>, payload: Value| {
         rows.push(NotificationRow {
-            id: stable_id(&["tournament", &after.id, &version, kind, user]),
+            id: stable_id(&["tournament", after.id.as_str(), &version, kind, user]),
             // The event's players are accounts.
             user_id: UserId::new(user),
             kind: kind.to_string(),

@@ -7,7 +7,7 @@ use chrono::NaiveDateTime;
 
 use super::command::{TournamentError, load};
 use super::log::Tournament;
-use crate::ids::GameId;
+use crate::ids::{GameId, TournamentId};
 use crate::store::tournaments::{self as tstore, TournamentRow};
 use crate::store::{self, DbPool};
 
@@ -31,7 +31,7 @@ impl Detail {
     }
 }
 
-pub async fn get(pool: &DbPool, id: String) -> Result<Detail, TournamentError> {
+pub async fn get(pool: &DbPool, id: TournamentId) -> Result<Detail, TournamentError> {
     store::run(pool, move |conn| {
         let (tournament, created_at) = load(conn, &id)?;
         let mut ids: Vec<String> = tournament

@@ -56,7 +56,7 @@ pub async fn list_page(
             let organiser = names.get(&row.organiser_id).cloned().unwrap_or_default();
             main.push_str(&format!(
                 "<tr><td><a href=\"/tournaments/{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{} / {}</td></tr>",
-                escape_html(&row.id),
+                escape_html(row.id.as_str()),
                 escape_html(&row.name),
                 escape_html(&organiser),
                 esc(&format!("tour-format-{}", row.format)),
@@ -90,7 +90,7 @@ pub async fn event_page(
         && id.len() <= 64
         && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     let d = if valid {
-        match queries::get(&app.pool, id).await {
+        match queries::get(&app.pool, crate::ids::TournamentId::new(id)).await {
             Ok(d) => d,
             Err(TournamentError::NotFound(_)) => {
                 return Ok(not_found_page(lang, "page-no-such-tournament"));
