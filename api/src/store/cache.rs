@@ -232,29 +232,22 @@ mod tests {
         Arc::new(s)
     }
 
+    /// The version the cache answers for game `id` asked at `at`.
+    fn at_most(c: &GameCache, id: &str, at: i64) -> Option<i64> {
+        c.get_at_most(&GameId::new(id), at).map(|s| s.version)
+    }
+
     #[test]
     fn answers_only_for_the_version_asked_or_older() {
         let c = GameCache::new(10);
         c.put(state("a", 5));
-        assert_eq!(
-            c.get_at_most(&GameId::new("a"), 5).map(|s| s.version),
-            Some(5)
-        );
-        assert_eq!(
-            c.get_at_most(&GameId::new("a"), 7).map(|s| s.version),
-            Some(5)
-        );
-        assert!(c.get_at_most(&GameId::new("a"), 4).is_none());
+        assert_eq!(at_most(&c, "a", 5), Some(5));
+        assert_eq!(at_most(&c, "a", 7), Some(5));
+        assert_eq!(at_most(&c, "a", 4), None);
         c.put(state("a", 3));
-        assert_eq!(
-            c.get_at_most(&GameId::new("a"), 9).map(|s| s.version),
-            Some(5)
-        );
+        assert_eq!(at_most(&c, "a", 9), Some(5));
         c.put(state("a", 6));
-        assert_eq!(
-            c.get_at_most(&GameId::new("a"), 6).map(|s| s.version),
-            Some(6)
-        );
+        assert_eq!(at_most(&c, "a", 6), Some(6));
     }
 
     #[test]
@@ -264,26 +257,11 @@ mod tests {
         for v in [32, 64, 65, 96] {
             c.offer_checkpoint(&state("a", v));
         }
-        assert_eq!(
-            c.get_at_most(&GameId::new("a"), 70).map(|s| s.version),
-            Some(64)
-        );
-        assert_eq!(
-            c.get_at_most(&GameId::new("a"), 96).map(|s| s.version),
-            Some(96)
-        );
-        assert_eq!(
-            c.get_at_most(&GameId::new("a"), 31).map(|s| s.version),
-            None
-        );
-        assert_eq!(
-            c.get_at_most(&GameId::new("a"), 101).map(|s| s.version),
-            Some(100)
-        );
-        assert_eq!(
-            c.get_at_most(&GameId::new("b"), 70).map(|s| s.version),
-            None
-        );
+        assert_eq!(at_most(&c, "a", 70), Some(64));
+        assert_eq!(at_most(&c, "a", 96), Some(96));
+        assert_eq!(at_most(&c, "a", 31), None);
+        assert_eq!(at_most(&c, "a", 101), Some(100));
+        assert_eq!(at_most(&c, "b", 70), None);
     }
 
     #[test]
