@@ -286,10 +286,7 @@ pub fn load_jobs(
         .map(|(d, _)| d)
         .filter(|d| d.channel == "push")
         .collect();
-    let sub_ids: Vec<PushSubscriptionId> = pushes
-        .iter()
-        .map(|d| PushSubscriptionId::new(d.endpoint.as_str()))
-        .collect();
+    let sub_ids: Vec<PushSubscriptionId> = pushes.iter().map(|d| d.subscription_id()).collect();
     let sub_ids: Vec<&PushSubscriptionId> = sub_ids.iter().collect();
     let mut subs: HashMap<PushSubscriptionId, PushSubscriptionRow> = HashMap::new();
     let mut langs: HashMap<UserId, crate::i18n::Lang> = HashMap::new();
@@ -307,7 +304,7 @@ pub fn load_jobs(
     let mut jobs = Vec::with_capacity(rows.len());
     for (d, note) in rows {
         let target = match d.channel.as_str() {
-            "webhook" => match store::webhooks::find(conn, &WebhookId::new(d.endpoint.as_str()))? {
+            "webhook" => match store::webhooks::find(conn, &d.webhook_id())? {
                 Some(w) if w.disabled_at.is_none() => Target::Webhook(w),
                 Some(_) => Target::Gone("the endpoint is disabled".into()),
                 None => Target::Gone("the endpoint was deleted".into()),
@@ -320,7 +317,7 @@ pub fn load_jobs(
                 to: d.endpoint.clone(),
                 mail: email::compose(conn, mail, &note)?,
             },
-            "push" => match subs.get(&PushSubscriptionId::new(d.endpoint.as_str())) {
+            "push" => match subs.get(&d.subscription_id()) {
                 Some(sub) => {
                     let lang = langs
                         .get(&note.user_id)
@@ -443,7 +440,7 @@ pub fn record(
                 store::deliveries::delivered(conn, &d.id, job.lease, attempts, *status, now)?;
                 Counters::add(&c.delivered, 1);
                 if d.channel == "webhook" {
-                    store::webhooks::reset_failures(conn, &WebhookId::new(d.endpoint.as_str()))?;
+                    store::webhooks::reset_failures(conn, &d.webhook_id())?;
                 }
                 tracing::info!(delivery = %d.id, channel = %d.channel, notification = %d.notification_id, "delivered");
             }
@@ -467,17 +464,13 @@ pub fn record(
                 Counters::add(if dead { &c.dead } else { &c.failed }, 1);
                 tracing::warn!(delivery = %d.id, channel = %d.channel, attempts, dead, error = %error, "delivery failed");
                 if d.channel == "webhook" {
-                    endpoint_failed(conn, cfg, c, &WebhookId::new(d.endpoint.as_str()), now)?;
+                    endpoint_failed(conn, cfg, c, &d.webhook_id(), now)?;
                 }
             }
             Outcome::Unsubscribed { status } => {
                 let why = format!("the push service answered {status}: subscription deleted");
                 store::deliveries::dead(conn, &d.id, job.lease, &why)?;
-                store::push_subscriptions::delete_in(
-                    conn,
-                    None,
-                    &PushSubscriptionId::new(d.endpoint.as_str()),
-                )?;
+                store::push_subscriptions::delete_in(conn, None, &d.subscription_id())?;
                 Counters::add(&c.dead, 1);
                 tracing::info!(delivery = %d.id, subscription = %d.endpoint, status, "push subscription gone");
             }

@@ -8,7 +8,7 @@ use super::lease::Queue;
 use super::outbox::NotificationRow;
 use super::schema::{deliveries, notifications};
 use super::{DbConnection, StoreError};
-use crate::ids::UserId;
+use crate::ids::{PushSubscriptionId, UserId, WebhookId};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = deliveries)]
@@ -26,6 +26,19 @@ pub struct DeliveryRow {
     pub last_status: Option<i32>,
     pub created_at: NaiveDateTime,
     pub delivered_at: Option<NaiveDateTime>,
+}
+
+impl DeliveryRow {
+    /// The webhook a `webhook` delivery goes to: its `endpoint` column holds the
+    /// endpoint's id (a push delivery's holds a subscription id, a mail's an address).
+    pub fn webhook_id(&self) -> WebhookId {
+        WebhookId::new(self.endpoint.as_str())
+    }
+
+    /// The subscription a `push` delivery goes to (see [`DeliveryRow::webhook_id`]).
+    pub fn subscription_id(&self) -> PushSubscriptionId {
+        PushSubscriptionId::new(self.endpoint.as_str())
+    }
 }
 
 /// Up to `limit` notifications not fanned out yet, oldest first; locked (`FOR UPDATE SKIP
